@@ -1,0 +1,218 @@
+// Transport: how the client reaches an API server — one request/response call and one streaming watch
+// call. HttpsTransport speaks HTTP(S) with a keep-alive agent and a bearer token, and decodes watch
+// streams as upstream's JSON stream framing does (one JSON object per line, k8s.io/apimachinery
+// pkg/util/framer + watch decoder), tolerating chunks that split a line or a UTF-8 sequence.
+import http from 'node:http';
+import https from 'node:https';
+import { StringDecoder } from 'node:string_decoder';
+import { isRecord, type KubeObject, type WatchEvent, type WatchEventType } from '../../shared/kubernetes/types';
+import { ClientApiError, statusFromResponse } from './errors';
+
+export interface TransportRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Record<string, string>;
+  body?: unknown;
+  /** Defaults to application/json when there is a body; e.g. application/merge-patch+json for patches. */
+  contentType?: string;
+}
+
+export interface TransportResponse {
+  status: number;
+  /** Parsed JSON; a string when the reply is not JSON (e.g. pod logs); null when empty. */
+  body: unknown;
+}
+
+export interface WatchHandle {
+  close(): void;
+}
+
+export interface Transport {
+  request(req: TransportRequest): Promise<TransportResponse>;
+  /**
+   * Streams watch events (parsed {type, object}) for `path` with `query` (the caller includes
+   * `watch=true`). `onDone(error?)` is called once when the stream ends: without an error when the
+   * server ended it (e.g. timeoutSeconds), with a ClientApiError for a non-2xx reply, or with another
+   * Error for network or decoding failures. After `close()`, neither callback is called again.
+   */
+  watch(path: string, query: Record<string, string>, onEvent: (event: WatchEvent) => void, onDone: (error?: Error) => void): WatchHandle;
+}
+
+const watchEventTypes: ReadonlySet<string> = new Set<WatchEventType>(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
+
+/** Narrows one decoded watch frame. ERROR events carry a Status, which the caller inspects. */
+export function parseWatchEvent(value: unknown): WatchEvent {
+  if (!isRecord(value) || typeof value.type !== 'string' || !watchEventTypes.has(value.type) || !isRecord(value.object)) {
+    throw new Error(`malformed watch event: ${JSON.stringify(value)?.slice(0, 200)}`);
+  }
+  const object = value.object;
+  if (value.type !== 'ERROR' && !isRecord(object.metadata)) throw new Error(`watch event object has no metadata: ${JSON.stringify(value).slice(0, 200)}`);
+  if (!isRecord(object.metadata)) object.metadata = {};
+  return { type: value.type as WatchEventType, object: object as KubeObject };
+}
+
+/**
+ * Splits a byte stream into lines incrementally. Bytes are decoded with a streaming UTF-8 decoder
+ * so a multi-byte character cut between chunks survives.
+ */
+export class LineSplitter {
+  private readonly decoder = new StringDecoder('utf8');
+  private buffer = '';
+
+  /** Returns the complete, non-blank lines this chunk finishes. */
+  push(chunk: Buffer | string): string[] {
+    this.buffer += typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
+    const lines: string[] = [];
+    let newline = this.buffer.indexOf('\n');
+    while (newline >= 0) {
+      const line = this.buffer.slice(0, newline).trim();
+      if (line !== '') lines.push(line);
+      this.buffer = this.buffer.slice(newline + 1);
+      newline = this.buffer.indexOf('\n');
+    }
+    return lines;
+  }
+
+  /** The trailing line when the stream ended without a final newline. */
+  end(): string[] {
+    this.buffer += this.decoder.end();
+    const rest = this.buffer.trim();
+    this.buffer = '';
+    return rest === '' ? [] : [rest];
+  }
+}
+
+export interface HttpsTransportOptions {
+  /** e.g. https://127.0.0.1:6443 (http:// is accepted for tests and local plain-text servers). */
+  server: string;
+  token?: string;
+  /** PEM bundle trusted for the server certificate. */
+  ca?: string | Buffer;
+  /** Client certificate and key (PEM), for certificate authentication. */
+  certificate?: string | Buffer;
+  key?: string | Buffer;
+  insecureSkipTlsVerify?: boolean;
+  userAgent?: string;
+  /** Applies to request(), not to watch streams. Default 60 s. */
+  requestTimeoutMs?: number;
+}
+
+function parseBody(text: string): unknown {
+  if (text === '') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export class HttpsTransport implements Transport {
+  private readonly base: URL;
+  private readonly agent: http.Agent;
+  private readonly secure: boolean;
+
+  constructor(private readonly options: HttpsTransportOptions) {
+    this.base = new URL(options.server);
+    this.secure = this.base.protocol === 'https:';
+    if (!this.secure && this.base.protocol !== 'http:') throw new Error(`unsupported server URL ${options.server}`);
+    this.agent = this.secure
+      ? new https.Agent({ keepAlive: true, ca: options.ca, cert: options.certificate, key: options.key, rejectUnauthorized: !options.insecureSkipTlsVerify })
+      : new http.Agent({ keepAlive: true });
+  }
+
+  request(req: TransportRequest): Promise<TransportResponse> {
+    return new Promise((resolve, reject) => {
+      let payload: Buffer | undefined;
+      const headers: Record<string, string> = this.headers('application/json');
+      if (req.body !== undefined) {
+        payload = Buffer.from(typeof req.body === 'string' ? req.body : JSON.stringify(req.body), 'utf8');
+        headers['Content-Type'] = req.contentType ?? 'application/json';
+        headers['Content-Length'] = String(payload.length);
+      }
+      const outgoing = this.send(req.method, req.path, req.query, headers, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: parseBody(Buffer.concat(chunks).toString('utf8')) }));
+      });
+      const timeout = this.options.requestTimeoutMs ?? 60_000;
+      if (timeout > 0) outgoing.setTimeout(timeout, () => outgoing.destroy(new Error(`request ${req.method} ${req.path} timed out after ${timeout} ms`)));
+      outgoing.on('error', reject);
+      outgoing.end(payload);
+    });
+  }
+
+  watch(path: string, query: Record<string, string>, onEvent: (event: WatchEvent) => void, onDone: (error?: Error) => void): WatchHandle {
+    let finished = false;
+    // A stream that completed leaves its socket to the keep-alive pool; only a broken or unwanted one is destroyed.
+    const finish = (error?: Error, completed = false): void => {
+      if (finished) return;
+      finished = true;
+      if (!completed) outgoing.destroy();
+      onDone(error);
+    };
+    const outgoing = this.send('GET', path, query, this.headers('application/json'), (response) => {
+      const code = response.statusCode ?? 0;
+      if (code < 200 || code > 299) {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => finish(new ClientApiError(statusFromResponse(code, parseBody(Buffer.concat(chunks).toString('utf8')))), true));
+        response.on('error', (error) => finish(error));
+        return;
+      }
+      const splitter = new LineSplitter();
+      const deliver = (lines: string[]): boolean => {
+        for (const line of lines) {
+          if (finished) return false;
+          let event: WatchEvent;
+          try {
+            event = parseWatchEvent(JSON.parse(line));
+          } catch (error) {
+            finish(error instanceof Error ? error : new Error(String(error)));
+            return false;
+          }
+          onEvent(event);
+        }
+        return !finished;
+      };
+      response.on('data', (chunk: Buffer) => {
+        deliver(splitter.push(chunk));
+      });
+      response.on('end', () => {
+        if (deliver(splitter.end())) finish(undefined, true);
+      });
+      // 'aborted'/'error' mean the connection broke mid-stream: report it so the informer backs off.
+      response.on('error', (error) => finish(error));
+      response.on('aborted', () => finish(new Error('watch stream aborted')));
+      response.on('close', () => finish(new Error('watch stream closed before its end')));
+    });
+    outgoing.on('error', (error) => finish(error));
+    outgoing.end();
+    return {
+      close: () => {
+        if (finished) return;
+        finished = true;
+        outgoing.destroy();
+      },
+    };
+  }
+
+  /** Closes idle keep-alive sockets. Open watches are not affected; close them first. */
+  dispose(): void {
+    this.agent.destroy();
+  }
+
+  private headers(accept: string): Record<string, string> {
+    const headers: Record<string, string> = { Accept: accept, 'User-Agent': this.options.userAgent ?? 'kubedesk-client' };
+    if (this.options.token) headers.Authorization = `Bearer ${this.options.token}`;
+    return headers;
+  }
+
+  private send(method: string, path: string, query: Record<string, string> | undefined, headers: Record<string, string>, onResponse: (response: http.IncomingMessage) => void): http.ClientRequest {
+    const url = new URL(this.base.toString());
+    url.pathname = this.base.pathname.replace(/\/+$/, '') + path;
+    for (const [key, value] of Object.entries(query ?? {})) url.searchParams.set(key, value);
+    const options: http.RequestOptions = { method, headers, agent: this.agent };
+    return this.secure ? https.request(url, options, onResponse) : http.request(url, options, onResponse);
+  }
+}
