@@ -1,0 +1,148 @@
+// Tests for the cluster PKI: the serving certificate must verify against the CA through a real TLS
+// handshake (by DNS name and by IP, as kubectl connects), keys stay private, and files are reused.
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, request } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ensureAdminToken, ensurePki, pkiFileNames, type Pki } from './pki';
+
+let dataDir: string;
+
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'kubedesk-pki-'));
+});
+
+afterEach(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function handshake(pki: Pki, connectHost: string, servername: string | undefined): Promise<string> {
+  const server = createServer({ cert: pki.serverCertPem, key: pki.serverKeyPem }, (_request, response) => {
+    response.end('ok');
+  });
+  const host = connectHost === '::1' ? '::1' : '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    return await new Promise<string>((resolve, reject) => {
+      const outgoing = request(
+        { host: connectHost, port, path: '/', ca: pki.caCertPem, servername, agent: false },
+        (response) => {
+          let body = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (body += chunk));
+          response.on('end', () => resolve(body));
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end();
+    });
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+describe('ensurePki', () => {
+  it.each([
+    { connectHost: '127.0.0.1', servername: 'localhost' },
+    { connectHost: '127.0.0.1', servername: 'kubernetes.default.svc' },
+    { connectHost: '127.0.0.1', servername: undefined },
+    { connectHost: 'localhost', servername: undefined },
+  ])('issues a serving certificate that verifies against the CA when connecting to $connectHost as $servername', async ({ connectHost, servername }) => {
+    const pki = await ensurePki(dataDir);
+    expect(await handshake(pki, connectHost, servername)).toBe('ok');
+  });
+
+  it('rejects the handshake for a name that is not on the certificate', async () => {
+    const pki = await ensurePki(dataDir);
+    await expect(handshake(pki, '127.0.0.1', 'example.com')).rejects.toThrow(/altnames|Hostname/);
+  });
+
+  it('makes an ECDSA P-256 CA named kubedesk-ca that is valid for ten years', async () => {
+    const now = new Date('2030-01-01T00:00:00Z');
+    const pki = await ensurePki(dataDir, { now });
+    const ca = new X509Certificate(pki.caCertPem);
+    expect(ca.ca).toBe(true);
+    expect(ca.subject).toBe('CN=kubedesk-ca');
+    expect(ca.publicKey.asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
+    const years = (new Date(ca.validTo).getTime() - now.getTime()) / (365 * 24 * 3600 * 1000);
+    expect(years).toBeGreaterThan(9.9);
+    expect(years).toBeLessThan(10.1);
+  });
+
+  it('puts the in-cluster names, loopback addresses and extra IPs on the serving certificate', async () => {
+    const pki = await ensurePki(dataDir, { extraIps: ['10.96.0.1'] });
+    const serving = new X509Certificate(pki.serverCertPem);
+    expect(serving.ca).toBe(false);
+    for (const name of ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local']) {
+      expect(serving.checkHost(name)).toBe(name);
+    }
+    for (const ip of ['127.0.0.1', '::1', '10.96.0.1']) expect(serving.checkIP(ip)).toBe(ip);
+    expect(serving.checkIssued(new X509Certificate(pki.caCertPem))).toBe(true);
+  });
+
+  it('writes private keys with mode 0600', async () => {
+    await ensurePki(dataDir);
+    for (const file of [pkiFileNames.caKey, pkiFileNames.serverKey]) {
+      expect(statSync(join(dataDir, 'pki', file)).mode & 0o777).toBe(0o600);
+    }
+  });
+
+  it('reuses the stored certificates on a second call, quickly', async () => {
+    const first = await ensurePki(dataDir);
+    const started = performance.now();
+    const second = await ensurePki(dataDir);
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(second).toEqual(first);
+  });
+
+  it('reissues only the serving certificate when it expires within 30 days', async () => {
+    const first = await ensurePki(dataDir, { now: new Date('2030-01-01T00:00:00Z') });
+    const soonAfter = await ensurePki(dataDir, { now: new Date('2030-11-01T00:00:00Z') });
+    expect(soonAfter.serverCertPem).toBe(first.serverCertPem);
+    const nearExpiry = await ensurePki(dataDir, { now: new Date('2030-12-15T00:00:00Z') });
+    expect(nearExpiry.caCertPem).toBe(first.caCertPem);
+    expect(nearExpiry.serverCertPem).not.toBe(first.serverCertPem);
+    expect(new X509Certificate(nearExpiry.serverCertPem).checkIssued(new X509Certificate(first.caCertPem))).toBe(true);
+  });
+
+  it('reissues the serving certificate when a requested IP is missing from it', async () => {
+    const first = await ensurePki(dataDir);
+    const second = await ensurePki(dataDir, { extraIps: ['192.168.5.5'] });
+    expect(second.serverCertPem).not.toBe(first.serverCertPem);
+    expect(new X509Certificate(second.serverCertPem).checkIP('192.168.5.5')).toBe('192.168.5.5');
+  });
+
+  it('replaces a serving key that no longer matches its certificate', async () => {
+    const first = await ensurePki(dataDir);
+    const other = mkdtempSync(join(tmpdir(), 'kubedesk-pki-other-'));
+    try {
+      const foreign = await ensurePki(other);
+      writeFileSync(join(dataDir, 'pki', pkiFileNames.serverKey), foreign.serverKeyPem);
+      const repaired = await ensurePki(dataDir);
+      expect(repaired.caCertPem).toBe(first.caCertPem);
+      expect(await handshake(repaired, '127.0.0.1', 'localhost')).toBe('ok');
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses an extra IP that is not an IP address', async () => {
+    await expect(ensurePki(dataDir, { extraIps: ['not-an-ip'] })).rejects.toThrow(/invalid IP/);
+  });
+});
+
+describe('ensureAdminToken', () => {
+  it('creates a 32-byte base64url token with mode 0600 and returns the same token later', () => {
+    const token = ensureAdminToken(dataDir);
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(token, 'base64url')).toHaveLength(32);
+    const path = join(dataDir, 'pki', pkiFileNames.adminToken);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readFileSync(path, 'utf8').trim()).toBe(token);
+    expect(ensureAdminToken(dataDir)).toBe(token);
+  });
+});
