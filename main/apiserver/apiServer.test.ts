@@ -1,0 +1,182 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteStore } from '../storage/sqliteStore';
+import { builtinResources } from '../registry/resources';
+import { ApiServer, type ApiReply, type ApiRequest } from './apiServer';
+import { ResourceRegistry } from './resourceRegistry';
+import { OpenApiService } from './openapi/openapiDocuments';
+import type { KubeObject, WatchEventType } from '../../shared/kubernetes/types';
+
+let store: SqliteStore;
+let api: ApiServer;
+
+function request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiReply> {
+  const url = new URL(path, 'https://x');
+  const req: ApiRequest = {
+    method,
+    path: url.pathname,
+    query: url.searchParams,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)),
+  };
+  return api.handle(req).then((reply) => {
+    if ('watch' in reply) throw new Error('unexpected watch reply');
+    return reply;
+  });
+}
+
+// Replies are JSON documents of many shapes; tests read them loosely, as JSON.parse types them.
+function parse(reply: ApiReply): ReturnType<typeof JSON.parse> {
+  return JSON.parse(reply.body.toString());
+}
+
+beforeEach(async () => {
+  store = SqliteStore.open(':memory:');
+  const registry = new ResourceRegistry(builtinResources());
+  const openapi = new OpenApiService();
+  openapi.setResources(registry.all());
+  api = new ApiServer({ store, registry, openapi, serverAddress: () => '127.0.0.1:6443', version: { major: '1', minor: '35' } });
+  await request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+});
+
+afterEach(() => store.dispose());
+
+const configMap = (name: string, data: Record<string, string> = { a: '1' }) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
+
+describe('ApiServer', () => {
+  it('creates and gets an object with server-set metadata', async () => {
+    const created = await request('POST', '/api/v1/namespaces/default/configmaps', configMap('one'));
+    expect(created.status).toBe(201);
+    const body = parse(created);
+    expect(body.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(body.metadata.resourceVersion).toMatch(/^\d+$/);
+    expect(body.metadata.namespace).toBe('default');
+    const got = parse(await request('GET', '/api/v1/namespaces/default/configmaps/one'));
+    expect(got.data).toEqual({ a: '1' });
+  });
+
+  it('answers AlreadyExists and NotFound with upstream Status bodies', async () => {
+    await request('POST', '/api/v1/namespaces/default/configmaps', configMap('one'));
+    const again = await request('POST', '/api/v1/namespaces/default/configmaps', configMap('one'));
+    expect(again.status).toBe(409);
+    expect(parse(again)).toMatchObject({ kind: 'Status', reason: 'AlreadyExists', message: 'configmaps "one" already exists', code: 409 });
+    const missing = await request('GET', '/apis/apps/v1/namespaces/default/deployments/web');
+    expect(parse(missing)).toMatchObject({ reason: 'NotFound', message: 'deployments.apps "web" not found', details: { name: 'web', group: 'apps', kind: 'deployments' } });
+  });
+
+  it('rejects a stale resourceVersion on update with Conflict', async () => {
+    const created = parse(await request('POST', '/api/v1/namespaces/default/configmaps', configMap('one')));
+    const updated = await request('PUT', '/api/v1/namespaces/default/configmaps/one', { ...created, data: { a: '2' } });
+    expect(updated.status).toBe(200);
+    const stale = await request('PUT', '/api/v1/namespaces/default/configmaps/one', { ...created, data: { a: '3' } });
+    expect(stale.status).toBe(409);
+    expect(parse(stale).message).toBe('Operation cannot be fulfilled on configmaps "one": the object has been modified; please apply your changes to the latest version and try again');
+  });
+
+  it('bumps generation only on spec changes', async () => {
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web' },
+      spec: { selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'busybox' }] } } },
+    };
+    const created = parse(await request('POST', '/apis/apps/v1/namespaces/default/deployments', deployment));
+    expect(created.metadata.generation).toBe(1);
+    expect(created.spec.replicas).toBe(1);
+    const labelled = parse(await request('PATCH', '/apis/apps/v1/namespaces/default/deployments/web', { metadata: { labels: { x: 'y' } } }, { 'content-type': 'application/merge-patch+json' }));
+    expect(labelled.metadata.generation).toBe(1);
+    const scaled = parse(await request('PATCH', '/apis/apps/v1/namespaces/default/deployments/web/scale', { spec: { replicas: 3 } }, { 'content-type': 'application/merge-patch+json' }));
+    expect(scaled).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 3 }, status: { selector: 'app=web' } });
+    const after = parse(await request('GET', '/apis/apps/v1/namespaces/default/deployments/web'));
+    expect(after.metadata.generation).toBe(2);
+  });
+
+  it('keeps status on main-resource updates and spec on status updates', async () => {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] }, status: { phase: 'Running' } };
+    const created = parse(await request('POST', '/api/v1/namespaces/default/pods', pod));
+    expect(created.status.phase).toBe('Pending');
+    const status = parse(await request('PATCH', '/api/v1/namespaces/default/pods/p/status', { status: { phase: 'Running' }, spec: { nodeName: 'x' } }, { 'content-type': 'application/merge-patch+json' }));
+    expect(status.status.phase).toBe('Running');
+    expect(status.spec.nodeName).toBeUndefined();
+    const relabelled = parse(await request('PATCH', '/api/v1/namespaces/default/pods/p', { metadata: { labels: { a: 'b' } }, status: { phase: 'Failed' } }, { 'content-type': 'application/merge-patch+json' }));
+    expect(relabelled.status.phase).toBe('Running');
+  });
+
+  it('serves Tables with upstream columns when asked', async () => {
+    await request('POST', '/api/v1/namespaces/default/configmaps', configMap('one', { a: '1', b: '2' }));
+    const reply = parse(await request('GET', '/api/v1/namespaces/default/configmaps?limit=500', undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' }));
+    expect(reply.kind).toBe('Table');
+    expect(reply.columnDefinitions.map((column: { name: string }) => column.name)).toEqual(['Name', 'Data', 'Age']);
+    expect(reply.rows[0].cells.slice(0, 2)).toEqual(['one', 2]);
+    expect(reply.rows[0].object.kind).toBe('PartialObjectMetadata');
+  });
+
+  it('filters by label and field selectors and pages with continue', async () => {
+    for (let i = 0; i < 5; i++) {
+      await request('POST', '/api/v1/namespaces/default/configmaps', { ...configMap(`c${i}`), metadata: { name: `c${i}`, labels: { parity: i % 2 ? 'odd' : 'even' } } });
+    }
+    const even = parse(await request('GET', '/api/v1/namespaces/default/configmaps?labelSelector=parity%3Deven'));
+    expect(even.items.map((item: KubeObject) => item.metadata.name)).toEqual(['c0', 'c2', 'c4']);
+    const named = parse(await request('GET', '/api/v1/configmaps?fieldSelector=metadata.name%3Dc3'));
+    expect(named.items).toHaveLength(1);
+    const bad = await request('GET', '/api/v1/configmaps?fieldSelector=spec.nothing%3Dx');
+    expect(bad.status).toBe(400);
+    const first = parse(await request('GET', '/api/v1/namespaces/default/configmaps?limit=2'));
+    expect(first.items).toHaveLength(2);
+    expect(first.metadata.continue).toBeTruthy();
+    const second = parse(await request('GET', `/api/v1/namespaces/default/configmaps?limit=2&continue=${first.metadata.continue}`));
+    expect(second.items.map((item: KubeObject) => item.metadata.name)).toEqual(['c2', 'c3']);
+  });
+
+  it('keeps an object with finalizers until they are removed', async () => {
+    await request('POST', '/api/v1/namespaces/default/configmaps', { ...configMap('held'), metadata: { name: 'held', finalizers: ['example.com/x'] } });
+    const deleted = await request('DELETE', '/api/v1/namespaces/default/configmaps/held');
+    expect(deleted.status).toBe(200);
+    expect(parse(deleted).metadata.deletionTimestamp).toBeTruthy();
+    const released = await request('PATCH', '/api/v1/namespaces/default/configmaps/held', { metadata: { finalizers: null } }, { 'content-type': 'application/merge-patch+json' });
+    expect(released.status).toBe(200);
+    expect((await request('GET', '/api/v1/namespaces/default/configmaps/held')).status).toBe(404);
+  });
+
+  it('changes nothing on dry run', async () => {
+    const reply = await request('POST', '/api/v1/namespaces/default/configmaps?dryRun=All', configMap('dry'));
+    expect(reply.status).toBe(201);
+    expect((await request('GET', '/api/v1/namespaces/default/configmaps/dry')).status).toBe(404);
+  });
+
+  it('rejects unknown fields under fieldValidation=Strict and type errors always', async () => {
+    const strict = await request('POST', '/api/v1/namespaces/default/configmaps?fieldValidation=Strict', { ...configMap('x'), bogus: 1 });
+    expect(strict.status).toBe(400);
+    expect(parse(strict).message).toContain('unknown field "bogus"');
+    const warned = await request('POST', '/api/v1/namespaces/default/configmaps', { ...configMap('y'), bogus: 1 });
+    expect(warned.status).toBe(201);
+    expect(warned.headers['Warning']).toContain('unknown field');
+    const typed = await request('POST', '/apis/apps/v1/namespaces/default/deployments', { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { replicas: 'three' } });
+    expect(typed.status).toBe(400);
+  });
+
+  it('streams watch events with the initial-events-end bookmark', async () => {
+    await request('POST', '/api/v1/namespaces/default/configmaps', configMap('before'));
+    const reply = await api.handle({
+      method: 'GET',
+      path: '/api/v1/namespaces/default/configmaps',
+      query: new URLSearchParams('watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true'),
+      headers: {},
+    });
+    if (!('watch' in reply)) throw new Error(`expected a watch, got ${reply.status} ${reply.body}`);
+    const events: { type: WatchEventType; object: KubeObject }[] = [];
+    const handle = reply.watch({ send: (type, object) => events.push({ type, object }), close: () => undefined });
+    await request('POST', '/api/v1/namespaces/default/configmaps', configMap('after'));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    handle.dispose();
+    expect(events.map((event) => `${event.type}:${event.object.metadata.name ?? ''}`)).toEqual(['ADDED:before', 'BOOKMARK:', 'ADDED:after']);
+    expect(events[1].object.metadata.annotations).toEqual({ 'k8s.io/initial-events-end': 'true' });
+  });
+
+  it('serves legacy and aggregated discovery', async () => {
+    const legacy = parse(await request('GET', '/apis/apps/v1'));
+    expect(legacy.resources.find((resource: { name: string }) => resource.name === 'deployments')).toMatchObject({ shortNames: ['deploy'], categories: ['all'], namespaced: true });
+    const aggregated = await request('GET', '/apis', undefined, { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' });
+    expect(aggregated.headers['Content-Type']).toBe('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
+    expect(parse(aggregated).items.map((item: { metadata: { name: string } }) => item.metadata.name)).toContain('apps');
+  });
+});

@@ -1,0 +1,99 @@
+// Request-body decoding and response-format negotiation, as the apiserver's serializer negotiation
+// (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/negotiation): JSON, YAML and protobuf bodies
+// in; JSON out, or a meta.k8s.io Table / PartialObjectMetadata when the Accept header asks for one.
+import { parse as parseYaml, parseAllDocuments } from 'yaml';
+import { ApiError } from './apiError';
+import { decodeKubernetesProtobuf } from './protobuf/decode';
+import { isRecord } from '../../shared/kubernetes/types';
+
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+export type BodyFormat = 'json' | 'yaml' | 'protobuf';
+
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0].trim().toLowerCase();
+}
+
+/** Decodes a request body into a plain JSON value. Throws ApiError 400/415 on bad input. */
+export function decodeBody(body: Buffer, contentType: string | undefined, allowed: readonly string[] = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']): unknown {
+  const type = mediaType(contentType) || 'application/json';
+  if (!allowed.includes(type)) throw ApiError.unsupportedMediaType(type);
+  if (type === 'application/vnd.kubernetes.protobuf') {
+    try {
+      return decodeKubernetesProtobuf(new Uint8Array(body.buffer, body.byteOffset, body.byteLength));
+    } catch (error) {
+      throw ApiError.badRequest(`failed to decode protobuf body: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  const text = body.toString('utf8');
+  if (type === 'application/yaml' || type === 'application/apply-patch+yaml') return decodeYaml(text);
+  return decodeJson(text);
+}
+
+export function decodeJson(text: string): unknown {
+  if (text.trim() === '') throw ApiError.badRequest('the request body is empty');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw ApiError.badRequest(`error decoding JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+export function decodeYaml(text: string): unknown {
+  if (text.trim() === '') throw ApiError.badRequest('the request body is empty');
+  try {
+    const documents = parseAllDocuments(text);
+    if (Array.isArray(documents) && documents.length > 1) throw ApiError.badRequest('error decoding YAML: expected a single document');
+    const value: unknown = parseYaml(text, { maxAliasCount: 100, intAsBigInt: false, schema: 'core' });
+    return value;
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw ApiError.badRequest(`error converting YAML to JSON: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+  }
+}
+
+/** What the client asked to receive, from the Accept header (first supported alternative wins). */
+export type ResponseShape = 'object' | 'table' | 'partialMetadata' | 'partialMetadataList';
+
+export interface Negotiated {
+  shape: ResponseShape;
+  tableVersion?: 'v1' | 'v1beta1';
+}
+
+export function negotiate(accept: string | undefined): Negotiated {
+  if (!accept) return { shape: 'object' };
+  for (const alternative of accept.split(',')) {
+    const [type, ...parameterParts] = alternative.split(';').map((part) => part.trim());
+    const parameters = new Map<string, string>();
+    for (const part of parameterParts) {
+      const index = part.indexOf('=');
+      if (index > 0) parameters.set(part.slice(0, index).trim(), part.slice(index + 1).trim());
+    }
+    const as = parameters.get('as');
+    if (as && parameters.get('g') === 'meta.k8s.io' && (type === 'application/json' || type === '*/*')) {
+      const version = parameters.get('v');
+      if (as === 'Table' && (version === 'v1' || version === 'v1beta1')) return { shape: 'table', tableVersion: version };
+      if (as === 'PartialObjectMetadata' && (version === 'v1' || version === 'v1beta1')) return { shape: 'partialMetadata' };
+      if (as === 'PartialObjectMetadataList' && (version === 'v1' || version === 'v1beta1')) return { shape: 'partialMetadataList' };
+      continue;
+    }
+    if (as) continue;
+    if (type === 'application/json' || type === '*/*' || type === 'application/*' || type === 'application/vnd.kubernetes.protobuf' || type === 'application/yaml') {
+      return { shape: 'object' };
+    }
+  }
+  return { shape: 'object' };
+}
+
+/** Narrows a decoded body to an object, or 400 as upstream does for non-object JSON. */
+export function requireObjectBody(value: unknown): Record<string, unknown> {
+  if (!isRecord(value)) {
+    const what = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
+    throw ApiError.badRequest(`Object 'Kind' is missing in '${truncate(JSON.stringify(value) ?? what, 200)}'`);
+  }
+  return value;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? text.slice(0, max) + '…' : text;
+}

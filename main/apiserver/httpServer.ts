@@ -1,0 +1,208 @@
+// The HTTPS front of the API server: TLS on loopback, bearer-token authentication (401 for
+// everything but the health and version endpoints, as upstream's anonymous-auth defaults allow),
+// body size limits, and streaming of watch replies (headers flushed at once, one JSON event per
+// line — kubectl wait hangs otherwise). Upgrade requests (exec, attach, port-forward) are passed to
+// registered upgrade handlers.
+import https from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { AddressInfo } from 'node:net';
+import type { KubeObject, WatchEventType } from '../../shared/kubernetes/types';
+import { ApiError } from './apiError';
+import { MAX_BODY_BYTES } from './content';
+import type { ApiRequest, ApiResponse, ApiServer, ApiWatchReply } from './apiServer';
+import { errorReply } from './apiServer';
+
+export interface UserInfo {
+  name: string;
+  groups: string[];
+}
+
+export interface Authenticator {
+  authenticate(headers: IncomingMessage['headers']): UserInfo | undefined;
+}
+
+export type UpgradeHandler = (request: IncomingMessage, socket: Duplex, head: Buffer, user: UserInfo) => boolean;
+
+export interface HttpServerOptions {
+  api: ApiServer;
+  authenticator: Authenticator;
+  cert: string;
+  key: string;
+  host?: string;
+  port: number;
+  isReady: () => boolean;
+  /** other same-origin routes (the UI) tried before the API, unauthenticated: they do their own checks */
+  staticHandler?: (request: IncomingMessage, response: ServerResponse) => boolean;
+}
+
+const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
+const MAX_WATCH_BUFFER = 64 * 1024 * 1024;
+
+export class HttpServer {
+  private readonly server: https.Server;
+  private readonly upgradeHandlers: UpgradeHandler[] = [];
+  private readonly sockets = new Set<Duplex>();
+
+  constructor(private readonly options: HttpServerOptions) {
+    this.server = https.createServer({ cert: options.cert, key: options.key, keepAlive: true, keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (request, response) => {
+      this.onRequest(request, response).catch((error: unknown) => {
+        console.error('kubedesk: request failed:', error);
+        if (!response.headersSent) writeReply(response, errorReply(error));
+        else response.destroy();
+      });
+    });
+    this.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(request, socket, head));
+    this.server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    this.server.on('tlsClientError', () => undefined);
+    this.server.on('clientError', (_error, socket) => socket.destroy());
+  }
+
+  addUpgradeHandler(handler: UpgradeHandler): void {
+    this.upgradeHandlers.push(handler);
+  }
+
+  async listen(): Promise<number> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.options.port, this.options.host ?? '127.0.0.1', () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async onRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'https://localhost');
+    const path = url.pathname;
+    if (PUBLIC_PATHS.has(path) || path.startsWith('/livez/') || path.startsWith('/readyz/') || path.startsWith('/healthz/')) {
+      if (path !== '/version' && path !== '/version/') return this.health(path, url.searchParams, response);
+    } else if (this.options.staticHandler?.(request, response)) {
+      return;
+    } else if (!this.options.authenticator.authenticate(request.headers)) {
+      request.resume();
+      writeReply(response, errorReply(ApiError.unauthorized()));
+      return;
+    }
+    const body = await readBody(request);
+    if (body === 'too-large') {
+      writeReply(response, errorReply(new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_BODY_BYTES}`)));
+      return;
+    }
+    const apiRequest: ApiRequest = { method: request.method ?? 'GET', path, query: url.searchParams, headers: flattenHeaders(request.headers), body };
+    const reply: ApiResponse = await this.options.api.handle(apiRequest);
+    if ('watch' in reply) streamWatch(request, response, reply);
+    else writeReply(response, reply);
+  }
+
+  private health(path: string, query: URLSearchParams, response: ServerResponse): void {
+    const ready = path.startsWith('/readyz') ? this.options.isReady() : true;
+    const name = path.split('/')[1];
+    let text = ready ? 'ok' : `[-]ready failed: reason withheld\n${name} check failed`;
+    if (query.has('verbose')) text = `[+]ping ok\n[+]etcd ok\n[${ready ? '+' : '-'}]informer-sync ${ready ? 'ok' : 'failed'}\n${name} check ${ready ? 'passed' : 'failed'}\n`;
+    response.writeHead(ready ? 200 : 500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+    response.end(text);
+  }
+
+  private onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const user = this.options.authenticator.authenticate(request.headers);
+    if (!user) {
+      socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n' + JSON.stringify(ApiError.unauthorized().toStatus()));
+      return;
+    }
+    for (const handler of this.upgradeHandlers) if (handler(request, socket, head, user)) return;
+    const status = JSON.stringify(new ApiError(400, 'BadRequest', 'upgrade is not supported for this path').toStatus());
+    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(status)}\r\nConnection: close\r\n\r\n${status}`);
+  }
+}
+
+function flattenHeaders(headers: IncomingMessage['headers']): Record<string, string | undefined> {
+  const flat: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(headers)) flat[key] = Array.isArray(value) ? value.join(', ') : value;
+  return flat;
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        tooLarge = true;
+        chunks.length = 0;
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(tooLarge ? 'too-large' : Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+function writeReply(response: ServerResponse, reply: { status: number; headers: Record<string, string>; body: string | Buffer }): void {
+  const body = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
+  response.writeHead(reply.status, { ...reply.headers, 'Content-Length': String(body.length), 'Cache-Control': reply.headers['Cache-Control'] ?? 'no-cache, private' });
+  response.end(body);
+}
+
+/** Serialized lines shared across watchers of the same event (fan-out encodes once). */
+const lineCache = new WeakMap<object, Map<string, string>>();
+
+function encodeEvent(type: WatchEventType, object: KubeObject, transform: ApiWatchReply['transform'], identity: boolean): string {
+  if (!identity) return JSON.stringify({ type, object: transform(object, type) }) + '\n';
+  let byType = lineCache.get(object);
+  if (!byType) {
+    byType = new Map();
+    lineCache.set(object, byType);
+  }
+  let line = byType.get(type);
+  if (line === undefined) {
+    line = JSON.stringify({ type, object }) + '\n';
+    byType.set(type, line);
+  }
+  return line;
+}
+
+function streamWatch(request: IncomingMessage, response: ServerResponse, reply: ApiWatchReply): void {
+  response.writeHead(200, { ...reply.headers, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  response.flushHeaders();
+  const probe: KubeObject = { metadata: {} };
+  const identity = reply.transform(probe, 'ADDED') === probe;
+  let ended = false;
+  const handle = reply.watch({
+    send(type, object) {
+      if (ended) return;
+      response.write(encodeEvent(type, object, reply.transform, identity));
+      if (response.writableLength > MAX_WATCH_BUFFER) {
+        // A watcher that cannot keep up is closed, as upstream's cacher does; it will re-watch.
+        this.close();
+      }
+    },
+    close() {
+      if (ended) return;
+      ended = true;
+      response.end();
+    },
+  });
+  const stop = () => {
+    ended = true;
+    handle.dispose();
+  };
+  request.on('close', stop);
+  response.on('close', stop);
+}

@@ -1,0 +1,519 @@
+// The generic write/read path for every kind, after upstream's generic registry store
+// (staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go) and the request handlers
+// (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/{create,update,patch,delete,get}.go):
+// type checks, strict field validation, defaulting, validation, optimistic concurrency, generation,
+// finalizers and graceful deletion, dry run. Everything here works on plain JSON objects.
+import type { KubeObject } from '../../shared/kubernetes/types';
+import { isRecord } from '../../shared/kubernetes/types';
+import type { ResourceDef } from '../registry/types';
+import type { FieldError } from '../registry/fieldErrors';
+import { fieldErrors } from '../registry/fieldErrors';
+import { apiVersionOf, qualifiedResource } from '../registry/resources';
+import type { Store, ObjectKey, ListResult } from '../storage/store';
+import { StorageError } from '../storage/store';
+import { ApiError } from './apiError';
+import { requireObjectBody } from './content';
+import { generateName, jsonEqual, newUid, nowTimestamp } from './objectMeta';
+import { findTypeErrors, findUnknownFields } from './openapi/fieldValidation';
+import type { FieldRequirement, LabelRequirement } from './selectors';
+import { matchesFields, matchesLabels } from './selectors';
+
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+export interface WriteOptions {
+  dryRun: boolean;
+  fieldValidation: FieldValidation;
+  fieldManager?: string;
+  /** collected `Warning` header texts */
+  warnings: string[];
+}
+
+export interface DeleteOptions {
+  gracePeriodSeconds?: number;
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  preconditions?: { uid?: string; resourceVersion?: string };
+  dryRun: boolean;
+}
+
+export interface ListQuery {
+  namespace?: string;
+  labels: LabelRequirement[];
+  fields: FieldRequirement[];
+  limit?: number;
+  continueToken?: string;
+}
+
+const MAX_RETRIES = 8;
+/** Kinds where PUT of a missing object creates it (upstream AllowCreateOnUpdate). */
+const createOnUpdate = new Set(['endpoints', 'events', 'leases.coordination.k8s.io', 'events.events.k8s.io']);
+
+export class ResourceStore {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  key(def: ResourceDef, namespace: string, name: string): ObjectKey {
+    return { resource: qualifiedResource(def), namespace: def.namespaced ? namespace : '', name };
+  }
+
+  get(def: ResourceDef, namespace: string, name: string): KubeObject {
+    const obj = this.store.get(this.key(def, namespace, name));
+    if (!obj) throw ApiError.notFound(def, name);
+    return withTypeMeta(def, obj);
+  }
+
+  tryGet(def: ResourceDef, namespace: string, name: string): KubeObject | undefined {
+    const obj = this.store.get(this.key(def, namespace, name));
+    return obj ? withTypeMeta(def, obj) : undefined;
+  }
+
+  currentRevision(): number {
+    return this.store.currentRevision();
+  }
+
+  /** Matching function for list and watch. */
+  matcher(def: ResourceDef, query: Pick<ListQuery, 'labels' | 'fields'>): (obj: KubeObject) => boolean {
+    const { labels, fields } = query;
+    if (labels.length === 0 && fields.length === 0) return () => true;
+    return (obj) => {
+      if (labels.length && !matchesLabels(labels, obj.metadata.labels)) return false;
+      if (fields.length) {
+        const values = { 'metadata.name': obj.metadata.name ?? '', 'metadata.namespace': obj.metadata.namespace ?? '', ...safeFields(def, obj) };
+        if (!matchesFields(fields, values)) return false;
+      }
+      return true;
+    };
+  }
+
+  list(def: ResourceDef, query: ListQuery): { items: KubeObject[]; resourceVersion: string; continueToken?: string; remainingItemCount?: number } {
+    let after: { namespace: string; name: string } | undefined;
+    if (query.continueToken) after = decodeContinue(query.continueToken);
+    const filter = this.matcher(def, query);
+    const namespace = def.namespaced ? query.namespace || undefined : undefined;
+    const result: ListResult = this.store.list(qualifiedResource(def), { namespace, limit: query.limit, after, filter });
+    const items = result.items.map((obj) => withTypeMeta(def, obj));
+    const out: { items: KubeObject[]; resourceVersion: string; continueToken?: string; remainingItemCount?: number } = { items, resourceVersion: String(result.revision) };
+    if (result.last) {
+      out.continueToken = encodeContinue(result.revision, result.last);
+      if (result.remaining !== undefined) out.remainingItemCount = result.remaining;
+    }
+    return out;
+  }
+
+  create(def: ResourceDef, namespace: string, body: unknown, options: WriteOptions): KubeObject {
+    const obj = this.decodeObject(def, body, options);
+    const metadata = obj.metadata;
+    if (def.namespaced) {
+      if (metadata.namespace && metadata.namespace !== namespace) {
+        throw ApiError.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      metadata.namespace = namespace;
+      this.requireActiveNamespace(namespace);
+    } else {
+      delete metadata.namespace;
+    }
+    if (!metadata.name && metadata.generateName) metadata.name = generateName(metadata.generateName);
+    if (!metadata.name) {
+      throw ApiError.invalid(def.kind, def.group, '', [fieldErrors.required('metadata.name', 'name or generateName is required')]);
+    }
+    metadata.uid = newUid();
+    metadata.creationTimestamp = nowTimestamp(this.clock());
+    delete metadata.resourceVersion;
+    delete metadata.deletionTimestamp;
+    delete metadata.deletionGracePeriodSeconds;
+    delete metadata.selfLink;
+    if (def.hasGeneration) metadata.generation = 1;
+    else delete metadata.generation;
+    this.recordManager(obj, options, 'Update', def);
+    this.runStrategy(def, obj, () => {
+      def.prepareForCreate(obj);
+      def.defaults(obj);
+      return def.validateCreate(obj);
+    });
+    const key = this.key(def, namespace, metadata.name);
+    if (options.dryRun) {
+      if (this.store.get(key)) throw ApiError.alreadyExists(def, metadata.name);
+      return obj;
+    }
+    try {
+      return withTypeMeta(def, this.store.create(key, obj));
+    } catch (error) {
+      throw this.mapStorageError(error, def, metadata.name);
+    }
+  }
+
+  /** PUT of the main resource or of /status. */
+  update(def: ResourceDef, namespace: string, name: string, body: unknown, options: WriteOptions, subresource?: 'status'): { object: KubeObject; created: boolean } {
+    const incoming = this.decodeObject(def, body, options);
+    if (incoming.metadata.name && incoming.metadata.name !== name) {
+      throw ApiError.badRequest(`the name of the object (${incoming.metadata.name}) does not match the name on the URL (${name})`);
+    }
+    if (def.namespaced && incoming.metadata.namespace && incoming.metadata.namespace !== namespace) {
+      throw ApiError.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    incoming.metadata.name = name;
+    const precondition = incoming.metadata.resourceVersion;
+    for (let attempt = 0; ; attempt++) {
+      const existing = this.store.get(this.key(def, namespace, name));
+      if (!existing) {
+        if (!subresource && createOnUpdate.has(qualifiedResource(def))) {
+          return { object: this.create(def, namespace, incoming, options), created: true };
+        }
+        throw ApiError.notFound(def, name);
+      }
+      try {
+        const object = this.applyUpdate(def, existing, structuredClone(incoming), options, precondition, subresource);
+        return { object, created: false };
+      } catch (error) {
+        if (error instanceof StorageError && error.code === 'Conflict' && !precondition && attempt < MAX_RETRIES) continue;
+        throw this.mapStorageError(error, def, name);
+      }
+    }
+  }
+
+  /**
+   * PATCH: `mutate` turns the current object into the desired one (and may throw ApiError). Retries
+   * on concurrent writes like upstream's patcher. `createIfMissing` builds the object for apply.
+   */
+  patch(
+    def: ResourceDef,
+    namespace: string,
+    name: string,
+    mutate: (current: KubeObject) => unknown,
+    options: WriteOptions,
+    subresource?: 'status',
+    createIfMissing?: () => unknown,
+  ): { object: KubeObject; created: boolean } {
+    for (let attempt = 0; ; attempt++) {
+      const existing = this.store.get(this.key(def, namespace, name));
+      if (!existing) {
+        if (createIfMissing && !subresource) return { object: this.create(def, namespace, createIfMissing(), options), created: true };
+        throw ApiError.notFound(def, name);
+      }
+      const current = withTypeMeta(def, existing);
+      const patched = mutate(structuredClone(current));
+      const desired = this.decodeObject(def, patched, options);
+      // A resourceVersion in the patch is a precondition; otherwise the read version is.
+      const patchPrecondition = desired.metadata.resourceVersion !== current.metadata.resourceVersion ? desired.metadata.resourceVersion : undefined;
+      if (desired.metadata.name !== name) throw ApiError.badRequest(`the name of the object (${String(desired.metadata.name)}) does not match the name on the URL (${name})`);
+      try {
+        return { object: this.applyUpdate(def, existing, desired, options, patchPrecondition ?? current.metadata.resourceVersion, subresource), created: false };
+      } catch (error) {
+        if (error instanceof StorageError && error.code === 'Conflict' && !patchPrecondition && attempt < MAX_RETRIES) continue;
+        if (error instanceof StorageError && error.code === 'Conflict' && !patchPrecondition) throw ApiError.conflict(def, name);
+        throw this.mapStorageError(error, def, name);
+      }
+    }
+  }
+
+  private applyUpdate(def: ResourceDef, existingRaw: KubeObject, desired: KubeObject, options: WriteOptions, precondition: string | undefined, subresource?: 'status'): KubeObject {
+    const existing = withTypeMeta(def, existingRaw);
+    const name = existing.metadata.name ?? '';
+    if (precondition && precondition !== existing.metadata.resourceVersion) {
+      throw ApiError.conflict(def, name);
+    }
+    const metadata = desired.metadata;
+    if (metadata.uid && metadata.uid !== existing.metadata.uid) {
+      throw ApiError.conflict(def, name, `Precondition failed: UID in precondition: ${metadata.uid}, UID in object meta: ${existing.metadata.uid}`);
+    }
+    let next: KubeObject;
+    if (subresource === 'status') {
+      next = structuredClone(existing);
+      next.status = desired.status;
+      next.metadata = { ...desired.metadata };
+    } else {
+      next = desired;
+    }
+    // Fields owned by the server survive every update.
+    next.metadata.uid = existing.metadata.uid;
+    next.metadata.namespace = existing.metadata.namespace;
+    next.metadata.creationTimestamp = existing.metadata.creationTimestamp;
+    setOrDelete(next.metadata, 'deletionTimestamp', existing.metadata.deletionTimestamp);
+    setOrDelete(next.metadata, 'deletionGracePeriodSeconds', existing.metadata.deletionGracePeriodSeconds);
+    setOrDelete(next.metadata, 'generation', existing.metadata.generation);
+    delete next.metadata.selfLink;
+    if (existing.metadata.deletionTimestamp && newFinalizers(next, existing).length > 0) {
+      throw ApiError.invalid(def.kind, def.group, name, [fieldErrors.forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers []string{${newFinalizers(next, existing).map((f) => `"${f}"`).join(', ')}}`)]);
+    }
+    if (subresource === 'status') {
+      next.spec = existing.spec;
+    }
+    this.runStrategy(def, next, () => {
+      if (!subresource) def.prepareForUpdate(next, existing);
+      def.defaults(next);
+      const errors = def.validateCreate(next);
+      return dedupe([...errors, ...def.validateUpdate(next, existing)]);
+    });
+    if (def.hasGeneration && !subresource && !jsonEqual(withoutMetaAndStatus(next), withoutMetaAndStatus(existing))) {
+      next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
+    }
+    next.metadata.resourceVersion = existing.metadata.resourceVersion;
+    if (jsonEqual(withoutManagedFields(next), withoutManagedFields(existing))) return existing;
+    this.recordManager(next, options, 'Update', def, subresource);
+    const key = this.key(def, existing.metadata.namespace ?? '', name);
+    const expected = Number(existing.metadata.resourceVersion);
+    if (next.metadata.deletionTimestamp && readyToRemove(def, next)) {
+      if (options.dryRun) return next;
+      return withTypeMeta(def, this.store.delete(key, expected));
+    }
+    if (options.dryRun) return next;
+    return withTypeMeta(def, this.store.update(key, next, expected));
+  }
+
+  /**
+   * DELETE: immediate, or pending (deletionTimestamp) while finalizers remain, or graceful for
+   * pods bound to a node (the kubelet finishes it). Returns the final or pending state and whether
+   * the object is gone.
+   */
+  delete(def: ResourceDef, namespace: string, name: string, options: DeleteOptions): { object: KubeObject; deleted: boolean } {
+    for (let attempt = 0; ; attempt++) {
+      const existingRaw = this.store.get(this.key(def, namespace, name));
+      if (!existingRaw) throw ApiError.notFound(def, name);
+      const existing = withTypeMeta(def, existingRaw);
+      const conditions = options.preconditions;
+      if (conditions?.uid && conditions.uid !== existing.metadata.uid) {
+        throw ApiError.conflict(def, name, `Precondition failed: UID in precondition: ${conditions.uid}, UID in object meta: ${existing.metadata.uid}`);
+      }
+      if (conditions?.resourceVersion && conditions.resourceVersion !== existing.metadata.resourceVersion) {
+        throw ApiError.conflict(def, name, `Precondition failed: ResourceVersion in precondition: ${conditions.resourceVersion}, ResourceVersion in meta: ${existing.metadata.resourceVersion}`);
+      }
+      const key = this.key(def, namespace, name);
+      const expected = Number(existing.metadata.resourceVersion);
+      try {
+        const pending = this.pendingDeletion(def, existing, options);
+        if (pending) {
+          if (options.dryRun) return { object: pending, deleted: false };
+          if (jsonEqual(pending, existing)) return { object: existing, deleted: false };
+          return { object: withTypeMeta(def, this.store.update(key, pending, expected)), deleted: false };
+        }
+        if (options.dryRun) return { object: existing, deleted: true };
+        return { object: withTypeMeta(def, this.store.delete(key, expected)), deleted: true };
+      } catch (error) {
+        if (error instanceof StorageError && error.code === 'Conflict' && attempt < MAX_RETRIES) continue;
+        throw this.mapStorageError(error, def, name);
+      }
+    }
+  }
+
+  /** The object with deletionTimestamp set, when deletion has to wait; undefined to delete now. */
+  private pendingDeletion(def: ResourceDef, existing: KubeObject, options: DeleteOptions): KubeObject | undefined {
+    const now = this.clock();
+    const finalizers = existing.metadata.finalizers ?? [];
+    const resource = qualifiedResource(def);
+    const next = structuredClone(existing);
+    if (resource === 'namespaces') {
+      const specFinalizers = isRecord(existing.spec) && Array.isArray(existing.spec.finalizers) ? existing.spec.finalizers : [];
+      if (specFinalizers.length > 0 || finalizers.length > 0) {
+        if (!next.metadata.deletionTimestamp) next.metadata.deletionTimestamp = nowTimestamp(now);
+        next.metadata.deletionGracePeriodSeconds = 0;
+        next.status = { ...(isRecord(next.status) ? next.status : {}), phase: 'Terminating' };
+        return next;
+      }
+      return undefined;
+    }
+    if (resource === 'pods') {
+      const spec = isRecord(existing.spec) ? existing.spec : {};
+      const phase = isRecord(existing.status) ? existing.status.phase : undefined;
+      const defaultGrace = typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : 30;
+      let grace = options.gracePeriodSeconds ?? defaultGrace;
+      // Upstream: unscheduled or finished pods are deleted at once.
+      if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') grace = 0;
+      const current = existing.metadata.deletionGracePeriodSeconds;
+      if (grace > 0 || finalizers.length > 0) {
+        if (current !== undefined && grace >= current && next.metadata.deletionTimestamp) return next;
+        next.metadata.deletionTimestamp = nowTimestamp(new Date(now.getTime() + grace * 1000));
+        next.metadata.deletionGracePeriodSeconds = grace;
+        if (next.metadata.generation !== undefined) next.metadata.generation += 1;
+        return next;
+      }
+      return undefined;
+    }
+    if (finalizers.length > 0) {
+      if (!next.metadata.deletionTimestamp) {
+        next.metadata.deletionTimestamp = nowTimestamp(now);
+        next.metadata.deletionGracePeriodSeconds = 0;
+        if (next.metadata.generation !== undefined) next.metadata.generation += 1;
+      }
+      return next;
+    }
+    return undefined;
+  }
+
+  private requireActiveNamespace(namespace: string): void {
+    const ns = this.store.get({ resource: 'namespaces', namespace: '', name: namespace });
+    if (!ns) throw ApiError.notFound({ group: '', resource: 'namespaces' }, namespace);
+    if (ns.metadata.deletionTimestamp || (isRecord(ns.status) && ns.status.phase === 'Terminating')) {
+      throw new ApiError(403, 'Forbidden', `unable to create new content in namespace ${namespace} because it is being terminated`, {
+        causes: [{ type: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
+      });
+    }
+  }
+
+  /** Type checks, unknown fields, apiVersion/kind, metadata shape. Returns a fresh object. */
+  decodeObject(def: ResourceDef, body: unknown, options: WriteOptions): KubeObject {
+    const raw = requireObjectBody(body);
+    const apiVersion = apiVersionOf(def);
+    if (raw.apiVersion !== undefined && raw.apiVersion !== apiVersion) {
+      throw ApiError.badRequest(`the API version in the data (${String(raw.apiVersion)}) does not match the expected API version (${apiVersion})`);
+    }
+    if (raw.kind !== undefined && raw.kind !== def.kind) {
+      throw ApiError.badRequest(`the kind in the data (${String(raw.kind)}) does not match the expected kind (${def.kind})`);
+    }
+    if (raw.metadata !== undefined && raw.metadata !== null && !isRecord(raw.metadata)) {
+      throw ApiError.badRequest(`json: cannot unmarshal ${jsonTypeName(raw.metadata)} into Go struct field ${def.kind}.metadata of type v1.ObjectMeta`);
+    }
+    const obj = structuredClone(raw) as KubeObject;
+    obj.apiVersion = apiVersion;
+    obj.kind = def.kind;
+    if (!isRecord(obj.metadata)) obj.metadata = {};
+    const typeErrors = findTypeErrors(obj, apiVersion, def.kind);
+    if (typeErrors.length) throw ApiError.badRequest(typeErrors.join(', '));
+    if (options.fieldValidation !== 'Ignore') {
+      const unknown = findUnknownFields(obj, apiVersion, def.kind);
+      if (unknown.length) {
+        if (options.fieldValidation === 'Strict') throw ApiError.badRequest(`strict decoding error: ${unknown.join(', ')}`);
+        options.warnings.push(...unknown);
+      }
+    }
+    return obj;
+  }
+
+  private runStrategy(def: ResourceDef, obj: KubeObject, run: () => FieldError[]): void {
+    let errors: FieldError[];
+    try {
+      errors = run();
+    } catch (error) {
+      // A validator that trips over an odd shape is still the client's bad input, not a server fault.
+      errors = [fieldErrors.invalid('', '', `could not validate object: ${error instanceof Error ? error.message : String(error)}`)];
+    }
+    if (errors.length) throw ApiError.invalid(def.kind, def.group, obj.metadata.name ?? '', errors);
+  }
+
+  private recordManager(obj: KubeObject, options: WriteOptions, operation: 'Update' | 'Apply', def: ResourceDef, subresource?: string): void {
+    if (!options.fieldManager) return;
+    const entries = (obj.metadata.managedFields ?? []).filter((entry) => !(entry.manager === options.fieldManager && entry.operation === operation && (entry.subresource ?? '') === (subresource ?? '')));
+    const entry: NonNullable<KubeObject['metadata']['managedFields']>[number] = {
+      manager: options.fieldManager,
+      operation,
+      apiVersion: apiVersionOf(def),
+      time: nowTimestamp(this.clock()),
+      fieldsType: 'FieldsV1',
+      fieldsV1: fieldSet(obj),
+    };
+    if (subresource) entry.subresource = subresource;
+    entries.push(entry);
+    obj.metadata.managedFields = entries;
+  }
+
+  private mapStorageError(error: unknown, def: ResourceDef, name: string): unknown {
+    if (!(error instanceof StorageError)) return error;
+    switch (error.code) {
+      case 'NotFound':
+        return ApiError.notFound(def, name);
+      case 'AlreadyExists':
+        return ApiError.alreadyExists(def, name);
+      case 'Conflict':
+        return ApiError.conflict(def, name);
+      case 'Expired':
+        return ApiError.expired(error.message);
+    }
+  }
+}
+
+/** A coarse FieldsV1 set of the object's top-level spec/data fields (full tracking comes with server-side apply). */
+function fieldSet(obj: KubeObject): Record<string, unknown> {
+  const set: Record<string, unknown> = {};
+  for (const key of Object.keys(obj)) {
+    if (key === 'apiVersion' || key === 'kind' || key === 'metadata' || key === 'status') continue;
+    set[`f:${key}`] = {};
+  }
+  const meta: Record<string, unknown> = {};
+  if (obj.metadata.labels) meta['f:labels'] = Object.fromEntries(Object.keys(obj.metadata.labels).map((key) => [`f:${key}`, {}]));
+  if (obj.metadata.annotations) meta['f:annotations'] = Object.fromEntries(Object.keys(obj.metadata.annotations).map((key) => [`f:${key}`, {}]));
+  if (Object.keys(meta).length) set['f:metadata'] = meta;
+  return set;
+}
+
+function safeFields(def: ResourceDef, obj: KubeObject): Record<string, string> {
+  try {
+    return def.selectableFields(obj);
+  } catch {
+    return {};
+  }
+}
+
+/** An object being deleted goes once no finalizer holds it (and, for pods, no grace period runs). */
+function readyToRemove(def: ResourceDef, obj: KubeObject): boolean {
+  if ((obj.metadata.finalizers ?? []).length > 0) return false;
+  const resource = qualifiedResource(def);
+  if (resource === 'pods') return (obj.metadata.deletionGracePeriodSeconds ?? 0) === 0;
+  if (resource === 'namespaces') return !(isRecord(obj.spec) && Array.isArray(obj.spec.finalizers) && obj.spec.finalizers.length > 0);
+  return true;
+}
+
+function newFinalizers(next: KubeObject, existing: KubeObject): string[] {
+  const before = new Set(existing.metadata.finalizers ?? []);
+  return (next.metadata.finalizers ?? []).filter((finalizer) => !before.has(finalizer));
+}
+
+function setOrDelete<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
+  if (value === undefined) delete target[key];
+  else target[key] = value;
+}
+
+function withoutMetaAndStatus(obj: KubeObject): Record<string, unknown> {
+  const { metadata: _metadata, status: _status, ...rest } = obj;
+  return rest;
+}
+
+function withoutManagedFields(obj: KubeObject): KubeObject {
+  const { managedFields: _managedFields, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}
+
+function dedupe(errors: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errors.filter((error) => {
+    const key = `${error.field}\u0000${error.detail}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+export function withTypeMeta(def: ResourceDef, obj: KubeObject): KubeObject {
+  if (obj.apiVersion === apiVersionOf(def) && obj.kind === def.kind) return obj;
+  const { apiVersion: _apiVersion, kind: _kind, ...rest } = obj;
+  return { apiVersion: apiVersionOf(def), kind: def.kind, ...rest } as KubeObject;
+}
+
+function jsonTypeName(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (value === null) return 'null';
+  return typeof value === 'number' ? 'number' : typeof value === 'string' ? 'string' : typeof value === 'boolean' ? 'bool' : 'object';
+}
+
+interface ContinueToken {
+  v: string;
+  rv: number;
+  start: string;
+}
+
+export function encodeContinue(revision: number, last: { namespace: string; name: string }): string {
+  const token: ContinueToken = { v: 'meta.k8s.io/v1', rv: revision, start: `${last.namespace}/${last.name}` };
+  return Buffer.from(JSON.stringify(token)).toString('base64url');
+}
+
+export function decodeContinue(token: string): { namespace: string; name: string } {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    if (isRecord(parsed) && parsed.v === 'meta.k8s.io/v1' && typeof parsed.start === 'string') {
+      const index = parsed.start.indexOf('/');
+      if (index >= 0) return { namespace: parsed.start.slice(0, index), name: parsed.start.slice(index + 1) };
+    }
+  } catch {
+    // fall through to the upstream error below
+  }
+  throw ApiError.badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+}
