@@ -1,0 +1,114 @@
+// The `kubedesk` command line (DESIGN.md "Command line"): `serve` runs the cluster headless in the
+// foreground until SIGTERM/SIGINT; `reset` removes a cluster's state and its kubeconfig entries.
+import { existsSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import { Cluster } from './cluster';
+import { removeKubeconfigEntries } from './kubeconfig';
+
+const USAGE = `Usage:
+  kubedesk serve [--data-dir DIR] [--port N] [--kubeconfig FILE] [--nodes N]
+  kubedesk reset [--data-dir DIR] [--kubeconfig FILE]
+`;
+
+export interface CliOptions {
+  command: 'serve' | 'reset' | 'help';
+  dataDir: string;
+  port: number;
+  kubeconfig: string;
+  nodes: number;
+}
+
+export class UsageError extends Error {}
+
+export function defaultKubeconfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env.KUBECONFIG?.split(delimiter).find((entry) => entry.trim() !== '');
+  return fromEnv ? resolve(fromEnv) : join(homedir(), '.kube', 'config');
+}
+
+export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    return { command: 'help', dataDir: '', port: 0, kubeconfig: '', nodes: 1 };
+  }
+  if (command !== 'serve' && command !== 'reset') throw new UsageError(`unknown command "${command}"`);
+  const options: CliOptions = { command, dataDir: join(homedir(), '.kubedesk'), port: 6443, kubeconfig: defaultKubeconfigPath(env), nodes: 1 };
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = () => {
+      const next = inline ?? rest[++i];
+      if (next === undefined || next === '') throw new UsageError(`flag ${flag} needs a value`);
+      return next;
+    };
+    switch (flag) {
+      case '--data-dir':
+        options.dataDir = resolve(value());
+        break;
+      case '--port': {
+        const text = value();
+        const port = Number(text);
+        if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`invalid --port "${text}": a number from 0 to 65535`);
+        options.port = port;
+        break;
+      }
+      case '--kubeconfig':
+        options.kubeconfig = resolve(value());
+        break;
+      case '--nodes': {
+        const text = value();
+        const nodes = Number(text);
+        if (!/^\d+$/.test(text) || nodes < 1 || nodes > 50) throw new UsageError(`invalid --nodes "${text}": a number from 1 to 50`);
+        options.nodes = nodes;
+        break;
+      }
+      default:
+        throw new UsageError(`unknown flag "${arg}"`);
+    }
+  }
+  return options;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let options: CliOptions;
+  try {
+    options = parseArgs(argv);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`kubedesk: ${error.message}\n${USAGE}`);
+      return 2;
+    }
+    throw error;
+  }
+  if (options.command === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (options.command === 'reset') return reset(options);
+  return serve(options);
+}
+
+async function serve(options: CliOptions): Promise<number> {
+  const started = Date.now();
+  const cluster = await Cluster.start({ dataDir: options.dataDir, port: options.port, kubeconfigPath: options.kubeconfig, nodes: options.nodes });
+  const result = cluster.kubeconfigResult;
+  process.stdout.write(`kubedesk: cluster ready at ${cluster.server} in ${Date.now() - started} ms (data dir ${options.dataDir})\n`);
+  process.stdout.write(`kubedesk: kubeconfig ${options.kubeconfig}, context "kubedesk"\n`);
+  if (result && !result.currentContextSet) {
+    process.stdout.write(`kubedesk: your current context is "${result.previousContext ?? ''}"; switch with: kubectl config use-context kubedesk\n`);
+  }
+  await new Promise<void>((resolveStop) => {
+    const stop = () => resolveStop();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  await cluster.dispose();
+  return 0;
+}
+
+function reset(options: CliOptions): number {
+  if (existsSync(options.dataDir)) rmSync(options.dataDir, { recursive: true, force: true });
+  if (existsSync(options.kubeconfig)) removeKubeconfigEntries(options.kubeconfig);
+  process.stdout.write(`kubedesk: removed the cluster in ${options.dataDir}\n`);
+  return 0;
+}

@@ -1,0 +1,111 @@
+// Cluster: the composition root. Plain `new` calls in dependency order — storage, API server,
+// HTTPS, then the components that are clients of the API — each registered for disposal in reverse.
+// `kubedesk serve` and the Electron main process both run exactly this.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { SqliteStore, startCompactor } from '../storage/sqliteStore';
+import { builtinResources } from '../registry/resources';
+import { ApiServer } from '../apiserver/apiServer';
+import { HttpServer, type Authenticator } from '../apiserver/httpServer';
+import { ResourceRegistry } from '../apiserver/resourceRegistry';
+import { OpenApiService } from '../apiserver/openapi/openapiDocuments';
+import { ensureAdminToken, ensurePki } from '../apiserver/pki';
+import { ApiClient } from '../client/apiClient';
+import { SharedInformerFactory } from '../client/informer';
+import { NamespaceController } from '../controllers/namespaceController';
+import { NamespaceDefaultsController } from '../controllers/namespaceDefaultsController';
+import { InProcessTransport } from './inProcessTransport';
+import { bootstrapObjects } from './bootstrap';
+import { writeKubeconfig, type WriteKubeconfigResult } from './kubeconfig';
+import { tokenAuthenticator } from './authentication';
+import { kubernetesVersion } from './version';
+
+export interface ClusterOptions {
+  dataDir: string;
+  /** 0 = any free port */
+  port: number;
+  kubeconfigPath: string;
+  nodes: number;
+}
+
+interface Disposable {
+  dispose(): void | Promise<void>;
+}
+
+export class Cluster {
+  private readonly disposables: Disposable[] = [];
+  private ready = false;
+  server = '';
+  kubeconfigResult: WriteKubeconfigResult | undefined;
+  api!: ApiServer;
+  client!: ApiClient;
+
+  private constructor(readonly options: ClusterOptions) {}
+
+  static async start(options: ClusterOptions): Promise<Cluster> {
+    const cluster = new Cluster(options);
+    try {
+      await cluster.run();
+    } catch (error) {
+      await cluster.dispose();
+      throw error;
+    }
+    return cluster;
+  }
+
+  private register<T extends Disposable>(disposable: T): T {
+    this.disposables.push(disposable);
+    return disposable;
+  }
+
+  private async run(): Promise<void> {
+    const { dataDir } = this.options;
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const [pki, token] = await Promise.all([ensurePki(dataDir), Promise.resolve(ensureAdminToken(dataDir))]);
+    const store = this.register(SqliteStore.open(join(dataDir, 'state.db')));
+    this.register(startCompactor(store, { intervalMs: 60_000, keepRevisions: 10_000 }));
+
+    const registry = new ResourceRegistry(builtinResources());
+    const openapi = new OpenApiService();
+    openapi.setResources(registry.all());
+    this.register(registry.onDidChange(() => openapi.setResources(registry.all())));
+
+    let port = 0;
+    this.api = new ApiServer({ store, registry, openapi, serverAddress: () => `127.0.0.1:${port}`, version: kubernetesVersion() });
+    const authenticator: Authenticator = tokenAuthenticator(token);
+    const http = new HttpServer({ api: this.api, authenticator, cert: pki.serverCertPem, key: pki.serverKeyPem, port: this.options.port, isReady: () => this.ready });
+    this.register({ dispose: () => http.close() });
+
+    this.client = new ApiClient(new InProcessTransport(this.api));
+    await bootstrapObjects(this.client);
+    port = await http.listen();
+    this.server = `https://127.0.0.1:${port}`;
+
+    const factory = this.register(new SharedInformerFactory(this.client));
+    const namespaces = new NamespaceController(this.client, factory);
+    this.register(namespaces);
+    const namespaceDefaults = this.register(new NamespaceDefaultsController(this.client, factory, pki.caCertPem));
+    factory.start();
+    await factory.waitForCacheSync();
+    namespaces.start();
+    namespaceDefaults.start();
+
+    this.kubeconfigResult = writeKubeconfig({ path: this.options.kubeconfigPath, server: this.server, caCertPem: pki.caCertPem, token });
+    this.ready = true;
+  }
+
+  isReady(): boolean {
+    return this.ready;
+  }
+
+  async dispose(): Promise<void> {
+    this.ready = false;
+    for (const disposable of this.disposables.splice(0).reverse()) {
+      try {
+        await disposable.dispose();
+      } catch (error) {
+        console.error('kubedesk: error while stopping:', error);
+      }
+    }
+  }
+}

@@ -1,0 +1,80 @@
+// ServiceAccountController and RootCaPublisher: every active namespace gets a `default`
+// ServiceAccount (upstream pkg/controller/serviceaccount/serviceaccounts_controller.go) and a
+// `kube-root-ca.crt` ConfigMap holding the cluster CA (pkg/controller/certificates/rootcacertpublisher).
+// Both recreate their object if it is deleted, and leave terminating namespaces alone.
+import type { KubeObject } from '../../shared/kubernetes/types';
+import { isRecord } from '../../shared/kubernetes/types';
+import type { ApiClient } from '../client/apiClient';
+import type { Informer, SharedInformerFactory } from '../client/informer';
+import { resources } from '../client/resources';
+import { WorkQueue } from '../client/workQueue';
+import { runWorkers } from '../client/controllerLoop';
+import { isAlreadyExists, isForbidden, isNotFound } from '../client/errors';
+
+export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
+
+export class NamespaceDefaultsController {
+  private readonly queue = new WorkQueue<string>({ name: 'namespace-defaults' });
+  private readonly namespaces: Informer;
+  private readonly serviceAccounts: Informer;
+  private readonly configMaps: Informer;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly client: ApiClient,
+    factory: SharedInformerFactory,
+    private readonly caCertPem: string,
+  ) {
+    this.namespaces = factory.informerFor(resources.namespaces);
+    this.serviceAccounts = factory.informerFor(resources.serviceaccounts, { fieldSelector: 'metadata.name=default' });
+    this.configMaps = factory.informerFor(resources.configmaps, { fieldSelector: `metadata.name=${ROOT_CA_CONFIGMAP}` });
+    const byName = (ns: KubeObject) => ns.metadata.name && this.queue.add(ns.metadata.name);
+    const byNamespace = (obj: KubeObject) => obj.metadata.namespace && this.queue.add(obj.metadata.namespace);
+    this.namespaces.onAdd(byName);
+    this.namespaces.onUpdate((_old, ns) => byName(ns));
+    this.serviceAccounts.onDelete(byNamespace);
+    this.configMaps.onDelete(byNamespace);
+    this.configMaps.onUpdate((_old, cm) => byNamespace(cm));
+  }
+
+  start(): void {
+    this.running = runWorkers(this.queue, (name) => this.reconcile(name), 1);
+  }
+
+  async dispose(): Promise<void> {
+    this.queue.shutDown();
+    await this.running;
+  }
+
+  async reconcile(namespace: string): Promise<void> {
+    const ns = this.namespaces.get(undefined, namespace);
+    if (!ns || ns.metadata.deletionTimestamp || (isRecord(ns.status) && ns.status.phase === 'Terminating')) return;
+    if (!this.serviceAccounts.get(namespace, 'default')) {
+      await this.createIgnoringExisting(() => this.client.resource(resources.serviceaccounts).create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace } }));
+    }
+    const configMap = this.configMaps.get(namespace, ROOT_CA_CONFIGMAP);
+    const data = { 'ca.crt': this.caCertPem };
+    if (!configMap) {
+      await this.createIgnoringExisting(() =>
+        this.client.resource(resources.configmaps).create({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: ROOT_CA_CONFIGMAP, namespace, annotations: { 'kubernetes.io/description': 'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.' } },
+          data,
+        }),
+      );
+    } else if (!isRecord(configMap.data) || configMap.data['ca.crt'] !== this.caCertPem) {
+      await this.client.resource(resources.configmaps).patch(namespace, ROOT_CA_CONFIGMAP, { data }, 'merge');
+    }
+  }
+
+  private async createIgnoringExisting(create: () => Promise<unknown>): Promise<void> {
+    try {
+      await create();
+    } catch (error) {
+      // A namespace that just started terminating refuses new content; nothing to do then.
+      if (isAlreadyExists(error) || isForbidden(error) || isNotFound(error)) return;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,35 @@
+// Builds dist/: the cluster (main/) bundled by esbuild into one ESM file for fast start-up, with
+// native and Docker modules left external. The UI bundle joins here when the renderer lands.
+import { build } from 'esbuild';
+import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+
+const schemas = 'main/apiserver/openapi/schemas.generated.json';
+if (!existsSync(schemas)) execFileSync(process.execPath, ['scripts/generateOpenapiSchemas.mjs'], { stdio: 'inherit' });
+
+await build({
+  entryPoints: { kubedesk: 'main/app/cliMain.ts' },
+  outdir: 'dist',
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  sourcemap: 'linked',
+  external: ['better-sqlite3', 'dockerode', 'electron', 'cpu-features', 'ssh2'],
+  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  logLevel: 'warning',
+});
+
+// The Electron shell and its preload script are CommonJS, as Electron's main process loads them.
+await build({
+  entryPoints: { electronMain: 'main/app/electronMain.ts', preload: 'preload/preload.ts' },
+  outdir: 'dist/app',
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  external: ['better-sqlite3', 'dockerode', 'electron', 'cpu-features', 'ssh2'],
+  logLevel: 'warning',
+});
