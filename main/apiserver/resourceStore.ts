@@ -14,7 +14,7 @@ import { StorageError } from '../storage/store';
 import { ApiError } from './apiError';
 import { requireObjectBody } from './content';
 import { generateName, jsonEqual, newUid, nowTimestamp } from './objectMeta';
-import { findTypeErrors, findUnknownFields } from './openapi/fieldValidation';
+import { decodeErrorMessage, findTypeErrors, findUnknownFields, strictDecodingMessage } from './openapi/fieldValidation';
 import type { FieldRequirement, LabelRequirement } from './selectors';
 import { matchesFields, matchesLabels } from './selectors';
 
@@ -184,6 +184,8 @@ export class ResourceStore {
     options: WriteOptions,
     subresource?: 'status',
     createIfMissing?: () => unknown,
+    /** writes spec and status together (pods/binding); other subresources keep their half */
+    wholeObject = false,
   ): { object: KubeObject; created: boolean } {
     for (let attempt = 0; ; attempt++) {
       const existing = this.store.get(this.key(def, namespace, name));
@@ -193,12 +195,12 @@ export class ResourceStore {
       }
       const current = withTypeMeta(def, existing);
       const patched = mutate(structuredClone(current));
-      const desired = this.decodeObject(def, patched, options);
+      const desired = this.decodeObject(def, patched, options, 'patch');
       // A resourceVersion in the patch is a precondition; otherwise the read version is.
       const patchPrecondition = desired.metadata.resourceVersion !== current.metadata.resourceVersion ? desired.metadata.resourceVersion : undefined;
       if (desired.metadata.name !== name) throw ApiError.badRequest(`the name of the object (${String(desired.metadata.name)}) does not match the name on the URL (${name})`);
       try {
-        return { object: this.applyUpdate(def, existing, desired, options, patchPrecondition ?? current.metadata.resourceVersion, subresource), created: false };
+        return { object: this.applyUpdate(def, existing, desired, options, patchPrecondition ?? current.metadata.resourceVersion, subresource, wholeObject), created: false };
       } catch (error) {
         if (error instanceof StorageError && error.code === 'Conflict' && !patchPrecondition && attempt < MAX_RETRIES) continue;
         if (error instanceof StorageError && error.code === 'Conflict' && !patchPrecondition) throw ApiError.conflict(def, name);
@@ -207,7 +209,7 @@ export class ResourceStore {
     }
   }
 
-  private applyUpdate(def: ResourceDef, existingRaw: KubeObject, desired: KubeObject, options: WriteOptions, precondition: string | undefined, subresource?: 'status'): KubeObject {
+  private applyUpdate(def: ResourceDef, existingRaw: KubeObject, desired: KubeObject, options: WriteOptions, precondition: string | undefined, subresource?: 'status', wholeObject = false): KubeObject {
     const existing = withTypeMeta(def, existingRaw);
     const name = existing.metadata.name ?? '';
     if (precondition && precondition !== existing.metadata.resourceVersion) {
@@ -240,7 +242,7 @@ export class ResourceStore {
       next.spec = existing.spec;
     }
     this.runStrategy(def, next, () => {
-      if (!subresource) def.prepareForUpdate(next, existing);
+      if (!subresource && !wholeObject) def.prepareForUpdate(next, existing);
       def.defaults(next);
       const errors = def.validateCreate(next);
       return dedupe([...errors, ...def.validateUpdate(next, existing)]);
@@ -351,7 +353,7 @@ export class ResourceStore {
   }
 
   /** Type checks, unknown fields, apiVersion/kind, metadata shape. Returns a fresh object. */
-  decodeObject(def: ResourceDef, body: unknown, options: WriteOptions): KubeObject {
+  decodeObject(def: ResourceDef, body: unknown, options: WriteOptions, source: 'body' | 'patch' = 'body'): KubeObject {
     const raw = requireObjectBody(body);
     const apiVersion = apiVersionOf(def);
     if (raw.apiVersion !== undefined && raw.apiVersion !== apiVersion) {
@@ -367,12 +369,15 @@ export class ResourceStore {
     obj.apiVersion = apiVersion;
     obj.kind = def.kind;
     if (!isRecord(obj.metadata)) obj.metadata = {};
+    // Upstream reports the first decode error only, wrapped by the create/update handlers
+    // (handlers/rest.go transformDecodeError); a patch result is reported bare.
+    const wrap = (cause: string) => (source === 'body' ? decodeErrorMessage(apiVersion, def.kind, def.kind, cause) : cause);
     const typeErrors = findTypeErrors(obj, apiVersion, def.kind);
-    if (typeErrors.length) throw ApiError.badRequest(typeErrors.join(', '));
+    if (typeErrors.length) throw ApiError.badRequest(wrap(typeErrors[0]));
     if (options.fieldValidation !== 'Ignore') {
       const unknown = findUnknownFields(obj, apiVersion, def.kind);
       if (unknown.length) {
-        if (options.fieldValidation === 'Strict') throw ApiError.badRequest(`strict decoding error: ${unknown.join(', ')}`);
+        if (options.fieldValidation === 'Strict') throw ApiError.badRequest(wrap(strictDecodingMessage(unknown)));
         options.warnings.push(...unknown);
       }
     }
