@@ -1,0 +1,66 @@
+// Per-kind strategy hooks (upstream pkg/registry/<group>/<kind>/strategy.go): what status an
+// object starts with, what survives an update of the main resource, plus the kind's defaults,
+// validation and printer, gathered from registry/defaults, registry/validation and registry/printers.
+import type { KubeObject } from '../../shared/kubernetes/types';
+import { isRecord } from '../../shared/kubernetes/types';
+import type { FieldError } from './fieldErrors';
+import type { TableDef } from './types';
+import { tableDefs, defaultTableDef } from './printers';
+import { validators } from './validation';
+import { defaulters } from './defaults';
+import { podQosClass } from './podQos';
+
+export interface KindHooks {
+  defaults(obj: KubeObject): void;
+  validateCreate(obj: KubeObject): FieldError[];
+  validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+  prepareForCreate(obj: KubeObject): void;
+  prepareForUpdate(obj: KubeObject, old: KubeObject): void;
+  table: TableDef;
+}
+
+/** Kinds whose status is reset on create (the status subresource owns it afterwards). */
+const initialStatus: Record<string, (obj: KubeObject) => Record<string, unknown>> = {
+  pods: (pod) => ({ phase: 'Pending', qosClass: podQosClass(pod.spec) }),
+  services: () => ({ loadBalancer: {} }),
+  'deployments.apps': () => ({}),
+  'replicasets.apps': () => ({ replicas: 0 }),
+  'statefulsets.apps': () => ({ replicas: 0, availableReplicas: 0 }),
+  'daemonsets.apps': () => ({ currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 }),
+  'jobs.batch': () => ({}),
+  'cronjobs.batch': () => ({}),
+  persistentvolumeclaims: () => ({ phase: 'Pending' }),
+  resourcequotas: () => ({}),
+  namespaces: () => ({ phase: 'Active' }),
+};
+
+/** Kinds whose main-resource writes keep the stored status (status is written through /status). */
+const statusFromStorageOnUpdate = new Set(Object.keys(initialStatus).filter((key) => key !== 'namespaces'));
+
+export function kindHooks(qualifiedResource: string): KindHooks {
+  const validator = validators[qualifiedResource];
+  const defaulter = defaulters[qualifiedResource];
+  const makeStatus = initialStatus[qualifiedResource];
+  return {
+    defaults: (obj) => defaulter?.defaults(obj),
+    validateCreate: (obj) => validator?.validateCreate(obj) ?? [],
+    validateUpdate: (obj, old) => validator?.validateUpdate(obj, old) ?? [],
+    prepareForCreate: (obj) => {
+      defaulter?.prepareForCreate?.(obj);
+      if (makeStatus) {
+        const previous = isRecord(obj.status) ? obj.status : {};
+        obj.status = makeStatus(obj);
+        // A namespace created while terminating stays as requested; everything else starts fresh.
+        if (qualifiedResource === 'namespaces' && previous.phase === 'Terminating') obj.status = { phase: 'Active' };
+      }
+    },
+    prepareForUpdate: (obj, old) => {
+      if (statusFromStorageOnUpdate.has(qualifiedResource)) {
+        if (old.status === undefined) delete obj.status;
+        else obj.status = structuredClone(old.status);
+      }
+      if (qualifiedResource === 'namespaces') obj.status = structuredClone(old.status ?? { phase: 'Active' });
+    },
+    table: tableDefs[qualifiedResource] ?? defaultTableDef,
+  };
+}

@@ -1,0 +1,71 @@
+// Validators for every built-in kind, keyed like upstream's GroupResource strings:
+// `pods` for the core group, `deployments.apps` otherwise. The API server wires these into
+// each ResourceDef (validateCreate after defaults and prepareForCreate, validateUpdate likewise).
+import type { KubeObject } from '../../../shared/kubernetes/types';
+import type { FieldError } from '../fieldErrors';
+import * as apps from './apps';
+import * as batch from './batch';
+import * as core from './core';
+import * as misc from './misc';
+
+export interface KindValidator {
+  validateCreate(obj: KubeObject): FieldError[];
+  validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+}
+
+/** Wraps a validator pair so an unexpected exception becomes a field error, never a crash. */
+function guarded(create: (obj: KubeObject) => FieldError[], update: (obj: KubeObject, old: KubeObject) => FieldError[]): KindValidator {
+  const failure = (error: unknown): FieldError[] => [{
+    type: 'FieldValueInvalid', field: '', detail: `Invalid value: internal validation error: ${error instanceof Error ? error.message : String(error)}`,
+  }];
+  return {
+    validateCreate(obj) {
+      try {
+        return create(obj);
+      } catch (error) {
+        return failure(error);
+      }
+    },
+    validateUpdate(obj, old) {
+      try {
+        return update(obj, old);
+      } catch (error) {
+        return failure(error);
+      }
+    },
+  };
+}
+
+export const validators: Record<string, KindValidator> = {
+  namespaces: guarded(core.validateNamespace, core.validateNamespaceUpdate),
+  pods: guarded(core.validatePod, core.validatePodUpdate),
+  services: guarded(core.validateService, core.validateServiceUpdate),
+  endpoints: guarded(core.validateEndpoints, core.validateEndpointsUpdate),
+  configmaps: guarded(core.validateConfigMap, core.validateConfigMapUpdate),
+  secrets: guarded(core.validateSecret, core.validateSecretUpdate),
+  serviceaccounts: guarded(core.validateServiceAccount, core.validateServiceAccountUpdate),
+  events: guarded(core.validateEvent, core.validateEventUpdate),
+  nodes: guarded(core.validateNode, core.validateNodeUpdate),
+  limitranges: guarded(core.validateLimitRange, core.validateLimitRangeUpdate),
+  resourcequotas: guarded(core.validateResourceQuota, core.validateResourceQuotaUpdate),
+  podtemplates: guarded(core.validatePodTemplate, core.validatePodTemplateUpdate),
+  persistentvolumeclaims: guarded(core.validatePersistentVolumeClaim, core.validatePersistentVolumeClaimUpdate),
+  'deployments.apps': guarded(apps.validateDeployment, apps.validateDeploymentUpdate),
+  'replicasets.apps': guarded(apps.validateReplicaSet, apps.validateReplicaSetUpdate),
+  'statefulsets.apps': guarded(apps.validateStatefulSet, apps.validateStatefulSetUpdate),
+  'daemonsets.apps': guarded(apps.validateDaemonSet, apps.validateDaemonSetUpdate),
+  'controllerrevisions.apps': guarded(apps.validateControllerRevision, apps.validateControllerRevisionUpdate),
+  'jobs.batch': guarded(batch.validateJob, batch.validateJobUpdate),
+  'cronjobs.batch': guarded(batch.validateCronJob, batch.validateCronJobUpdate),
+  'leases.coordination.k8s.io': guarded(misc.validateLease, misc.validateLeaseUpdate),
+  'endpointslices.discovery.k8s.io': guarded(misc.validateEndpointSlice, misc.validateEndpointSliceUpdate),
+  'events.events.k8s.io': guarded(misc.validateEventsV1Event, misc.validateEventsV1EventUpdate),
+};
+
+/** The validator for a resource in a group ('' for core), or undefined for kinds without one. */
+export function validatorFor(group: string, resource: string): KindValidator | undefined {
+  return validators[group === '' ? resource : `${resource}.${group}`];
+}
+
+export { validatePodSpec, validatePodTemplateSpec } from './podSpec';
+export { validateObjectMeta, validateObjectMetaUpdate } from './objectMeta';
