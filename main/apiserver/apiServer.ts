@@ -153,6 +153,7 @@ export class ApiServer {
     if (subrest.length === 0 && subresource === 'status' && def.hasStatus) return this.status(request, def, namespace, name);
     if (subrest.length === 0 && subresource === 'scale' && def.subresources.some((sub) => sub.name === 'scale')) return this.scale(request, def, namespace, name);
     if (subrest.length === 0 && subresource === 'finalize' && qualified(def) === 'namespaces') return this.finalize(request, def, name);
+    if (subrest.length === 0 && subresource === 'binding' && qualified(def) === 'pods') return this.bind(request, def, namespace, name);
     if (def.subresources.some((sub) => sub.name === subresource)) {
       throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource (${def.resource}/${subresource} is not available in this cluster yet)`);
     }
@@ -252,6 +253,30 @@ export class ApiServer {
     const finalizers = isRecord(body) && isRecord(body.spec) ? body.spec.finalizers : undefined;
     const { object } = this.objects.patch(def, '', name, (current) => ({ ...current, spec: { ...(isRecord(current.spec) ? current.spec : {}), finalizers: Array.isArray(finalizers) ? finalizers : [] } }), options);
     return objectReply(200, object, request, def, options.warnings);
+  }
+
+  /** pods/binding, as upstream pkg/registry/core/pod/storage BindingREST: sets spec.nodeName once. */
+  private bind(request: ApiRequest, def: ResourceDef, namespace: string, name: string): ApiResponse {
+    if (request.method !== 'POST') throw ApiError.methodNotAllowed();
+    const options = this.writeOptions(request.query);
+    const body = this.body(request);
+    if (!isRecord(body) || !isRecord(body.target) || typeof body.target.name !== 'string' || body.target.name === '') {
+      throw ApiError.invalid('Binding', '', name, [{ type: 'FieldValueRequired', field: 'target.name', detail: 'Required value' }]);
+    }
+    if (body.target.kind !== undefined && body.target.kind !== '' && body.target.kind !== 'Node') {
+      throw ApiError.invalid('Binding', '', name, [{ type: 'FieldValueNotSupported', field: 'target.kind', detail: `Unsupported value: "${String(body.target.kind)}": supported values: "Node", ""` }]);
+    }
+    const nodeName = body.target.name;
+    this.objects.patch(def, namespace, name, (current) => {
+      const spec = isRecord(current.spec) ? current.spec : {};
+      if (current.metadata.deletionTimestamp) throw ApiError.conflict(def, name, 'pod is being deleted, cannot be assigned to a host');
+      if (typeof spec.nodeName === 'string' && spec.nodeName !== '') throw ApiError.conflict(def, name, `pod ${name} is already assigned to node "${spec.nodeName}"`);
+      const status = isRecord(current.status) ? current.status : {};
+      const conditions = Array.isArray(status.conditions) ? status.conditions.filter((condition) => !(isRecord(condition) && condition.type === 'PodScheduled')) : [];
+      conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') });
+      return { ...current, spec: { ...spec, nodeName }, status: { ...status, conditions } };
+    }, options, undefined, undefined, true);
+    return json(201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
   }
 
   private scale(request: ApiRequest, def: ResourceDef, namespace: string, name: string): ApiResponse {
