@@ -1,18 +1,34 @@
-// Bearer-token authentication for the admin token in the kubeconfig (service-account tokens come
-// with the service-account issue). Compared in constant time.
+// Authentication: the admin bearer token from the kubeconfig (compared in constant time) and
+// service-account JWTs (pkg/serviceaccount/jwt.go), whose service account — and bound pod, if
+// any — must still exist with the same uid.
 import { timingSafeEqual } from 'node:crypto';
 import type { Authenticator, UserInfo } from '../apiserver/httpServer';
+import type { ServiceAccountTokens } from '../apiserver/serviceAccountTokens';
 
-export function tokenAuthenticator(adminToken: string): Authenticator {
+export interface LiveObjects {
+  /** uid of the object, or undefined when it no longer exists */
+  uidOf(resource: 'serviceaccounts' | 'pods', namespace: string, name: string): string | undefined;
+}
+
+export function tokenAuthenticator(adminToken: string, serviceAccounts?: { tokens: ServiceAccountTokens; live: LiveObjects }): Authenticator {
   const expected = Buffer.from(adminToken);
   const admin: UserInfo = { name: 'kubedesk-admin', groups: ['system:masters', 'system:authenticated'] };
   return {
     authenticate(headers) {
       const header = headers.authorization;
       if (typeof header !== 'string' || !header.startsWith('Bearer ')) return undefined;
-      const given = Buffer.from(header.slice('Bearer '.length).trim());
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-      return admin;
+      const token = header.slice('Bearer '.length).trim();
+      const given = Buffer.from(token);
+      if (given.length === expected.length && timingSafeEqual(given, expected)) return admin;
+      if (!serviceAccounts) return undefined;
+      const verified = serviceAccounts.tokens.verify(token);
+      if (!verified) return undefined;
+      if (serviceAccounts.live.uidOf('serviceaccounts', verified.namespace, verified.serviceAccountName) !== verified.serviceAccountUid) return undefined;
+      if (verified.pod && serviceAccounts.live.uidOf('pods', verified.namespace, verified.pod.name) !== verified.pod.uid) return undefined;
+      return {
+        name: `system:serviceaccount:${verified.namespace}:${verified.serviceAccountName}`,
+        groups: ['system:serviceaccounts', `system:serviceaccounts:${verified.namespace}`, 'system:authenticated'],
+      };
     },
   };
 }

@@ -9,7 +9,9 @@ import { ApiServer } from '../apiserver/apiServer';
 import { HttpServer, type Authenticator } from '../apiserver/httpServer';
 import { ResourceRegistry } from '../apiserver/resourceRegistry';
 import { OpenApiService } from '../apiserver/openapi/openapiDocuments';
-import { ensureAdminToken, ensurePki } from '../apiserver/pki';
+import { ensureAdminToken, ensurePki, pkiDirectory } from '../apiserver/pki';
+import { ServiceAccountTokens } from '../apiserver/serviceAccountTokens';
+import { tokenRequestHandler } from '../apiserver/tokenRequest';
 import { ApiClient } from '../client/apiClient';
 import { SharedInformerFactory } from '../client/informer';
 import { NamespaceController } from '../controllers/namespaceController';
@@ -72,7 +74,18 @@ export class Cluster {
 
     let port = 0;
     this.api = new ApiServer({ store, registry, openapi, serverAddress: () => `127.0.0.1:${port}`, version: kubernetesVersion() });
-    const authenticator: Authenticator = tokenAuthenticator(token);
+    const serviceAccountTokens = ServiceAccountTokens.open(pkiDirectory(dataDir));
+    this.api.registerSubresource('serviceaccounts', 'token', tokenRequestHandler(this.api, serviceAccountTokens));
+    const api = this.api;
+    const authenticator: Authenticator = tokenAuthenticator(token, {
+      tokens: serviceAccountTokens,
+      live: {
+        uidOf: (resource, namespace, name) => {
+          const def = registry.lookup('', 'v1', resource);
+          return def ? api.objects.tryGet(def, namespace, name)?.metadata.uid : undefined;
+        },
+      },
+    });
     const http = new HttpServer({ api: this.api, authenticator, cert: pki.serverCertPem, key: pki.serverKeyPem, port: this.options.port, isReady: () => this.ready });
     this.register({ dispose: () => http.close() });
 
