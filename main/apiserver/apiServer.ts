@@ -16,6 +16,7 @@ import { ResourceStore, type DeleteOptions, type FieldValidation, type WriteOpti
 import { parseFieldSelector, parseLabelSelector, validateFieldSelector } from './selectors';
 import { parseIncludeObject, partialObjectMetadata, toTable } from './tables';
 import { startWatch, type WatchSink } from './watch';
+import { admitPodServiceAccount } from './admission/serviceAccountAdmission';
 import { applyJsonPatch } from './patch/jsonPatch';
 import { applyMergePatch } from './patch/mergePatch';
 import { applyStrategicMergePatch } from './patch/strategicMergePatch';
@@ -67,7 +68,13 @@ export class ApiServer {
   private readonly subresourceHandlers = new Map<string, SubresourceHandler>();
 
   constructor(private readonly options: ApiServerOptions) {
-    this.objects = new ResourceStore(options.store);
+    this.objects = new ResourceStore(options.store, undefined, [
+      (def, obj, objects) => {
+        if (def.group !== '' || def.resource !== 'pods') return;
+        const serviceAccounts = options.registry.lookup('', 'v1', 'serviceaccounts');
+        admitPodServiceAccount(obj, (namespace, name) => (serviceAccounts ? objects.tryGet(serviceAccounts, namespace, name) : undefined));
+      },
+    ]);
   }
 
   get registry(): ResourceRegistry {

@@ -47,10 +47,14 @@ const MAX_RETRIES = 8;
 /** Kinds where PUT of a missing object creates it (upstream AllowCreateOnUpdate). */
 const createOnUpdate = new Set(['endpoints', 'events', 'leases.coordination.k8s.io', 'events.events.k8s.io']);
 
+/** Mutating admission on create, after defaulting and before validation (upstream admission chain). */
+export type CreateAdmission = (def: ResourceDef, obj: KubeObject, objects: ResourceStore) => void;
+
 export class ResourceStore {
   constructor(
     private readonly store: Store,
     private readonly clock: () => Date = () => new Date(),
+    private readonly admission: CreateAdmission[] = [],
   ) {}
 
   key(def: ResourceDef, namespace: string, name: string): ObjectKey {
@@ -129,6 +133,7 @@ export class ResourceStore {
     this.runStrategy(def, obj, () => {
       def.prepareForCreate(obj);
       def.defaults(obj);
+      for (const admit of this.admission) admit(def, obj, this);
       return def.validateCreate(obj);
     });
     const key = this.key(def, namespace, metadata.name);

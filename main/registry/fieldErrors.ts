@@ -3,7 +3,7 @@
 
 /** A field error, as upstream field.Error: type is the cause reason, e.g. FieldValueRequired. */
 export interface FieldError {
-  type: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueTooLong' | 'FieldValueTooMany' | 'FieldValueTypeInvalid';
+  type: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueTooLong' | 'FieldValueTooMany' | 'FieldValueTypeInvalid' | 'FieldValueNotFound';
   field: string;
   /** The full upstream message, e.g. `Required value` or `Invalid value: "Bad_Name": a lowercase RFC 1123 …`. */
   detail: string;
@@ -20,6 +20,9 @@ export const fieldErrors = {
   },
   notSupported(field: string, value: unknown, supported: string[]): FieldError {
     return { type: 'FieldValueNotSupported', field, badValue: value, detail: `Unsupported value: ${formatBadValue(value)}: supported values: ${supported.map((s) => `"${s}"`).join(', ')}` };
+  },
+  notFound(field: string, value: unknown): FieldError {
+    return { type: 'FieldValueNotFound', field, badValue: value, detail: `Not found: ${formatBadValue(value)}` };
   },
   duplicate(field: string, value: unknown): FieldError {
     return { type: 'FieldValueDuplicate', field, badValue: value, detail: `Duplicate value: ${formatBadValue(value)}` };

@@ -60,7 +60,33 @@ export function kindHooks(qualifiedResource: string): KindHooks {
         else obj.status = structuredClone(old.status);
       }
       if (qualifiedResource === 'namespaces') obj.status = structuredClone(old.status ?? { phase: 'Active' });
+      if (qualifiedResource === 'services') keepAllocatedServiceFields(obj, old);
     },
     table: tableDefs[qualifiedResource] ?? defaultTableDef,
   };
+}
+
+/**
+ * Upstream's service REST update keeps what the cluster allocated when an update leaves it out
+ * (pkg/registry/core/service/storage/storage.go patchAllocatedValues): cluster IPs, IP families
+ * and node ports.
+ */
+function keepAllocatedServiceFields(obj: KubeObject, old: KubeObject): void {
+  if (!isRecord(obj.spec) || !isRecord(old.spec)) return;
+  const spec = obj.spec;
+  const previous = old.spec;
+  if ((spec.clusterIP === undefined || spec.clusterIP === '') && typeof previous.clusterIP === 'string') {
+    spec.clusterIP = previous.clusterIP;
+    if (spec.clusterIPs === undefined && previous.clusterIPs !== undefined) spec.clusterIPs = structuredClone(previous.clusterIPs);
+  }
+  if (spec.ipFamilies === undefined && previous.ipFamilies !== undefined) spec.ipFamilies = structuredClone(previous.ipFamilies);
+  if (spec.ipFamilyPolicy === undefined && previous.ipFamilyPolicy !== undefined) spec.ipFamilyPolicy = previous.ipFamilyPolicy;
+  const oldPorts = Array.isArray(previous.ports) ? previous.ports.filter(isRecord) : [];
+  if (Array.isArray(spec.ports)) {
+    for (const port of spec.ports) {
+      if (!isRecord(port) || (port.nodePort !== undefined && port.nodePort !== 0)) continue;
+      const match = oldPorts.find((candidate) => candidate.port === port.port && (candidate.protocol ?? 'TCP') === (port.protocol ?? 'TCP'));
+      if (match && typeof match.nodePort === 'number') port.nodePort = match.nodePort;
+    }
+  }
 }

@@ -2,7 +2,7 @@
 // SetDefaults_CronJob) and the Job strategy's selector generation
 // (pkg/registry/batch/job/strategy.go generateSelector), which needs the uid and so runs at create.
 import type { KubeObject } from '../../../shared/kubernetes/types';
-import { child, existing, isRecord, setDefault, setDefaultString, type FieldRecord } from './fields';
+import { child, existing, isRecord, setDefault, setDefaultString } from './fields';
 import { defaultPodTemplateSpec } from './podSpec';
 
 export function defaultJob(obj: KubeObject): void {
@@ -20,7 +20,8 @@ export function defaultJob(obj: KubeObject): void {
   const template = child(spec, 'template');
   const templateMetadata = template ? existing(template, 'metadata') : undefined;
   const templateLabels = templateMetadata && isRecord(templateMetadata.labels) ? templateMetadata.labels : undefined;
-  const metadata = obj.metadata as FieldRecord;
+  const metadata: unknown = obj.metadata;
+  if (!isRecord(metadata)) return;
   if (templateLabels && (!isRecord(metadata.labels) || Object.keys(metadata.labels).length === 0)) metadata.labels = { ...templateLabels };
   setDefaultString(spec, 'completionMode', 'NonIndexed');
   setDefault(spec, 'suspend', false);
@@ -48,8 +49,8 @@ export const jobLabels = {
  */
 export function prepareJobForCreate(obj: KubeObject): void {
   const spec = child(obj, 'spec');
-  if (!spec || spec.manualSelector === true) return;
-  const metadata = obj.metadata as FieldRecord;
+  const metadata: unknown = obj.metadata;
+  if (!spec || spec.manualSelector === true || !isRecord(metadata)) return;
   const uid = typeof metadata.uid === 'string' ? metadata.uid : '';
   const name = typeof metadata.name === 'string' ? metadata.name : '';
   const template = child(spec, 'template');

@@ -29,31 +29,36 @@ function guarded(defaults: (obj: KubeObject) => void, prepareForCreate?: (obj: K
   return prepareForCreate ? { defaults: safe(defaults), prepareForCreate: safe(prepareForCreate) } : { defaults: safe(defaults) };
 }
 
-export const defaulters: Record<string, KindDefaulter> = {
-  namespaces: guarded(defaultNamespace, prepareNamespaceForCreate),
-  pods: guarded(defaultPod),
-  services: guarded(defaultService),
-  endpoints: guarded(defaultEndpoints),
-  configmaps: guarded(defaultNothing),
-  secrets: guarded(defaultSecret),
-  serviceaccounts: guarded(defaultNothing),
-  events: guarded(defaultNothing),
-  nodes: guarded(defaultNode),
-  limitranges: guarded(defaultLimitRange),
-  resourcequotas: guarded(defaultNothing),
-  podtemplates: guarded(defaultPodTemplate),
-  persistentvolumeclaims: guarded(defaultPersistentVolumeClaim),
-  'deployments.apps': guarded(defaultDeployment),
-  'replicasets.apps': guarded(defaultReplicaSet),
-  'statefulsets.apps': guarded(defaultStatefulSet),
-  'daemonsets.apps': guarded(defaultDaemonSet),
-  'controllerrevisions.apps': guarded(defaultNothing),
-  'jobs.batch': guarded(defaultJob, prepareJobForCreate),
-  'cronjobs.batch': guarded(defaultCronJob),
-  'leases.coordination.k8s.io': guarded(defaultNothing),
-  'endpointslices.discovery.k8s.io': guarded(defaultEndpointSlice),
-  'events.events.k8s.io': guarded(defaultNothing),
+/** The unguarded defaulting functions per resource, with the create-only step where there is one. */
+export const defaultFunctions: Record<string, { defaults(obj: KubeObject): void; prepareForCreate?(obj: KubeObject): void }> = {
+  namespaces: { defaults: defaultNamespace, prepareForCreate: prepareNamespaceForCreate },
+  pods: { defaults: defaultPod },
+  services: { defaults: defaultService },
+  endpoints: { defaults: defaultEndpoints },
+  configmaps: { defaults: defaultNothing },
+  secrets: { defaults: defaultSecret },
+  serviceaccounts: { defaults: defaultNothing },
+  events: { defaults: defaultNothing },
+  nodes: { defaults: defaultNode },
+  limitranges: { defaults: defaultLimitRange },
+  resourcequotas: { defaults: defaultNothing },
+  podtemplates: { defaults: defaultPodTemplate },
+  persistentvolumeclaims: { defaults: defaultPersistentVolumeClaim },
+  'deployments.apps': { defaults: defaultDeployment },
+  'replicasets.apps': { defaults: defaultReplicaSet },
+  'statefulsets.apps': { defaults: defaultStatefulSet },
+  'daemonsets.apps': { defaults: defaultDaemonSet },
+  'controllerrevisions.apps': { defaults: defaultNothing },
+  'jobs.batch': { defaults: defaultJob, prepareForCreate: prepareJobForCreate },
+  'cronjobs.batch': { defaults: defaultCronJob },
+  'leases.coordination.k8s.io': { defaults: defaultNothing },
+  'endpointslices.discovery.k8s.io': { defaults: defaultEndpointSlice },
+  'events.events.k8s.io': { defaults: defaultNothing },
 };
+
+export const defaulters: Record<string, KindDefaulter> = Object.fromEntries(
+  Object.entries(defaultFunctions).map(([resource, functions]) => [resource, guarded(functions.defaults, functions.prepareForCreate)]),
+);
 
 export function defaulterFor(group: string, resource: string): KindDefaulter | undefined {
   return defaulters[group === '' ? resource : `${resource}.${group}`];

@@ -6,9 +6,9 @@ import { fieldErrors, type FieldError } from '../fieldErrors';
 
 export type FieldRecord = Record<string, unknown>;
 
-/** field.NotFound. fieldErrors has no such type yet, so it travels as FieldValueInvalid with the upstream text. */
+/** field.NotFound */
 export function notFound(field: string, value: unknown): FieldError {
-  return { type: 'FieldValueInvalid', field, badValue: value, detail: `Not found: ${JSON.stringify(value ?? null)}` };
+  return fieldErrors.notFound(field, value);
 }
 
 /** field.TooMany */
