@@ -154,6 +154,22 @@ describe('ApiServer', () => {
     expect(typed.status).toBe(400);
   });
 
+  it('drops unknown fields when validation is not strict, as decoding into Go types does', async () => {
+    const reply = await request('POST', '/api/v1/namespaces?fieldValidation=Ignore', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'extra' }, data: { foo: 'bar' } });
+    expect(reply.status).toBe(201);
+    expect(parse(reply).data).toBeUndefined();
+    expect(parse(await request('GET', '/api/v1/namespaces/extra')).data).toBeUndefined();
+  });
+
+  it('refuses documents nested too deeply with a 400, not a crash', async () => {
+    const deep = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":' + '{"a":'.repeat(20000) + '"x"' + '}'.repeat(20000) + '}';
+    const reply = await request('POST', '/api/v1/namespaces/default/configmaps', deep);
+    expect(reply.status).toBe(400);
+    expect(parse(reply).message).toContain('exceeded max depth');
+    const array = await request('POST', '/api/v1/namespaces/default/configmaps', '['.repeat(20000) + ']'.repeat(20000));
+    expect(array.status).toBe(400);
+  });
+
   it('streams watch events with the initial-events-end bookmark', async () => {
     await request('POST', '/api/v1/namespaces/default/configmaps', configMap('before'));
     const reply = await api.handle({

@@ -30,12 +30,31 @@ export function decodeBody(body: Buffer, contentType: string | undefined, allowe
   return decodeJson(text);
 }
 
+/** Deeper documents are refused before anything walks them recursively (upstream's decoder stops at 10,000). */
+export const MAX_DOCUMENT_DEPTH = 1000;
+
 export function decodeJson(text: string): unknown {
   if (text.trim() === '') throw ApiError.badRequest('the request body is empty');
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw ApiError.badRequest(`error decoding JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  checkDepth(value);
+  return value;
+}
+
+/** Iterative depth check, so that hostile nesting cannot overflow the stack. */
+export function checkDepth(value: unknown, max = MAX_DOCUMENT_DEPTH): void {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [current, depth] = stack.pop() as [unknown, number];
+    if (current === null || typeof current !== 'object') continue;
+    if (depth > max) throw ApiError.badRequest(`error decoding request body: exceeded max depth of ${max}`);
+    for (const child of Array.isArray(current) ? current : Object.values(current)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
   }
 }
 
@@ -45,6 +64,7 @@ export function decodeYaml(text: string): unknown {
     const documents = parseAllDocuments(text);
     if (Array.isArray(documents) && documents.length > 1) throw ApiError.badRequest('error decoding YAML: expected a single document');
     const value: unknown = parseYaml(text, { maxAliasCount: 100, intAsBigInt: false, schema: 'core' });
+    checkDepth(value);
     return value;
   } catch (error) {
     if (error instanceof ApiError) throw error;
@@ -88,8 +108,8 @@ export function negotiate(accept: string | undefined): Negotiated {
 /** Narrows a decoded body to an object, or 400 as upstream does for non-object JSON. */
 export function requireObjectBody(value: unknown): Record<string, unknown> {
   if (!isRecord(value)) {
-    const what = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
-    throw ApiError.badRequest(`Object 'Kind' is missing in '${truncate(JSON.stringify(value) ?? what, 200)}'`);
+    const what = Array.isArray(value) ? `[…${value.length} items]` : value === null ? 'null' : truncate(String(value), 200);
+    throw ApiError.badRequest(`Object 'Kind' is missing in '${what}'`);
   }
   return value;
 }

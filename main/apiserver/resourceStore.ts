@@ -14,7 +14,7 @@ import { StorageError } from '../storage/store';
 import { ApiError } from './apiError';
 import { requireObjectBody } from './content';
 import { generateName, jsonEqual, newUid, nowTimestamp } from './objectMeta';
-import { decodeErrorMessage, findTypeErrors, findUnknownFields, strictDecodingMessage } from './openapi/fieldValidation';
+import { decodeErrorMessage, findTypeErrors, findUnknownFields, pruneUnknownFields, strictDecodingMessage } from './openapi/fieldValidation';
 import type { FieldRequirement, LabelRequirement } from './selectors';
 import { matchesFields, matchesLabels } from './selectors';
 
@@ -386,6 +386,7 @@ export class ResourceStore {
         options.warnings.push(...unknown);
       }
     }
+    pruneUnknownFields(obj, apiVersion, def.kind);
     return obj;
   }
 

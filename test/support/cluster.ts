@@ -3,7 +3,7 @@
 // command-line contract in docs/architecture.md: the server is ready when the kubeconfig is
 // written and /readyz answers ok; SIGTERM stops it; `kubedesk reset` removes its state and containers.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -43,6 +43,8 @@ export interface StartClusterOptions {
   readyTimeoutMs?: number;
   /** The CLI script to run (default bin/kubedesk.mjs); the harness's own test uses a fake. */
   cli?: string;
+  /** Text the kubeconfig holds before the first start, standing for a user's existing kubeconfig. */
+  kubeconfigContent?: string;
 }
 
 export interface TestCluster {
@@ -89,6 +91,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<T
   const logPath = join(root, 'serve.log');
   const toolHome = join(root, 'home');
   mkdirSync(toolHome);
+  if (options.kubeconfigContent !== undefined) writeFileSync(kubeconfig, options.kubeconfigContent, { mode: 0o600 });
   const tools = toolPaths();
   const readyTimeoutMs = options.readyTimeoutMs ?? 90_000;
 
@@ -221,7 +224,8 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<T
     logs: () => (existsSync(logPath) ? readFileSync(logPath, 'utf8') : ''),
     async destroy() {
       await stop().catch(() => stop('SIGKILL'));
-      const reset = await runCommand(process.execPath, [cliPath, 'reset', '--data-dir', dataDir], { timeoutMs: 120_000 });
+      // Without --kubeconfig, reset would edit the default kubeconfig of whoever runs the tests.
+      const reset = await runCommand(process.execPath, [cliPath, 'reset', '--data-dir', dataDir, '--kubeconfig', kubeconfig], { timeoutMs: 120_000 });
       if (reset.code !== 0) {
         throw new Error(`kubedesk reset failed (${String(reset.code)}); state kept in ${root}.\n${reset.stdout}${reset.stderr}`);
       }
@@ -237,7 +241,8 @@ interface Connection {
   caPem: string;
 }
 
-// Reads the kubedesk entries (or the current context's) from the kubeconfig the server wrote.
+// Reads the kubedesk entries (or the current context's) from the kubeconfig the server wrote. The
+// kubedesk context wins: in a user's existing kubeconfig the current context stays someone else's.
 function readConnection(kubeconfig: string): Connection | undefined {
   if (!existsSync(kubeconfig)) return undefined;
   let config: unknown;
@@ -247,7 +252,8 @@ function readConnection(kubeconfig: string): Connection | undefined {
     return undefined;
   }
   if (!isRecord(config)) return undefined;
-  const contextName = typeof config['current-context'] === 'string' && config['current-context'] ? config['current-context'] : 'kubedesk';
+  const currentContext = typeof config['current-context'] === 'string' && config['current-context'] ? config['current-context'] : 'kubedesk';
+  const contextName = namedEntry(config.contexts, 'kubedesk') ? 'kubedesk' : currentContext;
   const context = asRecord(namedEntry(config.contexts, contextName)?.context);
   const cluster = asRecord(namedEntry(config.clusters, typeof context.cluster === 'string' ? context.cluster : 'kubedesk')?.cluster);
   const user = asRecord(namedEntry(config.users, typeof context.user === 'string' ? context.user : 'kubedesk')?.user);

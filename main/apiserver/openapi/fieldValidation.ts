@@ -81,13 +81,23 @@ export function findUnknownFields(obj: unknown, apiVersion: string, kind: string
   return [...found];
 }
 
-function collectUnknownFields(value: unknown, fieldSchema: OpenApiSchema, path: string, components: Components, found: Set<string>): void {
-  if (value === null || typeof value !== 'object' || found.size >= MAX_STRICT_ERRORS) return;
+/**
+ * Drops unknown fields in place, as decoding into Go structs does when field validation is not
+ * Strict (the object is stored without them).
+ */
+export function pruneUnknownFields(obj: unknown, apiVersion: string, kind: string): void {
+  const schema = kindSchema(apiVersion, kind);
+  if (!schema) return;
+  collectUnknownFields(obj, schema, '', builtinSchemas, new Set<string>(), true);
+}
+
+function collectUnknownFields(value: unknown, fieldSchema: OpenApiSchema, path: string, components: Components, found: Set<string>, prune = false): void {
+  if (value === null || typeof value !== 'object' || (!prune && found.size >= MAX_STRICT_ERRORS)) return;
   const { schema } = resolve(fieldSchema, components);
   if (schema.oneOf) return;
   if (Array.isArray(value)) {
     if (!schema.items) return;
-    value.forEach((item, index) => collectUnknownFields(item, schema.items as OpenApiSchema, `${path}[${index}]`, components, found));
+    value.forEach((item, index) => collectUnknownFields(item, schema.items as OpenApiSchema, `${path}[${index}]`, components, found, prune));
     return;
   }
   if (!isRecord(value)) return;
@@ -95,13 +105,14 @@ function collectUnknownFields(value: unknown, fieldSchema: OpenApiSchema, path: 
     const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true;
     for (const [key, child] of Object.entries(value)) {
       const property = hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
-      if (property) collectUnknownFields(child, property, joinPath(path, key), components, found);
+      if (property) collectUnknownFields(child, property, joinPath(path, key), components, found, prune);
+      else if (!preserve && prune) delete value[key];
       else if (!preserve && found.size < MAX_STRICT_ERRORS) found.add(`unknown field "${joinPath(path, key)}"`);
     }
     return;
   }
   if (typeof schema.additionalProperties === 'object') {
-    for (const [key, child] of Object.entries(value)) collectUnknownFields(child, schema.additionalProperties, joinPath(path, key), components, found);
+    for (const [key, child] of Object.entries(value)) collectUnknownFields(child, schema.additionalProperties, joinPath(path, key), components, found, prune);
   }
   // No properties and no additionalProperties: free-form (RawExtension, FieldsV1, JSON) — anything goes.
 }

@@ -1,0 +1,101 @@
+// Single-object creates: 16 clients, each its own keep-alive HTTPS connection, POSTing ConfigMaps
+// one after another (as 16 controllers or `kubectl apply` loops would) for a bounded time. Compared
+// with rawSqlite.mjs run in the same process just before, so the ratio tells how much of the disk's
+// transaction rate the API path (TLS, HTTP, auth, validation, defaulting, storage, watch) keeps.
+import https from 'node:https';
+import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { cpuMsOf, memoryOf, request, startServer, summarise } from './lib.mjs';
+import { rawInsertLoop } from './rawSqlite.mjs';
+
+const CLIENTS = 16;
+const TARGET_PER_SECOND = 3_000;
+const TARGET_P99_MS = 20;
+const TARGET_RATIO = 0.4;
+
+function configMap(name, index) {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'bench' }, data: { index: String(index), payload: 'x'.repeat(64) } };
+}
+
+async function ensureNamespace(server, name) {
+  const reply = await request(server, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  if (reply.status !== 201 && reply.status !== 409) throw new Error(`creating namespace ${name}: HTTP ${reply.status} ${reply.body.slice(0, 300)}`);
+}
+
+/** Runs `CLIENTS` loops of sequential creates until `maxCreates` in total or `maxMs` have passed. */
+async function createLoad(server, { prefix, maxCreates, maxMs }) {
+  const latencies = [];
+  const failures = new Map();
+  let issued = 0;
+  const started = performance.now();
+  const deadline = started + maxMs;
+  const agents = [];
+  const client = async (clientIndex) => {
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca: server.ca });
+    agents.push(agent);
+    while (issued < maxCreates && performance.now() < deadline) {
+      const index = issued++;
+      try {
+        const reply = await request(server, 'POST', '/api/v1/namespaces/bench/configmaps', configMap(`${prefix}-${clientIndex}-${index}`, index), { agent });
+        if (reply.status === 201) latencies.push(reply.ms);
+        else failures.set(`HTTP ${reply.status}`, (failures.get(`HTTP ${reply.status}`) ?? 0) + 1);
+      } catch (error) {
+        const key = error instanceof Error ? error.message.slice(0, 80) : String(error);
+        failures.set(key, (failures.get(key) ?? 0) + 1);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CLIENTS }, (_, clientIndex) => client(clientIndex)));
+  const seconds = (performance.now() - started) / 1000;
+  for (const agent of agents) agent.destroy();
+  return { latencies, failures: Object.fromEntries(failures), seconds };
+}
+
+export async function benchCreates({ maxCreates = 20_000, maxMs = 5_000 } = {}) {
+  const raw = rawInsertLoop({ maxMs: 3_000 });
+  const server = await startServer({ name: 'creates' });
+  try {
+    await ensureNamespace(server, 'bench');
+    await createLoad(server, { prefix: 'warm', maxCreates: 400, maxMs: 5_000 });
+    const cpuBefore = cpuMsOf(server.pid);
+    const clientCpuBefore = process.cpuUsage();
+    const load = await createLoad(server, { prefix: 'cm', maxCreates, maxMs });
+    const serverCpuMs = cpuMsOf(server.pid) - cpuBefore;
+    const clientCpu = process.cpuUsage(clientCpuBefore);
+    const memory = memoryOf(server.pid);
+    const latency = summarise(load.latencies);
+    const perSecond = load.latencies.length / load.seconds;
+    const ratio = perSecond / raw.perSecond;
+    const failed = Object.values(load.failures).reduce((sum, count) => sum + count, 0);
+    return {
+      name: 'creates',
+      figures: {
+        clients: CLIENTS,
+        creates: load.latencies.length,
+        failed,
+        failures: load.failures,
+        seconds: load.seconds,
+        createsPerSecond: perSecond,
+        latencyMs: latency,
+        raw,
+        ratioToRaw: ratio,
+        serverCpuMsPerCreate: serverCpuMs / Math.max(1, load.latencies.length),
+        serverCpuCores: serverCpuMs / 1000 / load.seconds,
+        clientCpuMsPerCreate: (clientCpu.user + clientCpu.system) / 1000 / Math.max(1, load.latencies.length),
+        serverRssAfterMb: memory.rssMb,
+        serverPeakRssMb: memory.peakMb,
+      },
+      rows: [
+        ['creates/s (16 clients)', perSecond.toFixed(0), `raw SQLite: ${raw.perSecond.toFixed(0)}/s`, `≥ ${TARGET_PER_SECOND}`, perSecond >= TARGET_PER_SECOND],
+        ['create ratio to raw', `${(ratio * 100).toFixed(0)} %`, '', `≥ ${TARGET_RATIO * 100} %`, ratio >= TARGET_RATIO],
+        ['create latency p50 / p90', `${latency.p50.toFixed(1)} / ${latency.p90.toFixed(1)} ms`, '', '', undefined],
+        ['create latency p99', `${latency.p99.toFixed(1)} ms`, `max ${latency.max.toFixed(1)} ms`, `≤ ${TARGET_P99_MS} ms`, latency.p99 <= TARGET_P99_MS],
+        ['server CPU per create', `${((serverCpuMs / Math.max(1, load.latencies.length)) * 1000).toFixed(0)} µs`, `bench process: ${((clientCpu.user + clientCpu.system) / Math.max(1, load.latencies.length)).toFixed(0)} µs`, '', undefined],
+        ['server CPU cores in use', (serverCpuMs / 1000 / load.seconds).toFixed(2), `of ${cpus().length} cores; bench process ${((clientCpu.user + clientCpu.system) / 1e6 / load.seconds).toFixed(2)}`, '', undefined],
+        ['failed creates', String(failed), Object.keys(load.failures).join('; ').slice(0, 60), '0', failed === 0],
+      ],
+    };
+  } finally {
+    await server.stop();
+  }
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+// Runs the benchmarks in order and prints one table: each figure, what it was measured against in
+// the same run, and its target. Figures are printed, never asserted — a missed target is
+// information, not a failure; only a bench that cannot run makes the exit code non-zero.
+//
+//   npm run build && node bench/run.mjs [startup] [creates] [watch] [idle-rss] [--profile] [--json FILE]
+//
+// --profile runs every server under `node --cpu-prof` and leaves the .cpuprofile files (open them
+// in Chrome DevTools → Performance) in /tmp/kubedesk-bench/profiles.
+import { cpus } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { machineLoad, repoRoot, serverNodeFlags } from './lib.mjs';
+import { benchStartup } from './startup.mjs';
+import { benchCreates } from './creates.mjs';
+import { benchWatchFanout } from './watchFanout.mjs';
+import { benchIdleRss } from './idleRss.mjs';
+
+const BENCHES = {
+  startup: () => benchStartup(),
+  creates: () => benchCreates(),
+  watch: () => benchWatchFanout(),
+  'idle-rss': () => benchIdleRss(),
+};
+const TOTAL_LIMIT_MS = 180_000;
+const RESULTS_DIR = '/tmp/kubedesk-bench';
+
+function parseArguments(argv) {
+  const selected = [];
+  let profile = false;
+  let jsonPath = join(RESULTS_DIR, 'latest.json');
+  for (let index = 0; index < argv.length; index++) {
+    const argument = argv[index];
+    if (argument === '--profile') profile = true;
+    else if (argument === '--json') jsonPath = argv[++index];
+    else if (argument in BENCHES) selected.push(argument);
+    else throw new Error(`unknown argument "${argument}"; benches: ${Object.keys(BENCHES).join(', ')}`);
+  }
+  return { selected: selected.length > 0 ? selected : Object.keys(BENCHES), profile, jsonPath };
+}
+
+function printTable(rows) {
+  const header = ['figure', 'measured', 'same-run baseline / context', 'target', ''];
+  const cells = rows.map((row) => [row[0], row[1], row[2], row[3], row[4] === undefined ? '' : row[4] ? 'met' : 'MISSED']);
+  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => String(row[column]).length)));
+  const line = (row) => row.map((cell, column) => String(cell).padEnd(widths[column])).join('  ').trimEnd();
+  console.log(line(header));
+  console.log(widths.map((width) => '-'.repeat(width)).join('  '));
+  for (const row of cells) console.log(line(row));
+}
+
+async function main() {
+  const options = parseArguments(process.argv.slice(2));
+  if (!existsSync(join(repoRoot, 'dist', 'kubedesk.mjs'))) {
+    console.error('bench: dist/kubedesk.mjs is missing; run `npm run build` first');
+    return 2;
+  }
+  if (options.profile) {
+    const profiles = join(RESULTS_DIR, 'profiles');
+    mkdirSync(profiles, { recursive: true });
+    serverNodeFlags.push('--cpu-prof', '--cpu-prof-dir', profiles);
+    console.log(`bench: CPU profiles go to ${profiles}`);
+  }
+  const watchdog = setTimeout(() => {
+    console.error(`bench: gave up after ${TOTAL_LIMIT_MS / 1000} s`);
+    process.exit(3);
+  }, TOTAL_LIMIT_MS);
+  watchdog.unref();
+
+  const started = performance.now();
+  const machine = { node: process.version, cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', loadBefore: machineLoad() };
+  console.log(`bench: node ${machine.node}, ${machine.cores} cores (${machine.cpu}), load average ${machine.loadBefore}`);
+  const results = [];
+  const rows = [];
+  let crashed = 0;
+  for (const name of options.selected) {
+    const benchStarted = performance.now();
+    const loadBefore = machineLoad();
+    process.stdout.write(`bench: ${name} … `);
+    try {
+      const result = await BENCHES[name]();
+      const seconds = (performance.now() - benchStarted) / 1000;
+      console.log(`${seconds.toFixed(1)} s (load ${loadBefore} → ${machineLoad()})`);
+      results.push({ ...result, seconds, loadBefore, loadAfter: machineLoad() });
+      rows.push(...result.rows);
+    } catch (error) {
+      crashed++;
+      console.log('FAILED');
+      console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+      results.push({ name, error: error instanceof Error ? error.message : String(error) });
+      rows.push([`${name}: did not run`, 'error', '', '', false]);
+    }
+  }
+  machine.loadAfter = machineLoad();
+  const totalSeconds = (performance.now() - started) / 1000;
+  console.log('');
+  printTable(rows);
+  console.log('');
+  console.log(`bench: ${totalSeconds.toFixed(1)} s in all; load average ${machine.loadBefore} → ${machine.loadAfter} on ${machine.cores} cores (shared machines inflate latencies)`);
+
+  mkdirSync(dirname(options.jsonPath), { recursive: true });
+  writeFileSync(options.jsonPath, JSON.stringify({ date: new Date().toISOString(), machine, totalSeconds, results }, null, 2) + '\n');
+  console.log(`bench: figures written to ${options.jsonPath}`);
+  return crashed > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error('bench:', error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);
