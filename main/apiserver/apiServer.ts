@@ -2,6 +2,7 @@
 // resource handlers, and shapes the reply (object, list, Table, Status). Transport-agnostic: the
 // HTTPS server and the in-process transport both call `handle`. Paths and query parameters follow
 // staging/src/k8s.io/apiserver/pkg/endpoints (installer.go, handlers/*).
+import type { Readable } from 'node:stream';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { ResourceDef } from '../registry/types';
@@ -49,7 +50,19 @@ export interface ApiWatchReply {
   transform(object: KubeObject, type: string): unknown;
 }
 
-export type ApiResponse = ApiReply | ApiWatchReply;
+/**
+ * A reply whose body is produced over time (pod logs under follow): the HTTP server pipes `stream`
+ * and destroys it when the client goes away. `body` is empty so transports that cannot stream
+ * (in-process) still see an ApiReply.
+ */
+export interface ApiStreamReply {
+  status: number;
+  headers: Record<string, string>;
+  body: '';
+  stream: Readable;
+}
+
+export type ApiResponse = ApiReply | ApiWatchReply | ApiStreamReply;
 
 /** A handler for a subresource the core does not implement itself (log, exec, binding…). */
 export type SubresourceHandler = (request: ApiRequest, context: { def: ResourceDef; namespace: string; name: string; subresource: string; rest: string[] }) => Promise<ApiResponse> | ApiResponse;

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { KubeObject, WatchEventType } from '../../shared/kubernetes/types';
 import { ApiError } from './apiError';
 import { MAX_BODY_BYTES } from './content';
-import type { ApiRequest, ApiResponse, ApiServer, ApiWatchReply } from './apiServer';
+import type { ApiRequest, ApiResponse, ApiServer, ApiStreamReply, ApiWatchReply } from './apiServer';
 import { errorReply } from './apiServer';
 
 export interface UserInfo {
@@ -105,6 +105,7 @@ export class HttpServer {
     const apiRequest: ApiRequest = { method: request.method ?? 'GET', path, query: url.searchParams, headers: flattenHeaders(request.headers), body };
     const reply: ApiResponse = await this.options.api.handle(apiRequest);
     if ('watch' in reply) streamWatch(request, response, reply);
+    else if ('stream' in reply) streamBody(response, reply);
     else writeReply(response, reply);
   }
 
@@ -184,25 +185,55 @@ function streamWatch(request: IncomingMessage, response: ServerResponse, reply: 
   const probe: KubeObject = { metadata: {} };
   const identity = reply.transform(probe, 'ADDED') === probe;
   let ended = false;
-  const handle = reply.watch({
-    send(type, object) {
+  // Events are queued and written once per turn of the event loop: the write that caused them
+  // answers its own client first (fan-out stays off the request path, as upstream's watch cache
+  // dispatches asynchronously), and a burst becomes one TLS record per watcher instead of many.
+  let pending: string[] = [];
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (ended || pending.length === 0) return;
+    const chunk = pending.length === 1 ? pending[0] : pending.join('');
+    pending = [];
+    response.write(chunk);
+    if (response.writableLength > MAX_WATCH_BUFFER) {
+      // A watcher that cannot keep up is closed, as upstream's cacher does; it will re-watch.
+      sink.close();
+    }
+  };
+  const sink = {
+    send(type: WatchEventType, object: KubeObject) {
       if (ended) return;
-      response.write(encodeEvent(type, object, reply.transform, identity));
-      if (response.writableLength > MAX_WATCH_BUFFER) {
-        // A watcher that cannot keep up is closed, as upstream's cacher does; it will re-watch.
-        this.close();
+      pending.push(encodeEvent(type, object, reply.transform, identity));
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
       }
     },
     close() {
       if (ended) return;
+      flush();
       ended = true;
       response.end();
     },
-  });
+  };
+  const handle = reply.watch(sink);
   const stop = () => {
     ended = true;
     handle.dispose();
   };
   request.on('close', stop);
   response.on('close', stop);
+}
+
+/** A streamed plain reply (pod logs): headers at once, chunks as they come, the source destroyed if the client leaves. */
+function streamBody(response: ServerResponse, reply: ApiStreamReply): void {
+  const { stream } = reply;
+  response.writeHead(reply.status, { ...reply.headers, 'Cache-Control': reply.headers['Cache-Control'] ?? 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  response.flushHeaders();
+  stream.on('error', () => response.destroy());
+  response.on('close', () => {
+    if (!stream.destroyed) stream.destroy();
+  });
+  stream.pipe(response);
 }
