@@ -1,0 +1,119 @@
+// The cluster's Docker bridge network. dockershim put sandboxes on a CNI network; we use one
+// user-defined bridge per cluster (name from the options, labelled with the cluster id) with a
+// 10.x.0.0/16 subnet that overlaps no other Docker network and no host route. Docker's IPAM hands
+// out pod IPs only from the lower half (ip-range 10.x.0.0/17) so the upper half can hold Service
+// ClusterIPs (docker-internals §3 option B). Pure subnet arithmetic is separate from the Docker calls.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
+
+export interface Cidr {
+  address: number; // network address as an unsigned 32-bit integer
+  prefix: number;
+}
+
+export interface ClusterNetwork {
+  id: string;
+  name: string;
+  subnet: string; // 10.x.0.0/16
+  gateway: string; // 10.x.0.1
+  /** where Docker assigns pod IPs (lower half) */
+  podRange: string;
+  /** free for Service ClusterIPs (upper half); '' when the network was not created by us */
+  serviceRange: string;
+}
+
+export function parseIPv4(text: string): number | undefined {
+  const parts = text.split('.');
+  if (parts.length !== 4) return undefined;
+  let value = 0;
+  for (const part of parts) {
+    if (!/^\d{1,3}$/.test(part)) return undefined;
+    const octet = Number(part);
+    if (octet > 255) return undefined;
+    value = value * 256 + octet;
+  }
+  return value;
+}
+
+export function formatIPv4(value: number): string {
+  return [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join('.');
+}
+
+export function parseCidr(text: string): Cidr | undefined {
+  const [address, prefixText] = text.split('/');
+  const parsed = parseIPv4(address ?? '');
+  const prefix = prefixText === undefined ? 32 : Number(prefixText);
+  if (parsed === undefined || !Number.isInteger(prefix) || prefix < 0 || prefix > 32) return undefined;
+  return { address: (parsed & maskOf(prefix)) >>> 0, prefix };
+}
+
+function maskOf(prefix: number): number {
+  return prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
+}
+
+export function cidrsOverlap(first: Cidr, second: Cidr): boolean {
+  const prefix = Math.min(first.prefix, second.prefix);
+  const mask = maskOf(prefix);
+  return ((first.address & mask) >>> 0) === ((second.address & mask) >>> 0);
+}
+
+/**
+ * The first free 10.x.0.0/16 (x in 100..249), starting at a position derived from the seed so
+ * clusters created at the same moment tend to pick different subnets. Routes that cover
+ * everything (a default route, /0) are not conflicts.
+ */
+export function chooseSubnet(used: Cidr[], seed: string, skip: ReadonlySet<string> = new Set()): string | undefined {
+  const first = 100;
+  const count = 150;
+  const start = createHash('sha256').update(seed).digest().readUInt16BE(0) % count;
+  const relevant = used.filter((cidr) => cidr.prefix > 0);
+  for (let step = 0; step < count; step++) {
+    const second = first + ((start + step) % count);
+    const subnet = `10.${second}.0.0/16`;
+    if (skip.has(subnet)) continue;
+    const candidate = parseCidr(subnet);
+    if (candidate && !relevant.some((cidr) => cidrsOverlap(cidr, candidate))) return subnet;
+  }
+  return undefined;
+}
+
+/** Halves of a /16: Docker's ip-range (pods) and the rest (Services), plus the gateway. */
+export function splitSubnet(subnet: string): { gateway: string; podRange: string; serviceRange: string } {
+  const cidr = parseCidr(subnet);
+  if (!cidr) throw new Error(`invalid subnet ${subnet}`);
+  const half = cidr.prefix + 1;
+  const size = 2 ** (32 - half);
+  return {
+    gateway: formatIPv4(cidr.address + 1),
+    podRange: `${formatIPv4(cidr.address)}/${half}`,
+    serviceRange: `${formatIPv4(cidr.address + size)}/${half}`,
+  };
+}
+
+/** Addresses and routes of this host (Linux: /proc/net/route), to avoid subnets the host already uses. */
+export function hostNetworks(): Cidr[] {
+  const result: Cidr[] = [];
+  for (const addresses of Object.values(networkInterfaces())) {
+    for (const address of addresses ?? []) {
+      if (address.family !== 'IPv4' || address.internal) continue;
+      const cidr = parseCidr(address.cidr ?? `${address.address}/32`);
+      if (cidr) result.push(cidr);
+    }
+  }
+  try {
+    const lines = readFileSync('/proc/net/route', 'utf8').split('\n').slice(1);
+    for (const line of lines) {
+      const fields = line.trim().split(/\s+/);
+      if (fields.length < 8) continue;
+      // Destination and mask are little-endian hex.
+      const destination = Buffer.from(fields[1], 'hex').readUInt32LE(0);
+      const mask = Buffer.from(fields[7], 'hex').readUInt32LE(0);
+      const prefix = mask.toString(2).split('').filter((bit) => bit === '1').length;
+      if (prefix > 0) result.push({ address: destination >>> 0, prefix });
+    }
+  } catch {
+    // Not Linux, or no procfs: the interface addresses above must do.
+  }
+  return result;
+}
