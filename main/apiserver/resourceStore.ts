@@ -250,6 +250,9 @@ export class ResourceStore {
       if (!subresource && !wholeObject) def.prepareForUpdate(next, existing);
       def.defaults(next);
       const errors = def.validateCreate(next);
+      // pods/binding writes fields the main resource may not change (spec.nodeName): the binding's
+      // own checks ran before, as upstream's BindingREST does not go through pod update validation.
+      if (wholeObject) return errors;
       return dedupe([...errors, ...def.validateUpdate(next, existing)]);
     });
     if (def.hasGeneration && !subresource && !jsonEqual(withoutMetaAndStatus(next), withoutMetaAndStatus(existing))) {
