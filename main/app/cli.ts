@@ -5,6 +5,8 @@ import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { Cluster } from './cluster';
 import { removeKubeconfigEntries } from './kubeconfig';
+import { networkNameFor, readClusterId } from './clusterIdentity';
+import { DockerRuntime } from '../kubelet/runtime/dockerRuntime';
 
 const USAGE = `Usage:
   kubedesk serve [--data-dir DIR] [--port N] [--kubeconfig FILE] [--nodes N]
@@ -106,7 +108,16 @@ async function serve(options: CliOptions): Promise<number> {
   return 0;
 }
 
-function reset(options: CliOptions): number {
+async function reset(options: CliOptions): Promise<number> {
+  const clusterId = readClusterId(options.dataDir);
+  if (clusterId) {
+    // Containers, sandboxes and the network carry the cluster id; remove exactly those.
+    try {
+      await new DockerRuntime({ clusterId, nodeName: '', networkName: networkNameFor(clusterId) }).removeClusterResources();
+    } catch (error) {
+      process.stderr.write(`kubedesk: could not remove the cluster's containers (is Docker running?): ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+  }
   if (existsSync(options.dataDir)) rmSync(options.dataDir, { recursive: true, force: true });
   if (existsSync(options.kubeconfig)) removeKubeconfigEntries(options.kubeconfig);
   process.stdout.write(`kubedesk: removed the cluster in ${options.dataDir}\n`);

@@ -16,6 +16,14 @@ import { ApiClient } from '../client/apiClient';
 import { SharedInformerFactory } from '../client/informer';
 import { NamespaceController } from '../controllers/namespaceController';
 import { NamespaceDefaultsController } from '../controllers/namespaceDefaultsController';
+import { EventRecorder } from '../client/eventRecorder';
+import { Scheduler } from '../scheduler/scheduler';
+import { Kubelet } from '../kubelet/kubelet';
+import { DockerRuntime } from '../kubelet/runtime/dockerRuntime';
+import { ensureClusterId, networkNameFor, nodeNameFor, zoneFor } from './clusterIdentity';
+import { KUBERNETES_SERVICE_IP } from './bootstrap';
+import { createStreamHandlers } from '../apiserver/streaming/streamHandlers';
+import { KubeletPodStreams } from './podStreams';
 import { InProcessTransport } from './inProcessTransport';
 import { bootstrapObjects } from './bootstrap';
 import { writeKubeconfig, type WriteKubeconfigResult } from './kubeconfig';
@@ -41,6 +49,7 @@ export class Cluster {
   kubeconfigResult: WriteKubeconfigResult | undefined;
   api!: ApiServer;
   client!: ApiClient;
+  kubelets: Kubelet[] = [];
 
   private constructor(readonly options: ClusterOptions) {}
 
@@ -88,6 +97,13 @@ export class Cluster {
     });
     const http = new HttpServer({ api: this.api, authenticator, cert: pki.serverCertPem, key: pki.serverKeyPem, port: this.options.port, isReady: () => this.ready });
     this.register({ dispose: () => http.close() });
+    const podsDef = registry.lookup('', 'v1', 'pods');
+    if (podsDef) {
+      const streamHandlers = createStreamHandlers({ getPod: (namespace, name) => api.objects.get(podsDef, namespace, name), streams: new KubeletPodStreams(() => this.kubelets) });
+      this.api.registerSubresource('pods', 'log', streamHandlers.logs);
+      http.addUpgradeHandler(streamHandlers.upgrade);
+      this.register(streamHandlers);
+    }
 
     this.client = new ApiClient(new InProcessTransport(this.api));
     await bootstrapObjects(this.client);
@@ -98,13 +114,46 @@ export class Cluster {
     const namespaces = new NamespaceController(this.client, factory);
     this.register(namespaces);
     const namespaceDefaults = this.register(new NamespaceDefaultsController(this.client, factory, pki.caCertPem));
+    const scheduler = this.register(new Scheduler(this.client, factory, new EventRecorder(this.client, { component: 'default-scheduler' })));
+    this.kubelets = await this.createKubelets(factory, pki.caCertPem);
     factory.start();
     await factory.waitForCacheSync();
     namespaces.start();
     namespaceDefaults.start();
+    scheduler.start();
+    for (const kubelet of this.kubelets) await kubelet.start();
 
     this.kubeconfigResult = writeKubeconfig({ path: this.options.kubeconfigPath, server: this.server, caCertPem: pki.caCertPem, token });
     this.ready = true;
+  }
+
+  /** One kubelet per virtual node, each with its own runtime view of the one Docker daemon. */
+  private async createKubelets(factory: SharedInformerFactory, caCertPem: string): Promise<Kubelet[]> {
+    const { dataDir } = this.options;
+    const clusterId = ensureClusterId(dataDir);
+    const kubelets: Kubelet[] = [];
+    for (let index = 0; index < this.options.nodes; index++) {
+      const nodeName = nodeNameFor(index);
+      const nodeDir = join(dataDir, 'nodes', nodeName);
+      mkdirSync(nodeDir, { recursive: true, mode: 0o700 });
+      const runtime = new DockerRuntime({ clusterId, nodeName, networkName: networkNameFor(clusterId), dataDir: nodeDir });
+      // The node's address is the host's address on the cluster network; without Docker it is loopback
+      // until Docker answers (the node is NotReady meanwhile).
+      const internalIP = await runtime.start().then((prepared) => prepared.network.gateway, () => '127.0.0.1');
+      const kubelet = new Kubelet({
+        client: this.client,
+        factory,
+        runtime,
+        recorder: new EventRecorder(this.client, { component: 'kubelet', host: nodeName }),
+        identity: { nodeName, zone: zoneFor(index), controlPlane: index === 0, internalIP, dataDir: nodeDir },
+        podsDir: join(nodeDir, 'pods'),
+        caCertPem,
+        kubernetesService: { host: KUBERNETES_SERVICE_IP, port: 443 },
+      });
+      this.register(kubelet);
+      kubelets.push(kubelet);
+    }
+    return kubelets;
   }
 
   isReady(): boolean {

@@ -6,6 +6,8 @@ import type { ApiServer } from '../apiserver/apiServer';
 import type { Transport, TransportRequest, TransportResponse, WatchHandle } from '../client/transport';
 import { ClientApiError, statusFromResponse } from '../client/errors';
 
+const MAX_STREAM_BYTES = 16 * 1024 * 1024;
+
 export class InProcessTransport implements Transport {
   constructor(private readonly api: ApiServer) {}
 
@@ -19,6 +21,19 @@ export class InProcessTransport implements Transport {
       parsedBody: request.body === undefined ? undefined : structuredClone(request.body),
     });
     if ('watch' in reply) throw new Error('use watch() for watch requests');
+    if ('stream' in reply) {
+      // A streamed body (pod logs) is read to its end, as an HTTP client without streaming would.
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of reply.stream) {
+        const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+        size += buffer.length;
+        if (size > MAX_STREAM_BYTES) break;
+        chunks.push(buffer);
+      }
+      reply.stream.destroy();
+      return { status: reply.status, body: Buffer.concat(chunks).toString('utf8') };
+    }
     const text = typeof reply.body === 'string' ? reply.body : reply.body.toString('utf8');
     let body: unknown = null;
     if (text !== '') {
