@@ -29,6 +29,7 @@ const MAX_CACHE = 4096;
 export class EventRecorder {
   private readonly seen = new Map<string, Seen>();
   private pending: Promise<void> = Promise.resolve();
+  private lastNanos = 0n;
 
   constructor(
     private readonly client: ApiClient,
@@ -72,7 +73,11 @@ export class EventRecorder {
         if (!isNotFound(error)) throw error;
       }
     }
-    const name = `${object.metadata.name ?? 'unknown'}.${(BigInt(now) * 1_000_000n).toString(16)}`;
+    // upstream names events `<object>.<unix nanos in hex>`; nanos are made unique per recorder
+    let nanos = BigInt(now) * 1_000_000n;
+    if (nanos <= this.lastNanos) nanos = this.lastNanos + 1n;
+    this.lastNanos = nanos;
+    const name = `${object.metadata.name ?? 'unknown'}.${nanos.toString(16)}`;
     const event: KubeObject = {
       apiVersion: 'v1',
       kind: 'Event',
