@@ -1,0 +1,111 @@
+// The control plane and Docker going away and coming back (issue 3): after kill -9 and a restart
+// of `kubedesk serve` the same containers keep running (no restart, no duplicate); while dockerd is
+// stopped the node turns NotReady, and when it is back the node is Ready and the pods run again.
+// The dockerd part stops the machine's Docker daemon, so it runs only where that is allowed
+// (CI, or KUBEDESK_TEST_RESTART_DOCKER=1).
+import { execFileSync, spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCluster, type TestCluster } from '../support/cluster';
+
+let cluster: TestCluster;
+
+beforeAll(async () => {
+  cluster = await startCluster();
+});
+
+afterAll(async () => {
+  await cluster?.destroy();
+});
+
+async function ok(...args: string[]): Promise<string> {
+  const result = await cluster.kubectl(args);
+  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${result.code}): ${result.stderr}${result.stdout}`);
+  return result.stdout;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+function podContainers(pod: string): { id: string; name: string; status: string }[] {
+  const out = execFileSync('docker', ['ps', '-a', '--no-trunc', '--filter', `label=io.kubernetes.pod.name=${pod}`, '--format', '{{.ID}} {{.Names}} {{.Status}}'], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [id, name, ...status] = line.split(' ');
+      return { id, name, status: status.join(' ') };
+    });
+}
+
+async function runningPod(name: string): Promise<void> {
+  await until(`${name} Running`, async () => ((await ok('get', 'pod', name, '-o', 'jsonpath={.status.phase} {.status.containerStatuses[0].ready}')) === 'Running true' ? true : undefined));
+}
+
+describe('control-plane restarts', () => {
+  it('keeps the same containers running across kill -9 and restart', async () => {
+    await ok('run', 'steady', '--image=kubedesk-test/busybox:1', '--', 'sleep', '3600');
+    await runningPod('steady');
+    const before = podContainers('steady');
+    expect(before).toHaveLength(2); // sandbox + app container
+    await cluster.kill9();
+    expect(podContainers('steady').every((container) => container.status.startsWith('Up'))).toBe(true);
+    await cluster.restart();
+    await runningPod('steady');
+    // give the kubelet a few sync rounds to (wrongly) restart or duplicate anything
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    const after = podContainers('steady');
+    expect(after.map((container) => container.id).sort()).toEqual(before.map((container) => container.id).sort());
+    expect(after.every((container) => container.status.startsWith('Up'))).toBe(true);
+    expect(await ok('get', 'pod', 'steady', '-o', 'jsonpath={.status.containerStatuses[0].restartCount}')).toBe('0');
+  });
+
+  it('removes the containers of a pod whose object went away while the kubelet was down', async () => {
+    await ok('run', 'doomed', '--image=kubedesk-test/busybox:1', '--', 'sleep', '3600');
+    await runningPod('doomed');
+    // A forced delete removes the object at once; killing the server right after leaves the
+    // containers behind for the restarted kubelet to find without a pod.
+    await ok('delete', 'pod', 'doomed', '--grace-period=0', '--force', '--wait=false');
+    await cluster.kill9();
+    await cluster.restart();
+    await until('doomed containers removed', async () => (podContainers('doomed').length === 0 ? true : undefined), 30_000);
+    expect((await cluster.kubectl(['get', 'pod', 'doomed'])).stderr).toContain('pods "doomed" not found');
+  });
+});
+
+const restartDocker = process.env.CI === 'true' || process.env.KUBEDESK_TEST_RESTART_DOCKER === '1';
+
+describe.runIf(restartDocker)('Docker restarts', () => {
+  function dockerUp(): boolean {
+    try {
+      execFileSync('docker', ['info'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  it('turns the node NotReady while dockerd is down and brings pods back when it returns', async () => {
+    await ok('run', 'survivor', '--image=kubedesk-test/busybox:1', '--', 'sleep', '3600');
+    await runningPod('survivor');
+    execFileSync('sh', ['-c', 'pkill -TERM -x dockerd || true']);
+    await until('dockerd stopped', async () => (dockerUp() ? undefined : true), 30_000);
+    await until('node NotReady', async () => {
+      const ready = await ok('get', 'node', 'kubedesk', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status} {.status.conditions[?(@.type=="Ready")].message}');
+      return ready.startsWith('False container runtime is down') ? true : undefined;
+    }, 40_000);
+    const daemon = spawn('sh', ['-c', 'nohup dockerd >/tmp/dockerd.log 2>&1 &'], { stdio: 'ignore', detached: true });
+    daemon.unref();
+    await until('dockerd back', async () => (dockerUp() ? true : undefined), 60_000);
+    await until('node Ready', async () => ((await ok('get', 'node', 'kubedesk', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')) === 'True' ? true : undefined), 40_000);
+    await runningPod('survivor');
+    const restarts = Number(await ok('get', 'pod', 'survivor', '-o', 'jsonpath={.status.containerStatuses[0].restartCount}'));
+    expect(restarts).toBeGreaterThanOrEqual(1);
+  }, 240_000);
+});
