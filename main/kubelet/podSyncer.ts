@@ -9,7 +9,8 @@ import type { ApiClient } from '../client/apiClient';
 import { resources } from '../client/resources';
 import { isNotFound, isConflict } from '../client/errors';
 import type { EventRecorder } from '../client/eventRecorder';
-import type { ContainerRuntime, ContainerStatus } from './runtime/containerRuntime';
+import type { ContainerRuntime, ContainerStatus, RegistryAuth } from './runtime/containerRuntime';
+import { registryAuthFor } from './imagePullSecrets';
 import { Backoff } from './backoff';
 import { computePodStatus, instancesOf, timestamp, type ObservedPod, type WaitingReason } from './podStatus';
 import type { PodRuntimeCache } from './podRuntimeCache';
@@ -359,7 +360,7 @@ export class PodSyncer {
     this.options.recorder.event(pod, 'Normal', 'Pulling', `Pulling image "${image}"`, fieldPath);
     const started = Date.now();
     try {
-      const info = await this.options.runtime.pullImage(key, undefined, () => undefined);
+      const info = await this.options.runtime.pullImage(key, await this.pullAuth(pod, image), () => undefined);
       const seconds = ((Date.now() - started) / 1000).toFixed(3);
       this.options.recorder.event(pod, 'Normal', 'Pulled', `Successfully pulled image "${image}" in ${seconds}s (${seconds}s including waiting). Image size: ${info.sizeBytes} bytes.`, fieldPath);
       this.imageBackoff.reset(backoffKey);
@@ -383,6 +384,31 @@ export class PodSyncer {
   }
 
   private readonly imageFailures = new Map<string, number>();
+
+  /** Credentials from the pod's imagePullSecrets and its service account's. */
+  private async pullAuth(pod: KubeObject, image: string): Promise<RegistryAuth | undefined> {
+    const spec = isRecord(pod.spec) ? pod.spec : {};
+    const namespace = pod.metadata.namespace ?? 'default';
+    const names = new Set<string>();
+    for (const ref of Array.isArray(spec.imagePullSecrets) ? spec.imagePullSecrets : []) if (isRecord(ref) && typeof ref.name === 'string') names.add(ref.name);
+    const accountName = typeof spec.serviceAccountName === 'string' && spec.serviceAccountName ? spec.serviceAccountName : 'default';
+    try {
+      const account = await this.options.client.resource(resources.serviceaccounts).get(namespace, accountName);
+      for (const ref of Array.isArray(account.imagePullSecrets) ? account.imagePullSecrets : []) if (isRecord(ref) && typeof ref.name === 'string') names.add(ref.name);
+    } catch {
+      // no service account: only the pod's own secrets
+    }
+    const secrets: KubeObject[] = [];
+    for (const name of names) {
+      try {
+        secrets.push(await this.options.client.resource(resources.secrets).get(namespace, name));
+      } catch {
+        // a missing pull secret is skipped, as upstream does (with a warning event)
+        this.options.recorder.event(pod, 'Warning', 'FailedToRetrieveImagePullSecret', `Unable to retrieve some image pull secrets (${name}); attempting to pull the image may not succeed.`);
+      }
+    }
+    return registryAuthFor(image, secrets);
+  }
 
   private async serviceEnv(pod: KubeObject): Promise<Record<string, string>> {
     const spec = isRecord(pod.spec) ? pod.spec : {};
