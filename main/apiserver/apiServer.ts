@@ -12,6 +12,7 @@ import { ApiError } from './apiError';
 import { decodeBody, mediaType, MAX_BODY_BYTES, negotiate, type Negotiated } from './content';
 import { aggregatedContentType, aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, wantsAggregated } from './discovery';
 import type { OpenApiService } from './openapi/openapiDocuments';
+import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_REPLY, openApiV2Json, openApiV2Protobuf } from './openapi/openapiV2';
 import type { ResourceRegistry } from './resourceRegistry';
 import { ResourceStore, type DeleteOptions, type FieldValidation, type WriteOptions } from './resourceStore';
 import { parseFieldSelector, parseLabelSelector, validateFieldSelector } from './selectors';
@@ -67,6 +68,13 @@ export type ApiResponse = ApiReply | ApiWatchReply | ApiStreamReply;
 /** A handler for a subresource the core does not implement itself (log, exec, binding…). */
 export type SubresourceHandler = (request: ApiRequest, context: { def: ResourceDef; namespace: string; name: string; subresource: string; rest: string[] }) => Promise<ApiResponse> | ApiResponse;
 
+/**
+ * A handler for a resource computed on request rather than stored (metrics.k8s.io, as an aggregated
+ * API server would serve it). It gets every request under the resource's path; `name` is absent for
+ * the collection and `rest` holds any path segments after the name.
+ */
+export type VirtualResourceHandler = (request: ApiRequest, context: { def: ResourceDef; namespace: string; name?: string; rest: string[] }) => Promise<ApiResponse> | ApiResponse;
+
 export interface ApiServerOptions {
   store: Store;
   registry: ResourceRegistry;
@@ -79,6 +87,7 @@ export interface ApiServerOptions {
 export class ApiServer {
   readonly objects: ResourceStore;
   private readonly subresourceHandlers = new Map<string, SubresourceHandler>();
+  private readonly virtualResources = new Map<string, VirtualResourceHandler>();
 
   constructor(private readonly options: ApiServerOptions) {
     this.objects = new ResourceStore(options.store, undefined, [
@@ -97,6 +106,14 @@ export class ApiServer {
   /** e.g. registerSubresource('pods', 'log', handler) */
   registerSubresource(qualifiedResource: string, subresource: string, handler: SubresourceHandler): void {
     this.subresourceHandlers.set(`${qualifiedResource}/${subresource}`, handler);
+  }
+
+  /**
+   * Routes /apis/<group>/<version>/[namespaces/<ns>/]<resource>[/…] to the handler instead of the store.
+   * The resource must also be in the registry (discovery, OpenAPI, scope).
+   */
+  registerVirtualResource(group: string, version: string, resource: string, handler: VirtualResourceHandler): void {
+    this.virtualResources.set(`${group}/${version}/${resource}`, handler);
   }
 
   async handle(request: ApiRequest): Promise<ApiResponse> {
@@ -145,6 +162,12 @@ export class ApiServer {
   }
 
   private openapi(segments: string[], request: ApiRequest): ApiReply {
+    if (segments[1] === 'v2' && segments.length === 2) {
+      if (request.method !== 'GET') throw ApiError.methodNotAllowed();
+      const accept = request.headers['accept'] ?? '';
+      if (accept.includes(OPENAPI_V2_PROTOBUF) || accept.includes(OPENAPI_V2_PROTOBUF_REPLY)) return { status: 200, headers: { 'Content-Type': OPENAPI_V2_PROTOBUF_REPLY }, body: openApiV2Protobuf() };
+      return { status: 200, headers: { 'Content-Type': 'application/json' }, body: openApiV2Json() };
+    }
     if (segments[1] !== 'v3') throw notFoundPath();
     if (request.method !== 'GET') throw ApiError.methodNotAllowed();
     if (segments.length === 2) return json(200, this.options.openapi.index());
@@ -165,6 +188,8 @@ export class ApiServer {
     const def = this.registry.lookup(group, version, resource);
     if (!def) throw notFoundPath();
     if (namespace && !def.namespaced) throw notFoundPath();
+    const virtual = this.virtualResources.get(`${group}/${version}/${resource}`);
+    if (virtual) return virtual(request, { def, namespace, name, rest: subresource === undefined ? [] : [subresource, ...subrest] });
     if (name === undefined) return this.collection(request, def, namespace);
     if (def.namespaced && !namespace) throw notFoundPath();
     if (subresource === undefined) return this.item(request, def, namespace, name);

@@ -24,6 +24,8 @@ import { ensureClusterId, networkNameFor, nodeNameFor, zoneFor } from './cluster
 import { KUBERNETES_SERVICE_IP } from './bootstrap';
 import { createStreamHandlers } from '../apiserver/streaming/streamHandlers';
 import { KubeletPodStreams } from './podStreams';
+import { registerMetricsApi } from '../apiserver/metrics/metricsApi';
+import { MetricsCollector, combinedMetrics, processUsage } from '../kubelet/metricsCollector';
 import { InProcessTransport } from './inProcessTransport';
 import { bootstrapObjects } from './bootstrap';
 import { writeKubeconfig, type WriteKubeconfigResult } from './kubeconfig';
@@ -50,6 +52,7 @@ export class Cluster {
   api!: ApiServer;
   client!: ApiClient;
   kubelets: Kubelet[] = [];
+  metricsCollectors: MetricsCollector[] = [];
 
   private constructor(readonly options: ClusterOptions) {}
 
@@ -104,6 +107,17 @@ export class Cluster {
       http.addUpgradeHandler(streamHandlers.upgrade);
       this.register(streamHandlers);
     }
+    const nodesDef = registry.lookup('', 'v1', 'nodes');
+    if (podsDef && nodesDef) {
+      registerMetricsApi(
+        this.api,
+        registry,
+        combinedMetrics(() => this.metricsCollectors, {
+          pods: (namespace) => api.objects.list(podsDef, { namespace, labels: [], fields: [] }).items,
+          nodes: () => api.objects.list(nodesDef, { labels: [], fields: [] }).items,
+        }),
+      );
+    }
 
     this.client = new ApiClient(new InProcessTransport(this.api));
     await bootstrapObjects(this.client);
@@ -122,6 +136,7 @@ export class Cluster {
     namespaceDefaults.start();
     scheduler.start();
     for (const kubelet of this.kubelets) await kubelet.start();
+    for (const collector of this.metricsCollectors) collector.start();
 
     this.kubeconfigResult = writeKubeconfig({ path: this.options.kubeconfigPath, server: this.server, caCertPem: pki.caCertPem, token });
     this.ready = true;
@@ -140,6 +155,8 @@ export class Cluster {
       // The node's address is the host's address on the cluster network; without Docker it is loopback
       // until Docker answers (the node is NotReady meanwhile).
       const internalIP = await runtime.start().then((prepared) => prepared.network.gateway, () => '127.0.0.1');
+      // the first node carries the control plane, so its usage includes kubedesk's own process
+      this.metricsCollectors.push(this.register(new MetricsCollector(runtime, { nodeName, system: index === 0 ? processUsage : undefined })));
       const kubelet = new Kubelet({
         client: this.client,
         factory,

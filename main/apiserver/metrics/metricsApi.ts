@@ -1,0 +1,247 @@
+// The resource metrics API (metrics.k8s.io/v1beta1 PodMetrics and NodeMetrics) that `kubectl top`
+// reads. Upstream it is an aggregated API served by metrics-server (sigs.k8s.io/metrics-server
+// pkg/api/pod.go, node.go, table.go); here it is a pair of virtual resources of the one API server,
+// computed on request from a MetricsProvider (the kubelets' collectors) and never stored. Like
+// metrics-server: only get and list, label and field selectors filtered here, items sorted by
+// namespace then name, items of a list carry no kind/apiVersion, a missing item is
+// `pods.metrics.k8s.io "<ns>/<name>" not found`, and Table replies have Name, cpu, memory, Window.
+import type { KubeObject } from '../../../shared/kubernetes/types';
+import type { ColumnDefinition, ResourceDef, TableDef } from '../../registry/types';
+import { ApiError } from '../apiError';
+import { json, type ApiRequest, type ApiResponse, type ApiServer } from '../apiServer';
+import { negotiate } from '../content';
+import type { ResourceRegistry } from '../resourceRegistry';
+import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, validateFieldSelector } from '../selectors';
+import { parseIncludeObject, toTable } from '../tables';
+
+export const METRICS_GROUP = 'metrics.k8s.io';
+export const METRICS_VERSION = 'v1beta1';
+
+/** The metadata metrics-server fills: name, namespace (pods), a creation time of "now", the object's labels. */
+export type MetricsObjectMeta = {
+  name: string;
+  namespace?: string;
+  creationTimestamp?: string;
+  labels?: Record<string, string>;
+};
+
+/** Quantities as strings: cpu like `1234567n`, memory like `12345Ki`. */
+export type ResourceUsage = {
+  cpu: string;
+  memory: string;
+};
+
+/** k8s.io/metrics/pkg/apis/metrics/v1beta1 ContainerMetrics */
+export type ContainerMetrics = {
+  name: string;
+  usage: ResourceUsage;
+};
+
+/** k8s.io/metrics/pkg/apis/metrics/v1beta1 PodMetrics (without kind/apiVersion: the API adds them) */
+export type PodMetrics = {
+  metadata: MetricsObjectMeta;
+  /** RFC 3339: the end of the window the usage was measured over */
+  timestamp: string;
+  /** a Go duration string, e.g. `10.002s` */
+  window: string;
+  containers: ContainerMetrics[];
+};
+
+/** k8s.io/metrics/pkg/apis/metrics/v1beta1 NodeMetrics (without kind/apiVersion) */
+export type NodeMetrics = {
+  metadata: MetricsObjectMeta;
+  timestamp: string;
+  window: string;
+  usage: ResourceUsage;
+};
+
+/** Where the figures come from. An object without metrics yet is simply absent. */
+export interface MetricsProvider {
+  /** Pod metrics of one namespace, or of all namespaces when `namespace` is undefined. */
+  podMetrics(namespace?: string): Promise<PodMetrics[]>;
+  nodeMetrics(): Promise<NodeMetrics[]>;
+}
+
+/** Adds pods.metrics.k8s.io and nodes.metrics.k8s.io to discovery and OpenAPI and serves them from `provider`. */
+export function registerMetricsApi(api: ApiServer, registry: ResourceRegistry, provider: MetricsProvider): void {
+  const [pods, nodes] = metricsResourceDefs();
+  api.registerVirtualResource(METRICS_GROUP, METRICS_VERSION, pods.resource, (request, context) =>
+    serve(request, pods, context.namespace, context.name, context.rest, () => provider.podMetrics(context.namespace || undefined)),
+  );
+  api.registerVirtualResource(METRICS_GROUP, METRICS_VERSION, nodes.resource, (request, context) =>
+    serve(request, nodes, '', context.name, context.rest, () => provider.nodeMetrics()),
+  );
+  registry.add(pods);
+  registry.add(nodes);
+}
+
+/** The two resource definitions: metadata for discovery, OpenAPI and Table columns; no storage rules. */
+export function metricsResourceDefs(): [ResourceDef, ResourceDef] {
+  return [
+    metricsDef({ resource: 'pods', singular: 'pod', kind: 'PodMetrics', namespaced: true, table: metricsTable(podUsage) }),
+    metricsDef({ resource: 'nodes', singular: 'node', kind: 'NodeMetrics', namespaced: false, table: metricsTable(nodeUsage) }),
+  ];
+}
+
+function metricsDef(input: { resource: string; singular: string; kind: string; namespaced: boolean; table: TableDef }): ResourceDef {
+  return {
+    group: METRICS_GROUP,
+    version: METRICS_VERSION,
+    resource: input.resource,
+    singular: input.singular,
+    kind: input.kind,
+    listKind: `${input.kind}List`,
+    namespaced: input.namespaced,
+    shortNames: [],
+    categories: [],
+    verbs: ['get', 'list'],
+    subresources: [],
+    hasStatus: false,
+    hasGeneration: false,
+    // Nothing is ever written through these definitions: the virtual handler answers every request.
+    defaults: ignore,
+    validateCreate: () => [],
+    validateUpdate: () => [],
+    prepareForCreate: ignore,
+    prepareForUpdate: ignore,
+    table: input.table,
+    selectableFields: () => ({}),
+  };
+}
+
+function ignore(): void {
+  // deliberately empty: see metricsDef
+}
+
+type MetricsItem = PodMetrics | NodeMetrics;
+
+async function serve(request: ApiRequest, def: ResourceDef, namespace: string, name: string | undefined, rest: string[], load: () => Promise<MetricsItem[]>): Promise<ApiResponse> {
+  if (rest.length > 0) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
+  if (request.method !== 'GET') throw ApiError.methodNotAllowed();
+  const watch = request.query.get('watch');
+  if (watch === 'true' || watch === '1') throw ApiError.methodNotAllowed();
+  if (name === undefined) return list(request, def, await load());
+  if (def.namespaced && !namespace) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
+  const found = (await load()).find((item) => item.metadata.name === name && (item.metadata.namespace ?? '') === namespace);
+  if (!found) throw ApiError.notFound({ group: def.group, resource: def.resource }, def.namespaced ? `${namespace}/${name}` : name);
+  if (negotiate(request.headers['accept']).shape === 'table') return tableReply(request, def, [found]);
+  return json(200, { kind: def.kind, apiVersion: `${def.group}/${def.version}`, ...found });
+}
+
+function list(request: ApiRequest, def: ResourceDef, items: MetricsItem[]): ApiResponse {
+  const labels = parseLabelSelector(request.query.get('labelSelector') ?? '');
+  const fields = parseFieldSelector(request.query.get('fieldSelector') ?? '');
+  validateFieldSelector(fields, new Set(['metadata.name', 'metadata.namespace']), def.kind);
+  const selected = items
+    .filter((item) => matchesLabels(labels, item.metadata.labels))
+    .filter((item) => matchesFields(fields, { 'metadata.name': item.metadata.name, 'metadata.namespace': item.metadata.namespace ?? '' }))
+    .sort(byNamespaceAndName);
+  if (negotiate(request.headers['accept']).shape === 'table') return tableReply(request, def, selected);
+  return json(200, { kind: def.listKind, apiVersion: `${def.group}/${def.version}`, metadata: {}, items: selected });
+}
+
+function tableReply(request: ApiRequest, def: ResourceDef, items: MetricsItem[]): ApiResponse {
+  const negotiated = negotiate(request.headers['accept']);
+  const objects: KubeObject[] = items.map((item) => ({ kind: def.kind, apiVersion: `${def.group}/${def.version}`, ...item }));
+  return json(200, toTable(def, objects, { includeObject: parseIncludeObject(request.query.get('includeObject')), listMeta: {}, tableVersion: negotiated.tableVersion }));
+}
+
+function byNamespaceAndName(left: MetricsItem, right: MetricsItem): number {
+  const leftNamespace = left.metadata.namespace ?? '';
+  const rightNamespace = right.metadata.namespace ?? '';
+  if (leftNamespace !== rightNamespace) return leftNamespace < rightNamespace ? -1 : 1;
+  return left.metadata.name < right.metadata.name ? -1 : left.metadata.name > right.metadata.name ? 1 : 0;
+}
+
+// ---- Table (metrics-server table.go: Name, one column per resource in name order, Window) ----
+
+const METRICS_COLUMNS: ColumnDefinition[] = [
+  { name: 'Name', type: 'string', format: 'name', description: 'Name of the resource', priority: 0 },
+  { name: 'cpu', type: 'string', format: 'quantity', description: '', priority: 0 },
+  { name: 'memory', type: 'string', format: 'quantity', description: '', priority: 0 },
+  { name: 'Window', type: 'string', format: 'duration', description: '', priority: 0 },
+];
+
+function metricsTable(usageOf: (object: KubeObject) => { cpuNanocores: number; memoryBytes: number }): TableDef {
+  return {
+    columns: METRICS_COLUMNS,
+    row(object) {
+      const usage = usageOf(object);
+      return [object.metadata.name ?? '', formatCpu(usage.cpuNanocores), formatMemory(usage.memoryBytes), typeof object.window === 'string' ? object.window : ''];
+    },
+  };
+}
+
+function podUsage(object: KubeObject): { cpuNanocores: number; memoryBytes: number } {
+  let cpuNanocores = 0;
+  let memoryBytes = 0;
+  for (const container of Array.isArray(object.containers) ? object.containers : []) {
+    const usage = usageFields(container);
+    cpuNanocores += usage.cpuNanocores;
+    memoryBytes += usage.memoryBytes;
+  }
+  return { cpuNanocores, memoryBytes };
+}
+
+function nodeUsage(object: KubeObject): { cpuNanocores: number; memoryBytes: number } {
+  return usageFields(object);
+}
+
+function usageFields(holder: unknown): { cpuNanocores: number; memoryBytes: number } {
+  const usage = typeof holder === 'object' && holder !== null && 'usage' in holder ? holder.usage : undefined;
+  const cpu = typeof usage === 'object' && usage !== null && 'cpu' in usage && typeof usage.cpu === 'string' ? usage.cpu : '0';
+  const memory = typeof usage === 'object' && usage !== null && 'memory' in usage && typeof usage.memory === 'string' ? usage.memory : '0';
+  return { cpuNanocores: Math.round(parseQuantity(cpu) * 1e9), memoryBytes: Math.round(parseQuantity(memory)) };
+}
+
+// ---- quantities (apimachinery resource.Quantity, the subset metrics use) ----
+
+const SUFFIX_MULTIPLIERS: Record<string, number> = {
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+
+/** The value of a quantity in base units (cores, bytes); NaN when malformed. */
+export function parseQuantity(text: string): number {
+  const match = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|(n|u|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei))?$/.exec(text.trim());
+  if (!match) return Number.NaN;
+  if (match[2] !== undefined) return Number(`${match[1]}${match[2]}`);
+  return Number(match[1]) * SUFFIX_MULTIPLIERS[match[3] ?? ''];
+}
+
+/** Nanocores in canonical decimal form, as resource.Quantity prints it: `1234567n`, `250m`, `2`. */
+export function formatCpu(nanocores: number): string {
+  const value = Math.max(0, Math.round(nanocores));
+  if (value === 0) return '0';
+  if (value % 1e9 === 0) return `${value / 1e9}`;
+  if (value % 1e6 === 0) return `${value / 1e6}m`;
+  if (value % 1e3 === 0) return `${value / 1e3}u`;
+  return `${value}n`;
+}
+
+/** Bytes in canonical binary form: the largest power-of-1024 suffix that divides exactly (`12345Ki`), else plain bytes. */
+export function formatMemory(bytes: number): string {
+  let value = Math.max(0, Math.round(bytes));
+  if (value === 0) return '0';
+  const suffixes = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+  let index = 0;
+  while (index < suffixes.length - 1 && value % 1024 === 0) {
+    value /= 1024;
+    index++;
+  }
+  return `${value}${suffixes[index]}`;
+}

@@ -1,0 +1,305 @@
+// MetricsCollector: the resource usage of one node's containers, for metrics.k8s.io (`kubectl top`).
+// Upstream the kubelet's Summary API (cAdvisor) exposes cumulative CPU time and the memory working
+// set, and metrics-server scrapes it on a fixed resolution (15 s) and serves the CPU rate between its
+// last two scrapes over a `window` of their distance (sigs.k8s.io/metrics-server pkg/storage). This
+// does the same against the ContainerRuntime: it samples `runtime.stats` of every running app
+// container every interval (10 s by default) and keeps the last two samples per container; CPU usage
+// is the rate between them in nanocores, memory the latest working set. Nothing is reported until a
+// container has two samples, so kubectl prints `metrics not available yet` meanwhile, as upstream.
+//
+// Node usage is the sum over this node's pod containers plus, optionally, a `system` source (the
+// kubedesk process itself for the control-plane node, as upstream's control-plane node carries the
+// API server and etcd) — not the whole machine as upstream's kubelet reports from the root cgroup:
+// every virtual node of a kubedesk cluster runs on the same host, so the machine's usage would be
+// counted once per node and would include programs that are not part of the cluster.
+import type { KubeObject } from '../../shared/kubernetes/types';
+import { isRecord } from '../../shared/kubernetes/types';
+import type { ContainerRuntime, ContainerStats } from './runtime/containerRuntime';
+
+/** The same shapes metrics.k8s.io serves (main/apiserver/metrics), without kind/apiVersion. */
+export type CollectedUsage = { cpu: string; memory: string };
+export type CollectedPodMetrics = {
+  metadata: { name: string; namespace: string; creationTimestamp: string; labels?: Record<string, string> };
+  timestamp: string;
+  window: string;
+  containers: Array<{ name: string; usage: CollectedUsage }>;
+};
+export type CollectedNodeMetrics = {
+  metadata: { name: string; creationTimestamp: string; labels?: Record<string, string> };
+  timestamp: string;
+  window: string;
+  usage: CollectedUsage;
+};
+
+export interface MetricsCollectorOptions {
+  nodeName: string;
+  /** How often every running container is sampled (metrics-server's resolution is 15 s). */
+  intervalMs?: number;
+  /** The pods bound to this node, for podMetrics() without an argument (e.g. the kubelet's informer). */
+  pods?: () => KubeObject[];
+  /** Injected clock, for tests. */
+  now?: () => Date;
+  /** Usage outside the pods that belongs to this node (cumulative CPU, current memory); see processUsage(). */
+  system?: () => { cpuUsageNanoSeconds: number; memoryWorkingSetBytes: number };
+  /** How many stats requests run at once, to keep Docker's load flat with many pods. */
+  concurrency?: number;
+}
+
+interface ContainerRecord {
+  podUid: string;
+  name: string;
+  previous?: ContainerStats;
+  latest: ContainerStats;
+}
+
+interface Rate {
+  nanocores: number;
+  memoryBytes: number;
+  timestamp: Date;
+  windowMs: number;
+}
+
+const DEFAULT_INTERVAL_MS = 10_000;
+
+export class MetricsCollector {
+  private readonly records = new Map<string, ContainerRecord>();
+  private readonly now: () => Date;
+  private timer: NodeJS.Timeout | undefined;
+  private sampling: Promise<void> | undefined;
+  private disposed = false;
+  /** end times of the last two completed rounds: the node's window */
+  private rounds: Date[] = [];
+  private system: ContainerRecord | undefined;
+
+  constructor(
+    private readonly runtime: ContainerRuntime,
+    private readonly options: MetricsCollectorOptions,
+  ) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  get nodeName(): string {
+    return this.options.nodeName;
+  }
+
+  /** Samples now and then every interval, until dispose(). */
+  start(): void {
+    if (this.timer || this.disposed) return;
+    void this.sample();
+    this.timer = setInterval(() => void this.sample(), this.options.intervalMs ?? DEFAULT_INTERVAL_MS);
+    // Metrics must never keep the process alive on their own.
+    this.timer.unref();
+  }
+
+  /** One sampling round over every running app container (rounds never overlap). */
+  sample(): Promise<void> {
+    this.sampling ??= this.sampleOnce().finally(() => {
+      this.sampling = undefined;
+    });
+    return this.sampling;
+  }
+
+  private async sampleOnce(): Promise<void> {
+    let containers;
+    try {
+      containers = await this.runtime.listContainers();
+    } catch {
+      // Docker is unreachable: the node is NotReady and its figures would be stale, so report none
+      // until two rounds succeed again (metrics-server drops a node it cannot scrape).
+      this.records.clear();
+      this.rounds = [];
+      return;
+    }
+    const running = containers.filter((container) => container.state === 'running' && !container.init);
+    const seen = new Set<string>();
+    const queue = [...running];
+    const worker = async () => {
+      for (let container = queue.shift(); container; container = queue.shift()) {
+        seen.add(container.id);
+        let stats: ContainerStats | undefined;
+        try {
+          stats = await this.runtime.stats(container.id);
+        } catch {
+          stats = undefined;
+        }
+        if (!stats) continue;
+        const record = this.records.get(container.id);
+        if (!record) {
+          this.records.set(container.id, { podUid: container.podUid, name: container.name, latest: stats });
+        } else if (stats.timestamp.getTime() > record.latest.timestamp.getTime()) {
+          record.previous = record.latest;
+          record.latest = stats;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, this.options.concurrency ?? 4) }, worker));
+    if (this.disposed) return;
+    if (this.options.system) {
+      const stats = { timestamp: this.now(), ...this.options.system() };
+      if (!this.system) this.system = { podUid: '', name: '', latest: stats };
+      else if (stats.timestamp.getTime() > this.system.latest.timestamp.getTime()) this.system = { ...this.system, previous: this.system.latest, latest: stats };
+    }
+    for (const id of [...this.records.keys()]) if (!seen.has(id)) this.records.delete(id);
+    this.rounds = [...this.rounds, this.now()].slice(-2);
+  }
+
+  /**
+   * PodMetrics of the given pods (default: the `pods` lister) that run here, are Running and have
+   * a rate for at least one app container. Pods of other nodes are skipped, so one list can be
+   * handed to every node's collector.
+   */
+  podMetrics(pods: KubeObject[] = this.options.pods?.() ?? []): CollectedPodMetrics[] {
+    const byPod = new Map<string, Array<{ name: string; rate: Rate }>>();
+    for (const record of this.records.values()) {
+      const rate = rateOf(record);
+      if (!rate) continue;
+      const entries = byPod.get(record.podUid) ?? [];
+      entries.push({ name: record.name, rate });
+      byPod.set(record.podUid, entries);
+    }
+    const created = rfc3339(this.now());
+    const result: CollectedPodMetrics[] = [];
+    for (const pod of pods) {
+      const uid = pod.metadata.uid;
+      const entries = uid ? byPod.get(uid) : undefined;
+      if (!entries || !pod.metadata.name || !pod.metadata.namespace) continue;
+      // metrics-server reports only Running pods: a finished pod's last figures would mislead.
+      if (!isRecord(pod.status) || pod.status.phase !== 'Running') continue;
+      const order = specContainerNames(pod);
+      const containers = entries
+        .filter((entry) => order.includes(entry.name))
+        .sort((left, right) => order.indexOf(left.name) - order.indexOf(right.name));
+      if (containers.length === 0) continue;
+      const latest = containers.reduce((best, entry) => (entry.rate.timestamp > best.rate.timestamp ? entry : best));
+      const metadata: CollectedPodMetrics['metadata'] = { name: pod.metadata.name, namespace: pod.metadata.namespace, creationTimestamp: created };
+      if (pod.metadata.labels) metadata.labels = { ...pod.metadata.labels };
+      result.push({
+        metadata,
+        timestamp: rfc3339(latest.rate.timestamp),
+        window: goDuration(latest.rate.windowMs),
+        containers: containers.map((entry) => ({ name: entry.name, usage: usage(entry.rate.nanocores, entry.rate.memoryBytes) })),
+      });
+    }
+    return result;
+  }
+
+  /** NodeMetrics once two rounds have run: the sum over this node's running app containers. */
+  nodeMetrics(labels?: Record<string, string>): CollectedNodeMetrics | undefined {
+    if (this.rounds.length < 2) return undefined;
+    let nanocores = 0;
+    let memoryBytes = 0;
+    for (const record of [...this.records.values(), ...(this.system ? [this.system] : [])]) {
+      memoryBytes += record.latest.memoryWorkingSetBytes;
+      nanocores += rateOf(record)?.nanocores ?? 0;
+    }
+    const [start, end] = this.rounds;
+    const metadata: CollectedNodeMetrics['metadata'] = { name: this.options.nodeName, creationTimestamp: rfc3339(this.now()) };
+    if (labels) metadata.labels = { ...labels };
+    return { metadata, timestamp: rfc3339(end), window: goDuration(end.getTime() - start.getTime()), usage: usage(nanocores, memoryBytes) };
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.records.clear();
+    this.rounds = [];
+    this.system = undefined;
+  }
+}
+
+/** This process's own usage (kubedesk: API server, controllers, kubelets), for the control-plane node's `system`. */
+export function processUsage(): { cpuUsageNanoSeconds: number; memoryWorkingSetBytes: number } {
+  const cpu = process.cpuUsage();
+  return { cpuUsageNanoSeconds: (cpu.user + cpu.system) * 1000, memoryWorkingSetBytes: process.memoryUsage.rss() };
+}
+
+/** The objects the combined provider reads: pods of a namespace (all when undefined) and nodes. */
+export interface MetricsObjects {
+  pods(namespace?: string): KubeObject[];
+  nodes(): KubeObject[];
+}
+
+/**
+ * metrics.k8s.io's provider (main/apiserver/metrics MetricsProvider) over every node's collector,
+ * as metrics-server aggregates its scrapes of every kubelet: pods of any node, and a NodeMetrics
+ * per existing Node object that has figures.
+ */
+export function combinedMetrics(collectors: () => readonly MetricsCollector[], objects: MetricsObjects): { podMetrics(namespace?: string): Promise<CollectedPodMetrics[]>; nodeMetrics(): Promise<CollectedNodeMetrics[]> } {
+  return {
+    async podMetrics(namespace) {
+      const pods = objects.pods(namespace);
+      return collectors().flatMap((collector) => collector.podMetrics(pods));
+    },
+    async nodeMetrics() {
+      const nodes = new Map(objects.nodes().map((node) => [node.metadata.name, node]));
+      return collectors().flatMap((collector) => {
+        const node = nodes.get(collector.nodeName);
+        const metrics = node ? collector.nodeMetrics(node.metadata.labels) : undefined;
+        return metrics ? [metrics] : [];
+      });
+    },
+  };
+}
+
+function rateOf(record: ContainerRecord): Rate | undefined {
+  const { previous, latest } = record;
+  if (!previous) return undefined;
+  const windowMs = latest.timestamp.getTime() - previous.timestamp.getTime();
+  const used = latest.cpuUsageNanoSeconds - previous.cpuUsageNanoSeconds;
+  // A counter that went backwards means the cgroup was recreated; wait for two fresh samples.
+  if (windowMs <= 0 || used < 0) return undefined;
+  return { nanocores: Math.round((used * 1000) / windowMs), memoryBytes: latest.memoryWorkingSetBytes, timestamp: latest.timestamp, windowMs };
+}
+
+function specContainerNames(pod: KubeObject): string[] {
+  const spec = isRecord(pod.spec) ? pod.spec : {};
+  const containers = Array.isArray(spec.containers) ? spec.containers : [];
+  return containers.flatMap((container) => (isRecord(container) && typeof container.name === 'string' ? [container.name] : []));
+}
+
+function usage(nanocores: number, memoryBytes: number): CollectedUsage {
+  return { cpu: formatNanocores(nanocores), memory: formatBytes(memoryBytes) };
+}
+
+/** resource.Quantity's canonical decimal form of nanocores: `1234567n`, `250m`, `2`. */
+export function formatNanocores(nanocores: number): string {
+  const value = Math.max(0, Math.round(nanocores));
+  if (value === 0) return '0';
+  if (value % 1e9 === 0) return `${value / 1e9}`;
+  if (value % 1e6 === 0) return `${value / 1e6}m`;
+  if (value % 1e3 === 0) return `${value / 1e3}u`;
+  return `${value}n`;
+}
+
+/** resource.Quantity's canonical binary form of bytes: `12345Ki`, `3Mi`, or plain bytes. */
+export function formatBytes(bytes: number): string {
+  let value = Math.max(0, Math.round(bytes));
+  if (value === 0) return '0';
+  const suffixes = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+  let index = 0;
+  while (index < suffixes.length - 1 && value % 1024 === 0) {
+    value /= 1024;
+    index++;
+  }
+  return `${value}${suffixes[index]}`;
+}
+
+/** Go's time.Duration.String() for whole milliseconds (metav1.Duration's JSON form): `10.002s`, `1m0s`, `500ms`. */
+export function goDuration(milliseconds: number): string {
+  const ms = Math.max(0, Math.round(milliseconds));
+  if (ms === 0) return '0s';
+  if (ms < 1000) return `${ms}ms`;
+  const hours = Math.floor(ms / 3_600_000);
+  const minutes = Math.floor((ms % 3_600_000) / 60_000);
+  const secondsMs = ms % 60_000;
+  const fraction = secondsMs % 1000 === 0 ? '' : `.${String(secondsMs % 1000).padStart(3, '0').replace(/0+$/, '')}`;
+  const seconds = `${Math.floor(secondsMs / 1000)}${fraction}s`;
+  if (hours > 0) return `${hours}h${minutes}m${seconds}`;
+  if (minutes > 0) return `${minutes}m${seconds}`;
+  return seconds;
+}
+
+function rfc3339(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
