@@ -60,6 +60,25 @@ export function checkDepth(value: unknown, max = MAX_DOCUMENT_DEPTH): void {
 
 export function decodeYaml(text: string): unknown {
   if (text.trim() === '') throw ApiError.badRequest('the request body is empty');
+  // JSON is YAML: most YAML bodies (apply patches) are JSON, and JSON.parse is faster and safe.
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    let json: unknown;
+    let parsed = false;
+    try {
+      json = JSON.parse(text);
+      parsed = true;
+    } catch {
+      // not JSON after all; the YAML parser decides
+    }
+    if (parsed) {
+      checkDepth(json);
+      return json;
+    }
+  }
+  // The YAML parser itself can exhaust memory on hostile nesting (V8 aborts the process), so deep
+  // documents are refused before it sees them.
+  if (yamlNestingTooDeep(text)) throw ApiError.badRequest(`error converting YAML to JSON: exceeded max depth of ${MAX_DOCUMENT_DEPTH}`);
   try {
     const documents = parseAllDocuments(text);
     if (Array.isArray(documents) && documents.length > 1) throw ApiError.badRequest('error decoding YAML: expected a single document');
@@ -116,4 +135,42 @@ export function requireObjectBody(value: unknown): Record<string, unknown> {
 
 function truncate(text: string, max: number): string {
   return text.length > max ? text.slice(0, max) + '…' : text;
+}
+
+/** Flow-collection nesting ({ and [ outside quotes) or indentation beyond the document depth limit. */
+export function yamlNestingTooDeep(text: string, maxDepth = MAX_DOCUMENT_DEPTH): boolean {
+  let depth = 0;
+  let quote: '"' | "'" | undefined;
+  let lineStart = true;
+  let indent = 0;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index];
+    if (lineStart) {
+      if (char === ' ') {
+        indent++;
+        if (indent > maxDepth * 2) return true;
+        continue;
+      }
+      lineStart = false;
+    }
+    if (char === '\n') {
+      lineStart = true;
+      indent = 0;
+      continue;
+    }
+    if (quote) {
+      if (char === '\\' && quote === '"') index++;
+      else if (char === quote) quote = undefined;
+      continue;
+    }
+    if (char === '"' || char === "'") quote = char;
+    else if (char === '{' || char === '[') {
+      if (++depth > maxDepth) return true;
+    } else if (char === '}' || char === ']') depth = Math.max(0, depth - 1);
+    else if (char === '#') {
+      const newline = text.indexOf('\n', index);
+      index = newline < 0 ? text.length : newline - 1;
+    }
+  }
+  return false;
 }
