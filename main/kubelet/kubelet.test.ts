@@ -94,6 +94,17 @@ describe('Kubelet', () => {
     expect(containerStatus('crashy')?.lastState).toMatchObject({ terminated: { exitCode: 1, reason: 'Error' } });
   });
 
+  it('turns a pod Ready once its readiness probe passes, and unready when it fails', async () => {
+    const { pod, runtime, current } = await startKubelet();
+    let healthy = true;
+    runtime.execHandler = () => ({ exitCode: healthy ? 0 : 1, stdout: healthy ? '' : 'not ready' });
+    pod('probed', { containers: [{ name: 'app', image: 'busybox:1', imagePullPolicy: 'IfNotPresent', readinessProbe: { exec: { command: ['true'] }, periodSeconds: 1, failureThreshold: 1 } }] });
+    const ready = (name: string) => ((current(name)?.status as { conditions?: { type: string; status: string }[] })?.conditions ?? []).find((c) => c.type === 'Ready')?.status;
+    await until(() => ready('probed') === 'True', 'Ready True');
+    healthy = false;
+    await until(() => ready('probed') === 'False', 'Ready False', 8000);
+  });
+
   it('completes a Never pod as Succeeded and does not restart it', async () => {
     const { pod, runtime, current } = await startKubelet();
     const uid = pod('job', { restartPolicy: 'Never' }).metadata.uid ?? '';

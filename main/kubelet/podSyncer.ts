@@ -545,8 +545,9 @@ export class PodSyncer {
       observed: { ...observed, terminationMessages: state.terminationMessages },
       waiting: state.waiting,
       probes: {
-        ready: (name) => this.probes.isReady(uid, name, containerIdOf(state.lastStatus, name)),
-        started: (name) => this.probes.isStarted(uid, name, containerIdOf(state.lastStatus, name)),
+        // the prober keys results by the status's containerID (docker://…)
+        ready: (name) => this.probes.isReady(uid, name, statusContainerId(state.lastStatus, name)),
+        started: (name) => this.probes.isStarted(uid, name, statusContainerId(state.lastStatus, name)),
       },
       hostIP: this.options.hostIP(),
       now: new Date(),
@@ -575,15 +576,21 @@ function normalizeStatus(status: Record<string, unknown>): unknown {
   });
 }
 
-export function containerIdOf(status: Record<string, unknown> | undefined, name: string): string | undefined {
+/** The containerID a status reports for the container, as written (`docker://<id>`). */
+export function statusContainerId(status: Record<string, unknown> | undefined, name: string): string | undefined {
   if (!status) return undefined;
   for (const key of ['containerStatuses', 'initContainerStatuses']) {
     const list = Array.isArray(status[key]) ? (status[key] as unknown[]) : [];
     for (const entry of list) {
-      if (isRecord(entry) && entry.name === name && typeof entry.containerID === 'string') return entry.containerID.replace(/^docker:\/\//, '');
+      if (isRecord(entry) && entry.name === name && typeof entry.containerID === 'string') return entry.containerID;
     }
   }
   return undefined;
+}
+
+/** The runtime's id of the container the status reports (without `docker://`). */
+export function containerIdOf(status: Record<string, unknown> | undefined, name: string): string | undefined {
+  return statusContainerId(status, name)?.replace(/^docker:\/\//, '');
 }
 
 function fieldPathOf(container: ContainerSpec, init: boolean): string {
