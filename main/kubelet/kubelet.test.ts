@@ -45,7 +45,8 @@ async function startKubelet() {
     caCertPem: 'PEM',
     kubernetesService: { host: '10.96.0.1', port: 443 },
     heartbeatMs: 100,
-    resyncMs: 50,
+    relistMs: 50,
+    resyncMs: 1000,
   });
   factory.start();
   await kubelet.start();
@@ -151,7 +152,7 @@ describe('Kubelet', () => {
     const client = new ApiClient(first.transport);
     const factory = new SharedInformerFactory(client);
     const dataDir = mkdtempSync(join(tmpdir(), 'kubelet-'));
-    const again = new Kubelet({ client, factory, runtime: first.runtime, recorder: new EventRecorder(client, { component: 'kubelet' }), identity: { nodeName: 'node-a', zone: 'zone-a', controlPlane: true, internalIP: '10.0.0.1', dataDir }, podsDir: join(dataDir, 'pods'), caCertPem: 'PEM', kubernetesService: { host: '10.96.0.1', port: 443 }, heartbeatMs: 100, resyncMs: 50 });
+    const again = new Kubelet({ client, factory, runtime: first.runtime, recorder: new EventRecorder(client, { component: 'kubelet' }), identity: { nodeName: 'node-a', zone: 'zone-a', controlPlane: true, internalIP: '10.0.0.1', dataDir }, podsDir: join(dataDir, 'pods'), caCertPem: 'PEM', kubernetesService: { host: '10.96.0.1', port: 443 }, heartbeatMs: 100, relistMs: 50, resyncMs: 1000 });
     factory.start();
     await again.start();
     cleanups.push(() => again.dispose(), () => factory.dispose());

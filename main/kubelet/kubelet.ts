@@ -36,7 +36,9 @@ export interface KubeletOptions {
   clusterDns?: ClusterDns;
   /** how often node status and the lease are renewed (upstream 10 s) */
   heartbeatMs?: number;
-  /** how often every pod is re-synced even without events (upstream housekeeping 2 s, resync 1 min) */
+  /** how often the runtime is relisted to notice container changes (upstream PLEG: 1 s) */
+  relistMs?: number;
+  /** how often every pod is re-synced even without changes (upstream: 1 min; volumes refresh then) */
   resyncMs?: number;
 }
 
@@ -97,10 +99,13 @@ export class Kubelet {
       // Docker came back: every pod may have lost containers, so look at all of them now.
       if (this.runtimeUp && !wasUp) this.resyncAll();
     });
-    this.every(this.options.resyncMs ?? 2000, async () => {
+    // PLEG: one relist of the runtime; only pods whose containers changed are synced.
+    this.every(this.options.relistMs ?? 1000, async () => {
       if (!this.runtimeUp) return;
-      this.resyncAll();
-      await this.removeOrphans();
+      await this.relist();
+    });
+    this.every(this.options.resyncMs ?? 20_000, async () => {
+      if (this.runtimeUp) this.resyncAll();
     });
     this.running = runWorkers(this.queue, (uid) => this.sync(uid), 4, {
       onError: (uid, error) => console.warn(`[kubelet ${this.nodeName}] error syncing pod ${uid}:`, error instanceof Error ? error.message : error),
@@ -191,14 +196,38 @@ export class Kubelet {
     await this.syncer.sync(uid, this.podByUid(uid));
   }
 
-  /** Containers of pods that no longer exist (deleted while the kubelet was down) are removed. */
-  private async removeOrphans(): Promise<void> {
+  /**
+   * Relists the runtime and queues every pod whose sandbox or containers changed (upstream
+   * pkg/kubelet/pleg/generic.go), plus containers of pods that no longer exist (deleted while the
+   * kubelet was down), which the sync removes.
+   */
+  private async relist(): Promise<void> {
     if (!this.pods.hasSynced()) return;
+    this.cache.invalidate();
     const observed = await this.cache.all();
-    for (const uid of observed.keys()) {
-      if (!this.podByUid(uid)) this.queue.add(uid);
+    const seen = new Set<string>();
+    for (const [uid, pod] of observed) {
+      seen.add(uid);
+      const fingerprint = [
+        ...(pod.sandboxes ?? []).map((sandbox) => `${sandbox.id}:${sandbox.state}`),
+        ...pod.containers.map((container) => `${container.id}:${container.state}:${container.exitCode ?? ''}`),
+      ]
+        .sort()
+        .join(',');
+      if (this.fingerprints.get(uid) !== fingerprint || !this.podByUid(uid)) {
+        this.fingerprints.set(uid, fingerprint);
+        this.queue.add(uid);
+      }
+    }
+    for (const uid of this.fingerprints.keys()) {
+      if (!seen.has(uid)) {
+        this.fingerprints.delete(uid);
+        this.queue.add(uid);
+      }
     }
   }
+
+  private readonly fingerprints = new Map<string, string>();
 
   private async checkRuntime(): Promise<void> {
     let up = false;

@@ -60,6 +60,8 @@ interface Rate {
 }
 
 const DEFAULT_INTERVAL_MS = 10_000;
+/** sampling pauses when metrics have not been read for this long */
+const IDLE_AFTER_MS = 5 * 60 * 1000;
 
 export class MetricsCollector {
   private readonly records = new Map<string, ContainerRecord>();
@@ -78,6 +80,8 @@ export class MetricsCollector {
     this.now = options.now ?? (() => new Date());
   }
 
+  private lastRead = 0;
+
   get nodeName(): string {
     return this.options.nodeName;
   }
@@ -85,8 +89,13 @@ export class MetricsCollector {
   /** Samples now and then every interval, until dispose(). */
   start(): void {
     if (this.timer || this.disposed) return;
+    this.lastRead = Date.now();
     void this.sample();
-    this.timer = setInterval(() => void this.sample(), this.options.intervalMs ?? DEFAULT_INTERVAL_MS);
+    // Sampling costs a Docker stats call per container; a cluster nobody asks for metrics stops
+    // sampling after a while and resumes on the next read, so idle clusters stay idle.
+    this.timer = setInterval(() => {
+      if (Date.now() - this.lastRead < IDLE_AFTER_MS) void this.sample();
+    }, this.options.intervalMs ?? DEFAULT_INTERVAL_MS);
     // Metrics must never keep the process alive on their own.
     this.timer.unref();
   }
@@ -148,7 +157,15 @@ export class MetricsCollector {
    * a rate for at least one app container. Pods of other nodes are skipped, so one list can be
    * handed to every node's collector.
    */
+  /** Notes a read: sampling resumes at once if it had paused. */
+  private noteRead(): void {
+    const idle = Date.now() - this.lastRead >= IDLE_AFTER_MS;
+    this.lastRead = Date.now();
+    if (idle && this.timer) void this.sample();
+  }
+
   podMetrics(pods: KubeObject[] = this.options.pods?.() ?? []): CollectedPodMetrics[] {
+    this.noteRead();
     const byPod = new Map<string, Array<{ name: string; rate: Rate }>>();
     for (const record of this.records.values()) {
       const rate = rateOf(record);
@@ -185,6 +202,7 @@ export class MetricsCollector {
 
   /** NodeMetrics once two rounds have run: the sum over this node's running app containers. */
   nodeMetrics(labels?: Record<string, string>): CollectedNodeMetrics | undefined {
+    this.noteRead();
     if (this.rounds.length < 2) return undefined;
     let nanocores = 0;
     let memoryBytes = 0;

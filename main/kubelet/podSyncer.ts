@@ -214,8 +214,7 @@ export class PodSyncer {
     this.probes.addPod(pod, () => this.states.get(uid)?.lastStatus);
     this.probes.updatePod(pod);
     await this.writeStatus(pod, fresh, state);
-    // Containers change state on their own (exits); look again soon while anything is pending.
-    this.options.requeue(uid, initsDone ? 1000 : 500);
+    // Containers that change state on their own (exits) are noticed by the kubelet's relist.
   }
 
   /** Starts a new instance of the container unless it is backing off after a crash. */
