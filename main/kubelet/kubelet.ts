@@ -99,8 +99,12 @@ export class Kubelet {
       // Docker came back: every pod may have lost containers, so look at all of them now.
       if (this.runtimeUp && !wasUp) this.resyncAll();
     });
-    // PLEG: one relist of the runtime; only pods whose containers changed are synced.
-    this.every(this.options.relistMs ?? 1000, async () => {
+    // PLEG: one relist of the runtime; only pods whose containers changed are synced. With the
+    // runtime's change events (Docker's event stream) the relist runs when something happened,
+    // and the periodic one is only a safety net.
+    const events = this.options.runtime.watchChanges?.(() => this.relistSoon());
+    if (events) this.disposables.push(events);
+    this.every(this.options.relistMs ?? (events ? 10_000 : 1000), async () => {
       if (!this.runtimeUp) return;
       await this.relist();
     });
@@ -170,6 +174,8 @@ export class Kubelet {
   async dispose(): Promise<void> {
     this.disposed = true;
     for (const timer of this.timers) clearTimeout(timer);
+    if (this.relistTimer) clearTimeout(this.relistTimer);
+    for (const disposable of this.disposables.splice(0)) disposable.dispose();
     this.queue.shutDown();
     await this.running;
     this.syncer.dispose();
@@ -228,6 +234,18 @@ export class Kubelet {
   }
 
   private readonly fingerprints = new Map<string, string>();
+  private readonly disposables: { dispose(): void }[] = [];
+  private relistTimer: NodeJS.Timeout | undefined;
+
+  /** Coalesces a burst of runtime events into one relist. */
+  private relistSoon(): void {
+    if (this.relistTimer || this.disposed) return;
+    this.relistTimer = setTimeout(() => {
+      this.relistTimer = undefined;
+      if (this.runtimeUp) void this.relist().catch(() => undefined);
+    }, 100);
+    this.relistTimer.unref();
+  }
 
   private async checkRuntime(): Promise<void> {
     let up = false;

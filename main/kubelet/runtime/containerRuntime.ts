@@ -215,4 +215,10 @@ export interface ContainerRuntime {
   /** a TCP connection to the pod's port, from inside the sandbox's network namespace */
   portForward(sandboxId: string, port: number): Promise<Duplex>;
   stats(id: string): Promise<ContainerStats | undefined>;
+  /**
+   * Calls `onChange` soon after any container of this node starts, stops, dies or is removed
+   * (Docker's event stream), so the kubelet need not poll often. Optional: runtimes without events
+   * are polled. The handle stops the subscription; a broken stream is re-opened by the runtime.
+   */
+  watchChanges?(onChange: () => void): { dispose(): void };
 }

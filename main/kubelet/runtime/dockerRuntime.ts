@@ -936,6 +936,43 @@ export class DockerRuntime implements ContainerRuntime {
     });
   }
 
+  watchChanges(onChange: () => void): { dispose(): void } {
+    let disposed = false;
+    let stream: NodeJS.ReadableStream | undefined;
+    let retry: NodeJS.Timeout | undefined;
+    const open = () => {
+      if (disposed) return;
+      const filters = { type: ['container' as const], label: [`${RuntimeLabels.cluster}=${this.clusterId}`, `${RuntimeLabels.node}=${this.nodeName}`], event: ['start', 'die', 'stop', 'kill', 'destroy', 'oom', 'create'] };
+      this.docker.getEvents({ filters }).then(
+        (events) => {
+          if (disposed) {
+            (events as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+            return;
+          }
+          stream = events;
+          events.on('data', () => onChange());
+          const reopen = () => {
+            stream = undefined;
+            if (!disposed) retry = setTimeout(open, 2000).unref();
+          };
+          events.on('end', reopen);
+          events.on('error', reopen);
+        },
+        () => {
+          if (!disposed) retry = setTimeout(open, 2000).unref();
+        },
+      );
+    };
+    open();
+    return {
+      dispose: () => {
+        disposed = true;
+        if (retry) clearTimeout(retry);
+        (stream as (NodeJS.ReadableStream & { destroy?: () => void }) | undefined)?.destroy?.();
+      },
+    };
+  }
+
   async stats(id: string): Promise<ContainerStats | undefined> {
     let stats: unknown;
     try {
