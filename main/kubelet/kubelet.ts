@@ -38,7 +38,7 @@ export interface KubeletOptions {
   heartbeatMs?: number;
   /** how often the runtime is relisted to notice container changes (upstream PLEG: 1 s) */
   relistMs?: number;
-  /** how often every pod is re-synced even without changes (upstream: 1 min; volumes refresh then) */
+  /** how often every pod is re-synced even without changes (upstream syncFrequency: 1 min; configMap and secret volumes refresh then) */
   resyncMs?: number;
 }
 
@@ -108,7 +108,7 @@ export class Kubelet {
       if (!this.runtimeUp) return;
       await this.relist();
     });
-    this.every(this.options.resyncMs ?? 20_000, async () => {
+    this.every(this.options.resyncMs ?? 60_000, async () => {
       if (this.runtimeUp) this.resyncAll();
     });
     this.running = runWorkers(this.queue, (uid) => this.sync(uid), 4, {

@@ -89,10 +89,9 @@ export class MetricsCollector {
   /** Samples now and then every interval, until dispose(). */
   start(): void {
     if (this.timer || this.disposed) return;
-    this.lastRead = Date.now();
-    void this.sample();
-    // Sampling costs a Docker stats call per container; a cluster nobody asks for metrics stops
-    // sampling after a while and resumes on the next read, so idle clusters stay idle.
+    // Sampling costs a Docker stats call per container: it starts with the first read (as
+    // metrics-server's figures appear a scrape or two after it starts) and pauses when nobody has
+    // read metrics for a while, so idle clusters stay idle.
     this.timer = setInterval(() => {
       if (Date.now() - this.lastRead < IDLE_AFTER_MS) void this.sample();
     }, this.options.intervalMs ?? DEFAULT_INTERVAL_MS);
@@ -159,7 +158,7 @@ export class MetricsCollector {
    */
   /** Notes a read: sampling resumes at once if it had paused. */
   private noteRead(): void {
-    const idle = Date.now() - this.lastRead >= IDLE_AFTER_MS;
+    const idle = this.lastRead === 0 || Date.now() - this.lastRead >= IDLE_AFTER_MS;
     this.lastRead = Date.now();
     if (idle && this.timer) void this.sample();
   }
