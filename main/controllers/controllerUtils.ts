@@ -1,0 +1,167 @@
+// Helpers every workload controller needs, after upstream pkg/controller/controller_utils.go and
+// apimachinery's metav1 helpers: label-selector matching, controller references, pods from
+// templates, and pod readiness/availability.
+import { randomInt } from 'node:crypto';
+import type { KubeObject, OwnerReference } from '../../shared/kubernetes/types';
+import { isRecord } from '../../shared/kubernetes/types';
+
+export interface LabelSelectorRequirement {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  values?: string[];
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: LabelSelectorRequirement[];
+}
+
+/** metav1.LabelSelectorAsSelector + Matches: an empty selector matches everything, a missing one nothing. */
+export function selectorMatches(selector: unknown, labels: Record<string, string> | undefined): boolean {
+  if (!isRecord(selector)) return false;
+  const own = labels ?? {};
+  if (isRecord(selector.matchLabels)) {
+    for (const [key, value] of Object.entries(selector.matchLabels)) if (own[key] !== value) return false;
+  }
+  if (Array.isArray(selector.matchExpressions)) {
+    for (const expression of selector.matchExpressions) {
+      if (!isRecord(expression)) return false;
+      const key = String(expression.key);
+      const values = Array.isArray(expression.values) ? expression.values.map(String) : [];
+      const has = Object.prototype.hasOwnProperty.call(own, key);
+      switch (expression.operator) {
+        case 'In':
+          if (!has || !values.includes(own[key])) return false;
+          break;
+        case 'NotIn':
+          if (has && values.includes(own[key])) return false;
+          break;
+        case 'Exists':
+          if (!has) return false;
+          break;
+        case 'DoesNotExist':
+          if (has) return false;
+          break;
+        default:
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
+/** The selector as a label-selector query string (for list calls), e.g. `app=web,tier in (a,b)`. */
+export function selectorToString(selector: unknown): string {
+  if (!isRecord(selector)) return '';
+  const parts: string[] = [];
+  if (isRecord(selector.matchLabels)) for (const [key, value] of Object.entries(selector.matchLabels)) parts.push(`${key}=${String(value)}`);
+  if (Array.isArray(selector.matchExpressions)) {
+    for (const expression of selector.matchExpressions) {
+      if (!isRecord(expression)) continue;
+      const values = Array.isArray(expression.values) ? expression.values.map(String) : [];
+      if (expression.operator === 'In') parts.push(`${String(expression.key)} in (${values.join(',')})`);
+      else if (expression.operator === 'NotIn') parts.push(`${String(expression.key)} notin (${values.join(',')})`);
+      else if (expression.operator === 'Exists') parts.push(String(expression.key));
+      else if (expression.operator === 'DoesNotExist') parts.push(`!${String(expression.key)}`);
+    }
+  }
+  return parts.join(',');
+}
+
+/** The controller owner reference of an object, if any. */
+export function controllerOf(obj: KubeObject): OwnerReference | undefined {
+  return (obj.metadata.ownerReferences ?? []).find((ref) => ref.controller === true);
+}
+
+export function isControlledBy(obj: KubeObject, owner: KubeObject): boolean {
+  const ref = controllerOf(obj);
+  return ref !== undefined && ref.uid === owner.metadata.uid;
+}
+
+/** metav1.NewControllerRef */
+export function controllerRef(owner: KubeObject): OwnerReference {
+  return {
+    apiVersion: owner.apiVersion ?? '',
+    kind: owner.kind ?? '',
+    name: owner.metadata.name ?? '',
+    uid: owner.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+const suffixAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** upstream names.SimpleNameGenerator suffix (5 characters), for names the controller picks itself. */
+export function randomSuffix(length = 5): string {
+  let suffix = '';
+  for (let i = 0; i < length; i++) suffix += suffixAlphabet[randomInt(suffixAlphabet.length)];
+  return suffix;
+}
+
+/**
+ * A pod for a controller, after upstream GetPodFromTemplate: the template's labels, annotations,
+ * finalizers and spec, a controller reference to the owner, and either a fixed name or
+ * `generateName: <prefix>-`.
+ */
+export function podFromTemplate(template: unknown, owner: KubeObject, options: { generateNamePrefix?: string; name?: string; extraLabels?: Record<string, string> } = {}): KubeObject {
+  const source = isRecord(template) ? template : {};
+  const meta = isRecord(source.metadata) ? source.metadata : {};
+  const metadata: KubeObject['metadata'] = {
+    namespace: owner.metadata.namespace,
+    labels: { ...(isRecord(meta.labels) ? (meta.labels as Record<string, string>) : {}), ...(options.extraLabels ?? {}) },
+    ownerReferences: [controllerRef(owner)],
+  };
+  if (isRecord(meta.annotations)) metadata.annotations = { ...(meta.annotations as Record<string, string>) };
+  if (Array.isArray(meta.finalizers)) metadata.finalizers = meta.finalizers.map(String);
+  if (options.name) metadata.name = options.name;
+  else metadata.generateName = `${options.generateNamePrefix ?? owner.metadata.name}-`;
+  return { apiVersion: 'v1', kind: 'Pod', metadata, spec: structuredClone(isRecord(source.spec) ? source.spec : {}) };
+}
+
+function conditionStatus(obj: KubeObject, type: string): { status?: string; lastTransitionTime?: string } | undefined {
+  const status = isRecord(obj.status) ? obj.status : {};
+  const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isRecord) : [];
+  const found = conditions.find((condition) => condition.type === type);
+  return found ? { status: typeof found.status === 'string' ? found.status : undefined, lastTransitionTime: typeof found.lastTransitionTime === 'string' ? found.lastTransitionTime : undefined } : undefined;
+}
+
+export function podPhase(pod: KubeObject): string {
+  return isRecord(pod.status) && typeof pod.status.phase === 'string' ? pod.status.phase : '';
+}
+
+/** upstream IsPodActive: not terminal and not being deleted. */
+export function isPodActive(pod: KubeObject): boolean {
+  const phase = podPhase(pod);
+  return phase !== 'Succeeded' && phase !== 'Failed' && !pod.metadata.deletionTimestamp;
+}
+
+export function isPodReady(pod: KubeObject): boolean {
+  return conditionStatus(pod, 'Ready')?.status === 'True';
+}
+
+/** upstream IsPodAvailable: Ready for at least minReadySeconds. */
+export function isPodAvailable(pod: KubeObject, minReadySeconds: number, now: Date): boolean {
+  const ready = conditionStatus(pod, 'Ready');
+  if (ready?.status !== 'True') return false;
+  if (minReadySeconds <= 0) return true;
+  const since = ready.lastTransitionTime ? Date.parse(ready.lastTransitionTime) : NaN;
+  return Number.isFinite(since) && since + minReadySeconds * 1000 <= now.getTime();
+}
+
+/** RFC 3339 with second precision, as metav1.Time. */
+export function timestamp(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export function specOf(obj: KubeObject): Record<string, unknown> {
+  return isRecord(obj.spec) ? obj.spec : {};
+}
+
+export function statusOf(obj: KubeObject): Record<string, unknown> {
+  return isRecord(obj.status) ? obj.status : {};
+}
+
+export function numberOr(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+}
