@@ -31,6 +31,8 @@ export interface WriteOptions {
 export interface DeleteOptions {
   gracePeriodSeconds?: number;
   propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  /** Legacy form of propagationPolicy: true means Orphan, false means Background. */
+  orphanDependents?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun: boolean;
 }
@@ -309,9 +311,15 @@ export class ResourceStore {
   /** The object with deletionTimestamp set, when deletion has to wait; undefined to delete now. */
   private pendingDeletion(def: ResourceDef, existing: KubeObject, options: DeleteOptions): KubeObject | undefined {
     const now = this.clock();
-    const finalizers = existing.metadata.finalizers ?? [];
     const resource = qualifiedResource(def);
     const next = structuredClone(existing);
+    // The propagation policy becomes a finalizer the garbage collector acts on (upstream
+    // deletionFinalizersForGarbageCollection); the object then waits for it like for any other.
+    const finalizers = deletionFinalizers(existing.metadata.finalizers ?? [], options);
+    if (finalizers !== existing.metadata.finalizers && (finalizers.length > 0 || existing.metadata.finalizers !== undefined)) {
+      if (finalizers.length > 0) next.metadata.finalizers = finalizers;
+      else delete next.metadata.finalizers;
+    }
     if (resource === 'namespaces') {
       const specFinalizers = isRecord(existing.spec) && Array.isArray(existing.spec.finalizers) ? existing.spec.finalizers : [];
       if (specFinalizers.length > 0 || finalizers.length > 0) {
@@ -373,7 +381,8 @@ export class ResourceStore {
     if (raw.metadata !== undefined && raw.metadata !== null && !isRecord(raw.metadata)) {
       throw ApiError.badRequest(`json: cannot unmarshal ${jsonTypeName(raw.metadata)} into Go struct field ${def.kind}.metadata of type v1.ObjectMeta`);
     }
-    const obj = structuredClone(raw) as KubeObject;
+    // Every caller passes a freshly decoded or cloned body, so it is used in place.
+    const obj = raw as KubeObject;
     obj.apiVersion = apiVersion;
     obj.kind = def.kind;
     if (!isRecord(obj.metadata)) obj.metadata = {};
@@ -455,6 +464,30 @@ function safeFields(def: ResourceDef, obj: KubeObject): Record<string, string> {
   } catch {
     return {};
   }
+}
+
+const ORPHAN_FINALIZER = 'orphan';
+const FOREGROUND_FINALIZER = 'foregroundDeletion';
+
+/**
+ * The finalizers an object carries once deleted with these options, after upstream
+ * shouldOrphanDependents / shouldDeleteDependents: an explicit policy (or legacy orphanDependents)
+ * wins over the garbage-collection finalizers already present, which win over the default
+ * (Background: neither finalizer). The order of other finalizers is kept.
+ */
+export function deletionFinalizers(existing: string[], options: Pick<DeleteOptions, 'propagationPolicy' | 'orphanDependents'>): string[] {
+  let policy: 'Orphan' | 'Foreground' | 'Background' | undefined;
+  if (options.orphanDependents !== undefined) policy = options.orphanDependents ? 'Orphan' : 'Background';
+  else if (options.propagationPolicy) policy = options.propagationPolicy;
+  else if (existing.includes(ORPHAN_FINALIZER)) policy = 'Orphan';
+  else if (existing.includes(FOREGROUND_FINALIZER)) policy = 'Foreground';
+  else policy = 'Background';
+  const kept = existing.filter((finalizer) => finalizer !== ORPHAN_FINALIZER && finalizer !== FOREGROUND_FINALIZER);
+  if (policy === 'Orphan') kept.push(ORPHAN_FINALIZER);
+  if (policy === 'Foreground') kept.push(FOREGROUND_FINALIZER);
+  // Unchanged sets keep their order, so a repeated delete is a no-op write.
+  if (kept.length === existing.length && kept.every((finalizer) => existing.includes(finalizer))) return existing;
+  return kept;
 }
 
 /** An object being deleted goes once no finalizer holds it (and, for pods, no grace period runs). */
