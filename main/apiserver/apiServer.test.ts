@@ -196,3 +196,71 @@ describe('ApiServer', () => {
     expect(parse(aggregated).items.map((item: { metadata: { name: string } }) => item.metadata.name)).toContain('apps');
   });
 });
+
+describe('ApiServer delete propagation', () => {
+  const deleteWith = (name: string, options: Record<string, unknown> | undefined, query = '') =>
+    request('DELETE', `/api/v1/namespaces/default/configmaps/${name}${query}`, options === undefined ? undefined : { kind: 'DeleteOptions', apiVersion: 'v1', ...options });
+
+  it.each([
+    { policy: 'Orphan', options: { propagationPolicy: 'Orphan' }, query: '', finalizers: ['orphan'] },
+    { policy: 'Foreground', options: { propagationPolicy: 'Foreground' }, query: '', finalizers: ['foregroundDeletion'] },
+    { policy: 'legacy orphanDependents=true in the body', options: { orphanDependents: true }, query: '', finalizers: ['orphan'] },
+    { policy: 'legacy orphanDependents=true in the query', options: undefined, query: '?orphanDependents=true', finalizers: ['orphan'] },
+    { policy: 'Foreground in the query', options: undefined, query: '?propagationPolicy=Foreground', finalizers: ['foregroundDeletion'] },
+  ])('keeps an object deleted with $policy, marked with the matching finalizer', async ({ options, query, finalizers }) => {
+    await request('POST', '/api/v1/namespaces/default/configmaps', configMap('owner'));
+    const deleted = parse(await deleteWith('owner', options, query));
+    expect(deleted.metadata.deletionTimestamp).toBeTruthy();
+    expect(deleted.metadata.finalizers).toEqual(finalizers);
+    const got = parse(await request('GET', '/api/v1/namespaces/default/configmaps/owner'));
+    expect(got.metadata.finalizers).toEqual(finalizers);
+  });
+
+  it.each([
+    { policy: 'no options', options: undefined },
+    { policy: 'Background', options: { propagationPolicy: 'Background' } },
+    { policy: 'orphanDependents=false', options: { orphanDependents: false } },
+  ])('deletes an object at once with $policy', async ({ options }) => {
+    await request('POST', '/api/v1/namespaces/default/configmaps', configMap('owner'));
+    const deleted = parse(await deleteWith('owner', options));
+    expect(deleted.kind).toBe('Status');
+    expect((await request('GET', '/api/v1/namespaces/default/configmaps/owner')).status).toBe(404);
+  });
+
+  it('keeps other finalizers in order and swaps orphan for foregroundDeletion on a second delete', async () => {
+    await request('POST', '/api/v1/namespaces/default/configmaps', { ...configMap('owner'), metadata: { name: 'owner', finalizers: ['example.com/a', 'example.com/b'] } });
+    const orphaned = parse(await deleteWith('owner', { propagationPolicy: 'Orphan' }));
+    expect(orphaned.metadata.finalizers).toEqual(['example.com/a', 'example.com/b', 'orphan']);
+    const foreground = parse(await deleteWith('owner', { propagationPolicy: 'Foreground' }));
+    expect(foreground.metadata.finalizers).toEqual(['example.com/a', 'example.com/b', 'foregroundDeletion']);
+    expect(foreground.metadata.deletionTimestamp).toBe(orphaned.metadata.deletionTimestamp);
+  });
+
+  it('honours a garbage-collection finalizer already present when no policy is given, and Background removes it', async () => {
+    await request('POST', '/api/v1/namespaces/default/configmaps', configMap('owner'));
+    await deleteWith('owner', { propagationPolicy: 'Orphan' });
+    const again = parse(await deleteWith('owner', undefined));
+    expect(again.metadata.finalizers).toEqual(['orphan']);
+    const background = parse(await deleteWith('owner', { propagationPolicy: 'Background' }));
+    expect(background.kind).toBe('Status');
+    expect((await request('GET', '/api/v1/namespaces/default/configmaps/owner')).status).toBe(404);
+  });
+
+  it('adds the finalizer to a pod being deleted gracefully', async () => {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'busybox' }] } };
+    await request('POST', '/api/v1/namespaces/default/pods', pod);
+    const deleted = parse(await request('DELETE', '/api/v1/namespaces/default/pods/p', { propagationPolicy: 'Foreground' }));
+    expect(deleted.metadata.finalizers).toEqual(['foregroundDeletion']);
+    expect(deleted.metadata.deletionGracePeriodSeconds).toBe(30);
+    const forced = parse(await request('DELETE', '/api/v1/namespaces/default/pods/p', { gracePeriodSeconds: 0 }));
+    expect(forced.metadata.finalizers).toEqual(['foregroundDeletion']);
+    expect(forced.metadata.deletionGracePeriodSeconds).toBe(0);
+  });
+
+  it('rejects orphanDependents together with propagationPolicy as upstream validation does', async () => {
+    await request('POST', '/api/v1/namespaces/default/configmaps', configMap('owner'));
+    const reply = await deleteWith('owner', { orphanDependents: true, propagationPolicy: 'Orphan' });
+    expect(reply.status).toBe(422);
+    expect(parse(reply).message).toContain('orphanDependents and deletionPropagation cannot be both set');
+  });
+});

@@ -536,6 +536,14 @@ export class ApiServer {
       }
       options.propagationPolicy = propagation;
     }
+    const orphan = query.get('orphanDependents') ?? body.orphanDependents;
+    if (orphan !== undefined && orphan !== null) {
+      if (orphan !== true && orphan !== false && orphan !== 'true' && orphan !== 'false') throw ApiError.badRequest(`orphanDependents: Invalid value: "${String(orphan)}"`);
+      if (options.propagationPolicy) {
+        throw ApiError.invalid('DeleteOptions', 'meta.k8s.io', '', [{ type: 'FieldValueInvalid', field: 'propagationPolicy', detail: `Invalid value: "${options.propagationPolicy}": orphanDependents and deletionPropagation cannot be both set` }]);
+      }
+      options.orphanDependents = orphan === true || orphan === 'true';
+    }
     if (isRecord(body.preconditions)) {
       const { uid, resourceVersion } = body.preconditions;
       options.preconditions = { uid: typeof uid === 'string' ? uid : undefined, resourceVersion: typeof resourceVersion === 'string' ? resourceVersion : undefined };

@@ -17,6 +17,18 @@ import { SharedInformerFactory } from '../client/informer';
 import { NamespaceController } from '../controllers/namespaceController';
 import { NamespaceDefaultsController } from '../controllers/namespaceDefaultsController';
 import { ReplicaSetController } from '../controllers/replicaSetController';
+import { GarbageCollector } from '../controllers/garbageCollector';
+import { PodGarbageCollector } from '../controllers/podGarbageCollector';
+import { EndpointsController } from '../controllers/endpointsController';
+import { EndpointSliceController } from '../controllers/endpointSliceController';
+import { NodeLifecycleController } from '../controllers/nodeLifecycleController';
+import { DisruptionController } from '../controllers/disruptionController';
+import { evictionHandler } from '../apiserver/eviction';
+import { JobController } from '../controllers/jobController';
+import { CronJobController } from '../controllers/cronJobController';
+import { StatefulSetController } from '../controllers/statefulSetController';
+import { DaemonSetController } from '../controllers/daemonSetController';
+import { LocalPathProvisioner } from '../controllers/localPathProvisioner';
 import { EventRecorder } from '../client/eventRecorder';
 import { Scheduler } from '../scheduler/scheduler';
 import { Kubelet } from '../kubelet/kubelet';
@@ -89,6 +101,7 @@ export class Cluster {
     this.api = new ApiServer({ store, registry, openapi, serverAddress: () => `127.0.0.1:${port}`, version: kubernetesVersion() });
     const serviceAccountTokens = ServiceAccountTokens.open(pkiDirectory(dataDir));
     this.api.registerSubresource('serviceaccounts', 'token', tokenRequestHandler(this.api, serviceAccountTokens));
+    this.api.registerSubresource('pods', 'eviction', evictionHandler(this.api));
     const api = this.api;
     const authenticator: Authenticator = tokenAuthenticator(token, {
       tokens: serviceAccountTokens,
@@ -129,14 +142,28 @@ export class Cluster {
     const namespaces = new NamespaceController(this.client, factory);
     this.register(namespaces);
     const namespaceDefaults = this.register(new NamespaceDefaultsController(this.client, factory, pki.caCertPem));
-    const replicaSets = this.register(new ReplicaSetController(this.client, factory));
+    // the controller manager (upstream kube-controller-manager's default controllers)
+    const controllers = [
+      new ReplicaSetController(this.client, factory),
+      new GarbageCollector(this.client, factory),
+      new PodGarbageCollector(this.client, factory),
+      new EndpointsController(this.client, factory),
+      new EndpointSliceController(this.client, factory),
+      new NodeLifecycleController(this.client, factory),
+      new DisruptionController(this.client, factory),
+      new JobController(this.client, factory),
+      new CronJobController(this.client, factory),
+      new StatefulSetController(this.client, factory),
+      new DaemonSetController(this.client, factory),
+      new LocalPathProvisioner(this.client, factory, { volumesDir: join(this.options.dataDir, 'volumes') }),
+    ].map((controller) => this.register(controller));
     const scheduler = this.register(new Scheduler(this.client, factory, new EventRecorder(this.client, { component: 'default-scheduler' })));
     this.kubelets = await this.createKubelets(factory, pki.caCertPem);
     factory.start();
     await factory.waitForCacheSync();
     namespaces.start();
     namespaceDefaults.start();
-    replicaSets.start();
+    for (const controller of controllers) controller.start();
     scheduler.start();
     for (const kubelet of this.kubelets) await kubelet.start();
     for (const collector of this.metricsCollectors) collector.start();
@@ -169,6 +196,7 @@ export class Cluster {
         podsDir: join(nodeDir, 'pods'),
         caCertPem,
         kubernetesService: { host: KUBERNETES_SERVICE_IP, port: 443 },
+        persistentVolumesDir: join(dataDir, 'volumes'),
       });
       this.register(kubelet);
       kubelets.push(kubelet);

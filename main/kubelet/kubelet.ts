@@ -34,6 +34,8 @@ export interface KubeletOptions {
   /** KUBERNETES_SERVICE_HOST / _PORT for every container */
   kubernetesService: { host: string; port: number };
   clusterDns?: ClusterDns;
+  /** where bound PersistentVolumeClaims' directories live (the local-path provisioner's) */
+  persistentVolumesDir?: string;
   /** how often node status and the lease are renewed (upstream 10 s) */
   heartbeatMs?: number;
   /** how often the runtime is relisted to notice container changes (upstream PLEG: 1 s) */
@@ -61,7 +63,7 @@ export class Kubelet {
     this.pods = options.factory.informerFor(resources.pods, { fieldSelector: `spec.nodeName=${nodeName}` });
     this.pods.addIndexer('uid', (pod) => (pod.metadata.uid ? [pod.metadata.uid] : []));
     this.cache = new PodRuntimeCache(options.runtime);
-    this.volumes = new VolumeManager({ podsDir: options.podsDir, client: options.client, caCertPem: options.caCertPem });
+    this.volumes = new VolumeManager({ podsDir: options.podsDir, client: options.client, caCertPem: options.caCertPem, persistentVolumesDir: options.persistentVolumesDir });
     this.syncer = new PodSyncer({
       client: options.client,
       runtime: options.runtime,

@@ -32,6 +32,7 @@ const initialStatus: Record<string, (obj: KubeObject) => Record<string, unknown>
   persistentvolumeclaims: () => ({ phase: 'Pending' }),
   resourcequotas: () => ({}),
   namespaces: () => ({ phase: 'Active' }),
+  'poddisruptionbudgets.policy': () => ({ disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 }),
 };
 
 /** Kinds whose main-resource writes keep the stored status (status is written through /status). */

@@ -325,3 +325,32 @@ describe('VolumeManager.tearDown', () => {
   });
 });
 
+
+describe('VolumeManager persistentVolumeClaim volumes', () => {
+  function pvcManager(): VolumeManager {
+    return new VolumeManager({ podsDir: path.join(dir, 'pods'), client, caCertPem: 'CA', persistentVolumesDir: path.join(dir, 'volumes') });
+  }
+
+  it('mounts the directory of a bound claim, creating it when missing, read-only when the source says so', async () => {
+    transport.seed(resources.persistentvolumeclaims, { metadata: { name: 'data', namespace: 'default' }, spec: { volumeName: 'pvc-1' }, status: { phase: 'Bound' } });
+    const volumes = await pvcManager().setUp(podWith([{ name: 'd', persistentVolumeClaim: { claimName: 'data' } }, { name: 'r', persistentVolumeClaim: { claimName: 'data', readOnly: true } }]));
+    expect(volumes.d).toEqual({ hostPath: path.join(dir, 'volumes', 'pvc-1'), readOnly: false });
+    expect(volumes.r.readOnly).toBe(true);
+    expect((await stat(volumes.d.hostPath)).isDirectory()).toBe(true);
+  });
+
+  it.each([
+    ['a missing claim', undefined, 'error processing PVC default/data: persistentvolumeclaim "data" not found'],
+    ['an unbound claim', { metadata: { name: 'data', namespace: 'default' }, spec: {}, status: { phase: 'Pending' } }, 'error processing PVC default/data: PVC default/data has non-bound phase ("Pending") or empty pvc.Spec.VolumeName ("")'],
+    ['a terminating claim', { metadata: { name: 'data', namespace: 'default', finalizers: ['kubernetes.io/pvc-protection'] }, spec: { volumeName: 'pvc-1' }, status: { phase: 'Bound' } }, "can't start pod because PVC default/data is being deleted"],
+  ])('refuses %s with the kubelet message', async (what, claim, message) => {
+    if (claim) transport.seed(resources.persistentvolumeclaims, claim);
+    // The finalizer holds the deleted claim, as the pvc-protection finalizer does.
+    if (what === 'a terminating claim') await client.resource(resources.persistentvolumeclaims).delete('default', 'data');
+    const failure = await pvcManager()
+      .setUp(podWith([{ name: 'd', persistentVolumeClaim: { claimName: 'data' } }]))
+      .then(() => undefined, (error: unknown) => error);
+    expect(failure).toBeInstanceOf(VolumeError);
+    expect((failure as VolumeError).message).toContain(message);
+  });
+});

@@ -58,6 +58,12 @@ export interface VolumeManagerOptions {
   nodeAllocatable?: Record<string, string | number>;
   /** Milliseconds since the epoch; injectable for token-rotation tests. */
   now?: () => number;
+  /**
+   * Where bound PersistentVolumeClaims' volumes live (`<dataDir>/volumes`, the local-path
+   * provisioner's layout): a persistentVolumeClaim volume mounts `<persistentVolumesDir>/<spec.volumeName>`.
+   * Without it, persistentVolumeClaim volumes are refused.
+   */
+  persistentVolumesDir?: string;
 }
 
 export interface VolumeFailure {
@@ -378,9 +384,39 @@ export class VolumeManager {
         await new AtomicWriter(dir).write(payload);
         return { hostPath: dir, readOnly: true };
       }
+      case 'persistentVolumeClaim':
+        if (this.options.persistentVolumesDir !== undefined) return this.persistentVolume(pod, volume);
+        throw new MountFailure(`volume type "${plugin}" is not supported by this kubelet`);
       default:
         throw new MountFailure(`volume type "${plugin}" is not supported by this kubelet`);
     }
+  }
+
+  /**
+   * A claim's volume, after the kubelet's desired_state_of_world_populator checks: the claim must exist,
+   * not be terminating, and be bound (phase Bound and spec.volumeName set); its directory is
+   * `<persistentVolumesDir>/<volumeName>`, created if missing as a DirectoryOrCreate hostPath would be.
+   */
+  private async persistentVolume(pod: KubeObject, volume: Volume): Promise<PodVolume> {
+    const source = isRecord(volume.persistentVolumeClaim) ? volume.persistentVolumeClaim : {};
+    const claimName = typeof source.claimName === 'string' ? source.claimName : '';
+    const namespace = pod.metadata.namespace ?? '';
+    let claim: KubeObject;
+    try {
+      claim = await this.options.client.resource(resources.persistentvolumeclaims).get(namespace, claimName);
+    } catch (error) {
+      if (isNotFound(error)) throw new MountFailure(`error processing PVC ${namespace}/${claimName}: persistentvolumeclaim "${claimName}" not found`);
+      throw error;
+    }
+    if (claim.metadata.deletionTimestamp) throw new MountFailure(`error processing PVC ${namespace}/${claimName}: can't start pod because PVC ${namespace}/${claimName} is being deleted`);
+    const spec = isRecord(claim.spec) ? claim.spec : {};
+    const phase = isRecord(claim.status) && typeof claim.status.phase === 'string' ? claim.status.phase : '';
+    const volumeName = typeof spec.volumeName === 'string' ? spec.volumeName : '';
+    if (phase !== 'Bound' || volumeName === '') throw new MountFailure(`error processing PVC ${namespace}/${claimName}: PVC ${namespace}/${claimName} has non-bound phase ("${phase}") or empty pvc.Spec.VolumeName ("${volumeName}")`);
+    if (volumeName.includes('/') || volumeName === '.' || volumeName === '..') throw new MountFailure(`volume name "${volumeName}" of PVC ${namespace}/${claimName} is not a directory name`);
+    const dir = path.join(this.options.persistentVolumesDir ?? '', volumeName);
+    await mkdir(dir, { recursive: true, mode: 0o777 });
+    return { hostPath: dir, readOnly: source.readOnly === true };
   }
 
   private async makeVolumeDir(dir: string): Promise<void> {
