@@ -25,6 +25,7 @@ import { NodeLifecycleController } from '../controllers/nodeLifecycleController'
 import { DisruptionController } from '../controllers/disruptionController';
 import { evictionHandler } from '../apiserver/eviction';
 import { JobController } from '../controllers/jobController';
+import { DeploymentController } from '../controllers/deploymentController';
 import { CronJobController } from '../controllers/cronJobController';
 import { StatefulSetController } from '../controllers/statefulSetController';
 import { DaemonSetController } from '../controllers/daemonSetController';
@@ -145,6 +146,7 @@ export class Cluster {
     // the controller manager (upstream kube-controller-manager's default controllers)
     const controllers = [
       new ReplicaSetController(this.client, factory),
+      new DeploymentController(this.client, factory),
       new GarbageCollector(this.client, factory),
       new PodGarbageCollector(this.client, factory),
       new EndpointsController(this.client, factory),

@@ -113,7 +113,9 @@ export class Kubelet {
     this.every(this.options.resyncMs ?? 60_000, async () => {
       if (this.runtimeUp) this.resyncAll();
     });
-    this.running = runWorkers(this.queue, (uid) => this.sync(uid), 4, {
+    // Upstream runs one goroutine per pod: a pod waiting out its termination grace period must not
+    // hold back others, so there are many workers (each mostly waits on Docker).
+    this.running = runWorkers(this.queue, (uid) => this.sync(uid), 64, {
       onError: (uid, error) => console.warn(`[kubelet ${this.nodeName}] error syncing pod ${uid}:`, error instanceof Error ? error.message : error),
     });
   }
