@@ -154,8 +154,12 @@ export function serveRemoteCommand(socket: WebSocket, session: PodStreamSession,
     inFlight += data.length;
     socket.send(encodeChannelMessage(protocol, channel, data), { binary: !protocol.base64 }, () => {
       inFlight -= data.length;
-      if (inFlight < highWaterMark / 2) for (const stream of paused) stream.resume();
-      paused.clear();
+      // Resume only once below the low-water mark; a stream paused now must stay in the set, or
+      // nothing would ever resume it and the command would block on a full pipe.
+      if (inFlight < highWaterMark / 2) {
+        for (const stream of paused) stream.resume();
+        paused.clear();
+      }
       done?.();
     });
   };
