@@ -145,4 +145,54 @@ describe('endpoints and drain', () => {
       return taints.includes('node.kubernetes.io/unschedulable') ? undefined : taints;
     });
   }, 180_000);
+
+  it('moves a Deployment\'s pods off a drained node without ever breaking its budget', async () => {
+    const target = 'kubedesk-m03';
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'movers', namespace },
+      spec: {
+        replicas: 3,
+        selector: { matchLabels: { app: 'movers' } },
+        template: {
+          metadata: { labels: { app: 'movers' } },
+          spec: {
+            terminationGracePeriodSeconds: 1,
+            // start on the node that will be drained, so every replica has to move
+            affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, preference: { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [target] }] } }] } },
+            containers: [{ name: 'web', image: busyboxImage, command: ['sleep', '3600'], readinessProbe: { exec: { command: ['true'] }, periodSeconds: 1 } }],
+          },
+        },
+      },
+    };
+    await cluster.kubectl(['apply', '-f', '-'], { input: JSON.stringify(deployment) });
+    await ok('rollout', 'status', 'deployment/movers', '-n', namespace, '--timeout=90s');
+    await ok('create', 'pdb', 'movers-pdb', '-n', namespace, '--selector=app=movers', '--min-available=2');
+    await until('the budget allows one disruption', async () => ((await ok('get', 'pdb', 'movers-pdb', '-n', namespace, '-o', 'jsonpath={.status.disruptionsAllowed}')).trim() === '1' ? true : undefined));
+    const nodesOf = async () => (await ok('get', 'pods', '-n', namespace, '-l', 'app=movers', '-o', 'jsonpath={range .items[*]}{.spec.nodeName} {.status.phase}{"\\n"}{end}')).trim().split('\n').filter(Boolean);
+    expect((await nodesOf()).some((line) => line.startsWith(target))).toBe(true);
+
+    // Watch readiness while the drain runs: never fewer than minAvailable ready replicas.
+    let lowest = 3;
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        const ready = Number((await ok('get', 'deployment', 'movers', '-n', namespace, '-o', 'jsonpath={.status.readyReplicas}')).trim() || '0');
+        lowest = Math.min(lowest, ready);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    })();
+    const drain = await cluster.kubectl(['drain', target, '--ignore-daemonsets', '--delete-emptydir-data', '--pod-selector=app=movers', '--timeout=120s'], { timeoutMs: 150_000 });
+    watching = false;
+    await watcher;
+    expect(drain.code, `${drain.stdout}${drain.stderr}`).toBe(0);
+    expect(drain.stdout).toContain(`node/${target} drained`);
+    await ok('rollout', 'status', 'deployment/movers', '-n', namespace, '--timeout=90s');
+    const placed = await nodesOf();
+    expect(placed).toHaveLength(3);
+    expect(placed.every((line) => !line.startsWith(target))).toBe(true);
+    expect(lowest).toBeGreaterThanOrEqual(2);
+    await ok('uncordon', target);
+  }, 300_000);
 });
