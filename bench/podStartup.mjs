@@ -34,7 +34,7 @@ function envCount(name, fallback, max) {
   return Number.isInteger(value) && value > 0 ? Math.min(value, max) : fallback;
 }
 
-async function findPauseImage() {
+export async function findPauseImage() {
   const images = await docker.listImages({ filters: { label: ['dev.kubedesk.pause=true'] } });
   if (images.length === 0) throw new Error('no image labelled dev.kubedesk.pause=true after the cluster started');
   return images[0].Id;
@@ -54,7 +54,7 @@ async function waitRunning(containers, deadline) {
  * `docker run -d --network container:<sandbox> busybox sleep 3600`, through dockerode (no CLI
  * process per call), until both are running. Milliseconds from the first call.
  */
-async function baselinePod(runId, pauseImage, networkName) {
+export async function baselinePod(runId, pauseImage, networkName) {
   const started = now();
   const labels = { [benchLabel]: runId };
   const sandbox = await docker.createContainer({ Image: pauseImage, Labels: labels, HostConfig: { NetworkMode: networkName, Init: true } });
@@ -70,7 +70,7 @@ async function baselinePod(runId, pauseImage, networkName) {
   return now() - started;
 }
 
-async function removeBaselineContainers(runId) {
+export async function removeBaselineContainers(runId) {
   const containers = await docker.listContainers({ all: true, filters: { label: [`${benchLabel}=${runId}`] } });
   await mapLimit(containers, 8, (container) =>
     docker

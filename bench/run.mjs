@@ -6,6 +6,7 @@
 //   npm run build && node bench/run.mjs [startup] [creates] [watch] [idle-rss] [--profile] [--json FILE]
 //   node bench/run.mjs pods pod-streams      # the Docker benches: only when named (they need Docker
 //                                            # and the e2e test image, and take minutes)
+//   node bench/run.mjs deployment scheduler controllers   # the workload benches (Docker too)
 //
 // --profile runs every server under `node --cpu-prof` and leaves the .cpuprofile files (open them
 // in Chrome DevTools → Performance) in /tmp/kubedesk-bench/profiles.
@@ -20,6 +21,9 @@ import { benchWatchFanout } from './watchFanout.mjs';
 import { benchIdleRss } from './idleRss.mjs';
 import { benchPods } from './podStartup.mjs';
 import { benchPodStreams } from './podStreams.mjs';
+import { benchDeployment } from './deploymentStartup.mjs';
+import { benchScheduler } from './schedulerThroughput.mjs';
+import { benchControllers } from './controllerLoad.mjs';
 import { runPendingCleanups } from './podLib.mjs';
 
 const BENCHES = {
@@ -33,6 +37,9 @@ const BENCHES = {
 const DOCKER_BENCHES = {
   pods: { run: () => benchPods(), limitMs: 480_000 },
   'pod-streams': { run: () => benchPodStreams(), limitMs: 420_000 },
+  deployment: { run: () => benchDeployment(), limitMs: 480_000 },
+  scheduler: { run: () => benchScheduler(), limitMs: 300_000 },
+  controllers: { run: () => benchControllers(), limitMs: 300_000 },
 };
 for (const [name, bench] of Object.entries(DOCKER_BENCHES)) BENCHES[name] = bench.run;
 const TOTAL_LIMIT_MS = 180_000;
