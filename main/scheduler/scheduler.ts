@@ -21,6 +21,9 @@ import { SchedulerCache } from './schedulerCache';
 import { SchedulingQueue, type QueuedPod, type SchedulingQueueOptions } from './schedulingQueue';
 import { labelSelectorIsEmpty, labelSelectorMatches, type Labels } from './selectors';
 
+
+/** how long the scheduling loop runs before it lets other work in */
+const SCHEDULING_SLICE_MS = 5;
 export interface SchedulerOptions extends Omit<SchedulingQueueOptions, 'clock'> {
   /** Pods whose spec.schedulerName is this (or unset, for the default) are ours. */
   schedulerName?: string;
@@ -189,6 +192,10 @@ export class Scheduler {
   private async run(): Promise<void> {
     const synced = await Promise.all([this.podInformer.waitForSync(), this.nodeInformer.waitForSync()]);
     if (!synced.every(Boolean) || this.disposed) return;
+    // Scheduling cycles are synchronous; with a backlog the loop yields to the event loop every few
+    // milliseconds so the API server (same process) keeps answering — upstream's scheduler runs in
+    // its own goroutines and never starves the apiserver.
+    let sliceStart = Date.now();
     for (;;) {
       const info = await this.queue.pop();
       if (!info) return;
@@ -197,6 +204,10 @@ export class Scheduler {
       } catch (error) {
         this.onError(`scheduling ${info.key} failed`, error);
         this.queue.addBackoff(info);
+      }
+      if (Date.now() - sliceStart >= SCHEDULING_SLICE_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStart = Date.now();
       }
     }
   }
