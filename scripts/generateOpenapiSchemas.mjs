@@ -31,6 +31,7 @@ const GROUPS = [
   { api: 'AppsV1Api', group: 'apps', version: 'v1', prefix: 'io.k8s.api.apps.v1' },
   { api: 'BatchV1Api', group: 'batch', version: 'v1', prefix: 'io.k8s.api.batch.v1' },
   { api: 'AutoscalingV1Api', group: 'autoscaling', version: 'v1', prefix: 'io.k8s.api.autoscaling.v1' },
+  { api: 'AutoscalingV2Api', group: 'autoscaling', version: 'v2', prefix: 'io.k8s.api.autoscaling.v2' },
   { api: 'CoordinationV1Api', group: 'coordination.k8s.io', version: 'v1', prefix: 'io.k8s.api.coordination.v1' },
   { api: 'DiscoveryV1Api', group: 'discovery.k8s.io', version: 'v1', prefix: 'io.k8s.api.discovery.v1' },
   { api: 'EventsV1Api', group: 'events.k8s.io', version: 'v1', prefix: 'io.k8s.api.events.v1' },
@@ -329,7 +330,7 @@ function shortName(className) {
       return className.slice(prefix.length);
     }
   }
-  return className.replace(/^V1(?=[A-Z])/, '');
+  return className.replace(/^V[12](?=[A-Z])/, '');
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import { parseFieldSelector, parseLabelSelector, validateFieldSelector } from '.
 import { parseIncludeObject, partialObjectMetadata, toTable } from './tables';
 import { startWatch, type WatchSink } from './watch';
 import { admitPodServiceAccount } from './admission/serviceAccountAdmission';
+import { admitPersistentVolumeClaimStorageClass } from './admission/defaultStorageClassAdmission';
 import { applyJsonPatch } from './patch/jsonPatch';
 import { applyMergePatch } from './patch/mergePatch';
 import { applyStrategicMergePatch } from './patch/strategicMergePatch';
@@ -95,6 +96,11 @@ export class ApiServer {
         if (def.group !== '' || def.resource !== 'pods') return;
         const serviceAccounts = options.registry.lookup('', 'v1', 'serviceaccounts');
         admitPodServiceAccount(obj, (namespace, name) => (serviceAccounts ? objects.tryGet(serviceAccounts, namespace, name) : undefined));
+      },
+      (def, obj, objects) => {
+        if (def.group !== '' || def.resource !== 'persistentvolumeclaims') return;
+        const storageClasses = options.registry.lookup('storage.k8s.io', 'v1', 'storageclasses');
+        admitPersistentVolumeClaimStorageClass(obj, () => (storageClasses ? objects.list(storageClasses, { labels: [], fields: [] }).items : []));
       },
     ]);
   }

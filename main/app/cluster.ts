@@ -30,6 +30,7 @@ import { CronJobController } from '../controllers/cronJobController';
 import { StatefulSetController } from '../controllers/statefulSetController';
 import { DaemonSetController } from '../controllers/daemonSetController';
 import { LocalPathProvisioner } from '../controllers/localPathProvisioner';
+import { HorizontalPodAutoscalerController } from '../controllers/horizontalPodAutoscaler';
 import { EventRecorder } from '../client/eventRecorder';
 import { Scheduler } from '../scheduler/scheduler';
 import { Kubelet } from '../kubelet/kubelet';
@@ -158,6 +159,7 @@ export class Cluster {
       new StatefulSetController(this.client, factory),
       new DaemonSetController(this.client, factory),
       new LocalPathProvisioner(this.client, factory, { volumesDir: join(this.options.dataDir, 'volumes') }),
+      new HorizontalPodAutoscalerController(this.client, factory),
     ].map((controller) => this.register(controller));
     const scheduler = this.register(new Scheduler(this.client, factory, new EventRecorder(this.client, { component: 'default-scheduler' })));
     this.kubelets = await this.createKubelets(factory, pki.caCertPem);

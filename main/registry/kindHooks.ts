@@ -30,8 +30,10 @@ const initialStatus: Record<string, (obj: KubeObject) => Record<string, unknown>
   'jobs.batch': () => ({}),
   'cronjobs.batch': () => ({}),
   persistentvolumeclaims: () => ({ phase: 'Pending' }),
+  persistentvolumes: () => ({ phase: 'Pending' }),
   resourcequotas: () => ({}),
   namespaces: () => ({ phase: 'Active' }),
+  'horizontalpodautoscalers.autoscaling': () => ({ desiredReplicas: 0 }),
   'poddisruptionbudgets.policy': () => ({ disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 }),
 };
 

@@ -8,7 +8,9 @@ import {
   defaultEndpoints, defaultLimitRange, defaultNamespace, defaultNode, defaultNothing, defaultPersistentVolumeClaim, defaultPod,
   defaultPodTemplate, defaultSecret, defaultService, prepareNamespaceForCreate,
 } from './core';
+import { defaultHorizontalPodAutoscaler } from './autoscaling';
 import { defaultEndpointSlice } from './misc';
+import { defaultPersistentVolume, defaultStorageClass } from './storage';
 
 export interface KindDefaulter {
   /** Upstream SetDefaults_* for the kind (and admission defaults for Pods). Mutates `obj`. */
@@ -44,16 +46,19 @@ export const defaultFunctions: Record<string, { defaults(obj: KubeObject): void;
   resourcequotas: { defaults: defaultNothing },
   podtemplates: { defaults: defaultPodTemplate },
   persistentvolumeclaims: { defaults: defaultPersistentVolumeClaim },
+  persistentvolumes: { defaults: defaultPersistentVolume },
   'deployments.apps': { defaults: defaultDeployment },
   'replicasets.apps': { defaults: defaultReplicaSet },
   'statefulsets.apps': { defaults: defaultStatefulSet },
   'daemonsets.apps': { defaults: defaultDaemonSet },
   'controllerrevisions.apps': { defaults: defaultNothing },
+  'horizontalpodautoscalers.autoscaling': { defaults: defaultHorizontalPodAutoscaler },
   'jobs.batch': { defaults: defaultJob, prepareForCreate: prepareJobForCreate },
   'cronjobs.batch': { defaults: defaultCronJob },
   'leases.coordination.k8s.io': { defaults: defaultNothing },
   'endpointslices.discovery.k8s.io': { defaults: defaultEndpointSlice },
   'events.events.k8s.io': { defaults: defaultNothing },
+  'storageclasses.storage.k8s.io': { defaults: defaultStorageClass },
 };
 
 export const defaulters: Record<string, KindDefaulter> = Object.fromEntries(

@@ -4,6 +4,7 @@
 // defaultTableDef (upstream rest.DefaultTableConvertor); custom resources use customResourceTableDef.
 import type { TableDef } from '../types';
 import { controllerRevisionTable, daemonSetTable, deploymentTable, replicaSetTable, statefulSetTable } from './apps';
+import { horizontalPodAutoscalerTable } from './autoscaling';
 import { cronJobTable, jobTable } from './batch';
 import { leaseTable } from './coordination';
 import {
@@ -50,6 +51,7 @@ export const tableDefs: Record<string, TableDef> = {
   'statefulsets.apps': statefulSetTable,
   'daemonsets.apps': daemonSetTable,
   'controllerrevisions.apps': controllerRevisionTable,
+  'horizontalpodautoscalers.autoscaling': horizontalPodAutoscalerTable,
   'jobs.batch': jobTable,
   'cronjobs.batch': cronJobTable,
   'events.events.k8s.io': eventsApiEventTable,

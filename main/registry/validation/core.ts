@@ -914,6 +914,8 @@ export function validatePersistentVolumeClaimUpdate(obj: KubeObject, old: KubeOb
   const comparable = (value: FieldRecord, other: FieldRecord): FieldRecord => {
     const copy: FieldRecord = { ...value, resources: { ...recordOf(value.resources), requests: undefined }, volumeAttributesClassName: undefined };
     if (!other.volumeName) copy.volumeName = undefined;
+    // RetroactiveDefaultStorageClass: a claim created without a class may be given one later.
+    if (other.storageClassName === undefined || other.storageClassName === null) copy.storageClassName = undefined;
     return copy;
   };
   if (!deepEqual(comparable(spec, oldSpec), comparable(oldSpec, oldSpec))) {

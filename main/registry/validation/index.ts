@@ -4,9 +4,11 @@
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import type { FieldError } from '../fieldErrors';
 import * as apps from './apps';
+import * as autoscaling from './autoscaling';
 import * as batch from './batch';
 import * as core from './core';
 import * as misc from './misc';
+import * as storage from './storage';
 
 export interface KindValidator {
   validateCreate(obj: KubeObject): FieldError[];
@@ -50,16 +52,19 @@ export const validators: Record<string, KindValidator> = {
   resourcequotas: guarded(core.validateResourceQuota, core.validateResourceQuotaUpdate),
   podtemplates: guarded(core.validatePodTemplate, core.validatePodTemplateUpdate),
   persistentvolumeclaims: guarded(core.validatePersistentVolumeClaim, core.validatePersistentVolumeClaimUpdate),
+  persistentvolumes: guarded(storage.validatePersistentVolume, storage.validatePersistentVolumeUpdate),
   'deployments.apps': guarded(apps.validateDeployment, apps.validateDeploymentUpdate),
   'replicasets.apps': guarded(apps.validateReplicaSet, apps.validateReplicaSetUpdate),
   'statefulsets.apps': guarded(apps.validateStatefulSet, apps.validateStatefulSetUpdate),
   'daemonsets.apps': guarded(apps.validateDaemonSet, apps.validateDaemonSetUpdate),
   'controllerrevisions.apps': guarded(apps.validateControllerRevision, apps.validateControllerRevisionUpdate),
+  'horizontalpodautoscalers.autoscaling': guarded(autoscaling.validateHorizontalPodAutoscaler, autoscaling.validateHorizontalPodAutoscalerUpdate),
   'jobs.batch': guarded(batch.validateJob, batch.validateJobUpdate),
   'cronjobs.batch': guarded(batch.validateCronJob, batch.validateCronJobUpdate),
   'leases.coordination.k8s.io': guarded(misc.validateLease, misc.validateLeaseUpdate),
   'endpointslices.discovery.k8s.io': guarded(misc.validateEndpointSlice, misc.validateEndpointSliceUpdate),
   'events.events.k8s.io': guarded(misc.validateEventsV1Event, misc.validateEventsV1EventUpdate),
+  'storageclasses.storage.k8s.io': guarded(storage.validateStorageClass, storage.validateStorageClassUpdate),
 };
 
 /** The validator for a resource in a group ('' for core), or undefined for kinds without one. */
