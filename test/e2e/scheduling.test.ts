@@ -363,7 +363,7 @@ describe('scheduling on three nodes', () => {
     });
     expect(described).toMatch(/^Status:\s+Pending$/m);
     expect(described).toMatch(/^Node:\s+<none>$/m);
-    expect(described).toMatch(/Warning\s+FailedScheduling\s+\S+\s+default-scheduler\s+0\/3 nodes are available: 3 Insufficient cpu\./);
+    expect(described).toMatch(/Warning\s+FailedScheduling\s+.+?\s+default-scheduler\s+0\/3 nodes are available: 3 Insufficient cpu\./);
     expect(described).toMatch(/^\s+PodScheduled\s+False\s*$/m);
     await deletePods('scenario=fit');
   });
