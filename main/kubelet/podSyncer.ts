@@ -234,7 +234,10 @@ export class PodSyncer {
       this.restartBackoff.next(key, finished);
     }
     if (latest && latest.state === 'created') await this.options.runtime.removeContainer(latest.id).catch(() => undefined);
-    const restartCount = latest ? latest.restartCount + (latest.state === 'created' ? 0 : 1) : 0;
+    // Without a runtime record (Docker lost or removed the old containers, e.g. across a daemon
+    // restart) the count continues from the pod's last reported status, as upstream's kubelet does.
+    const reported = reportedContainer(pod, container.name, init);
+    const restartCount = latest ? latest.restartCount + (latest.state === 'created' ? 0 : 1) : reported?.containerID ? reported.restartCount + 1 : 0;
     await this.startContainer(pod, container, init, restartCount, state);
   }
 
@@ -622,3 +625,15 @@ function describeHandler(handler: Record<string, unknown>): string {
 }
 
 export { timestamp };
+
+/** The container's entry in the pod's reported status, if it has one. */
+function reportedContainer(pod: KubeObject, name: string, init: boolean): { containerID?: string; restartCount: number } | undefined {
+  const status = isRecord(pod.status) ? pod.status : {};
+  const list = status[init ? 'initContainerStatuses' : 'containerStatuses'];
+  if (!Array.isArray(list)) return undefined;
+  for (const entry of list) {
+    if (!isRecord(entry) || entry.name !== name) continue;
+    return { containerID: typeof entry.containerID === 'string' && entry.containerID ? entry.containerID : undefined, restartCount: typeof entry.restartCount === 'number' ? entry.restartCount : 0 };
+  }
+  return undefined;
+}
