@@ -166,9 +166,13 @@ export class MetricsCollector {
   podMetrics(pods: KubeObject[] = this.options.pods?.() ?? []): CollectedPodMetrics[] {
     this.noteRead();
     const byPod = new Map<string, Array<{ name: string; rate: Rate }>>();
+    const incomplete = new Set<string>();
     for (const record of this.records.values()) {
       const rate = rateOf(record);
-      if (!rate) continue;
+      if (!rate) {
+        incomplete.add(record.podUid);
+        continue;
+      }
       const entries = byPod.get(record.podUid) ?? [];
       entries.push({ name: record.name, rate });
       byPod.set(record.podUid, entries);
@@ -185,7 +189,9 @@ export class MetricsCollector {
       const containers = entries
         .filter((entry) => order.includes(entry.name))
         .sort((left, right) => order.indexOf(left.name) - order.indexOf(right.name));
-      if (containers.length === 0) continue;
+      // metrics-server drops a pod while one of its running containers has no figures yet (e.g. it
+      // started after the last sample), so a pod never shows with some containers missing.
+      if (containers.length === 0 || incomplete.has(uid ?? '')) continue;
       const latest = containers.reduce((best, entry) => (entry.rate.timestamp > best.rate.timestamp ? entry : best));
       const metadata: CollectedPodMetrics['metadata'] = { name: pod.metadata.name, namespace: pod.metadata.namespace, creationTimestamp: created };
       if (pod.metadata.labels) metadata.labels = { ...pod.metadata.labels };

@@ -167,4 +167,18 @@ describe('CronJobs', () => {
     const active = await ok('get', 'cronjob', 'tick', '-o', 'jsonpath={.status.active[*].name}');
     expect(active.split(' ')).not.toContain('manual');
   });
+
+  it('keeps only successfulJobsHistoryLimit finished jobs after the next run', async () => {
+    const scheduledNames = async () => (await ok('get', 'jobs', '-l', 'from=tick', '-o', 'jsonpath={.items[*].metadata.name}')).split(' ').filter((name) => /^tick-\d+$/.test(name));
+    // Earlier runs (and the manual job, which the CronJob owns too) may already have been trimmed:
+    // wait for a run scheduled after this test started, then for the history to shrink to it.
+    const startedMinute = Math.floor(Date.now() / 60_000);
+    const newest = await until('a later scheduled job', async () => (await scheduledNames()).find((name) => Number(name.slice('tick-'.length)) > startedMinute), 135_000, 1000);
+    await waitFor('complete', newest, 60);
+    const kept = await until('the history trimmed to one job', async () => {
+      const names = (await ok('get', 'jobs', '-l', 'from=tick', '-o', 'jsonpath={.items[*].metadata.name}')).split(' ').filter(Boolean);
+      return names.length === 1 ? names : undefined;
+    }, 30_000);
+    expect(kept).toEqual([newest]);
+  }, 200_000);
 });
