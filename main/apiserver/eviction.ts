@@ -13,6 +13,7 @@ import { ApiError } from './apiError';
 import { decodeBody } from './content';
 import { json, type ApiReply, type ApiServer, type SubresourceHandler } from './apiServer';
 import type { DeleteOptions, WriteOptions } from './resourceStore';
+import { selectorMatches } from '../../shared/kubernetes/labelSelector';
 
 const TOO_MANY_REQUESTS_MESSAGE = "Cannot evict pod as it would violate the pod's disruption budget.";
 /** upstream MaxDisruptedPodSize */
@@ -56,31 +57,7 @@ function budgetSelectsPod(budget: KubeObject, pod: KubeObject): boolean {
   const matchLabels = recordOf(selector.matchLabels);
   const expressions = Array.isArray(selector.matchExpressions) ? selector.matchExpressions : [];
   if (Object.keys(matchLabels).length === 0 && expressions.length === 0) return false;
-  const labels = pod.metadata.labels ?? {};
-  for (const [key, value] of Object.entries(matchLabels)) if (labels[key] !== String(value)) return false;
-  for (const expression of expressions) {
-    if (!isRecord(expression)) return false;
-    const key = String(expression.key);
-    const values = Array.isArray(expression.values) ? expression.values.map(String) : [];
-    const has = Object.prototype.hasOwnProperty.call(labels, key);
-    switch (expression.operator) {
-      case 'In':
-        if (!has || !values.includes(labels[key])) return false;
-        break;
-      case 'NotIn':
-        if (has && values.includes(labels[key])) return false;
-        break;
-      case 'Exists':
-        if (!has) return false;
-        break;
-      case 'DoesNotExist':
-        if (has) return false;
-        break;
-      default:
-        return false;
-    }
-  }
-  return true;
+  return selectorMatches(selector, pod.metadata.labels);
 }
 
 function tooManyRequests(cause: string, retryAfterSeconds: number): ApiError {
