@@ -15,6 +15,7 @@
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { ContainerRuntime, ContainerStats } from './runtime/containerRuntime';
+import { formatBytes, formatNanocores } from '../../shared/kubernetes/quantity';
 
 /** The same shapes metrics.k8s.io serves (main/apiserver/metrics), without kind/apiVersion. */
 export type CollectedUsage = { cpu: string; memory: string };
@@ -285,28 +286,7 @@ function usage(nanocores: number, memoryBytes: number): CollectedUsage {
   return { cpu: formatNanocores(nanocores), memory: formatBytes(memoryBytes) };
 }
 
-/** resource.Quantity's canonical decimal form of nanocores: `1234567n`, `250m`, `2`. */
-export function formatNanocores(nanocores: number): string {
-  const value = Math.max(0, Math.round(nanocores));
-  if (value === 0) return '0';
-  if (value % 1e9 === 0) return `${value / 1e9}`;
-  if (value % 1e6 === 0) return `${value / 1e6}m`;
-  if (value % 1e3 === 0) return `${value / 1e3}u`;
-  return `${value}n`;
-}
-
-/** resource.Quantity's canonical binary form of bytes: `12345Ki`, `3Mi`, or plain bytes. */
-export function formatBytes(bytes: number): string {
-  let value = Math.max(0, Math.round(bytes));
-  if (value === 0) return '0';
-  const suffixes = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
-  let index = 0;
-  while (index < suffixes.length - 1 && value % 1024 === 0) {
-    value /= 1024;
-    index++;
-  }
-  return `${value}${suffixes[index]}`;
-}
+export { formatBytes, formatNanocores };
 
 /** Go's time.Duration.String() for whole milliseconds (metav1.Duration's JSON form): `10.002s`, `1m0s`, `500ms`. */
 export function goDuration(milliseconds: number): string {

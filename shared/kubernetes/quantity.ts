@@ -77,3 +77,26 @@ export function parseValue(input: unknown): number {
   const quantity = parseQuantity(input);
   return quantity ? quantityValue(quantity) : 0;
 }
+
+/** resource.Quantity's canonical decimal form of nanocores: `1234567n`, `250m`, `2`. */
+export function formatNanocores(nanocores: number): string {
+  const value = Math.max(0, Math.round(nanocores));
+  if (value === 0) return '0';
+  if (value % 1e9 === 0) return `${value / 1e9}`;
+  if (value % 1e6 === 0) return `${value / 1e6}m`;
+  if (value % 1e3 === 0) return `${value / 1e3}u`;
+  return `${value}n`;
+}
+
+/** resource.Quantity's canonical binary form of bytes: `12345Ki`, `3Mi`, or plain bytes. */
+export function formatBytes(bytes: number): string {
+  let value = Math.max(0, Math.round(bytes));
+  if (value === 0) return '0';
+  const suffixes = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+  let index = 0;
+  while (index < suffixes.length - 1 && value % 1024 === 0) {
+    value /= 1024;
+    index++;
+  }
+  return `${value}${suffixes[index]}`;
+}

@@ -13,6 +13,7 @@ import { negotiate } from '../content';
 import type { ResourceRegistry } from '../resourceRegistry';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, validateFieldSelector } from '../selectors';
 import { parseIncludeObject, toTable } from '../tables';
+import { formatBytes, formatNanocores } from '../../../shared/kubernetes/quantity';
 
 export const METRICS_GROUP = 'metrics.k8s.io';
 export const METRICS_VERSION = 'v1beta1';
@@ -224,24 +225,7 @@ export function parseQuantity(text: string): number {
 }
 
 /** Nanocores in canonical decimal form, as resource.Quantity prints it: `1234567n`, `250m`, `2`. */
-export function formatCpu(nanocores: number): string {
-  const value = Math.max(0, Math.round(nanocores));
-  if (value === 0) return '0';
-  if (value % 1e9 === 0) return `${value / 1e9}`;
-  if (value % 1e6 === 0) return `${value / 1e6}m`;
-  if (value % 1e3 === 0) return `${value / 1e3}u`;
-  return `${value}n`;
-}
+export const formatCpu = formatNanocores;
 
-/** Bytes in canonical binary form: the largest power-of-1024 suffix that divides exactly (`12345Ki`), else plain bytes. */
-export function formatMemory(bytes: number): string {
-  let value = Math.max(0, Math.round(bytes));
-  if (value === 0) return '0';
-  const suffixes = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
-  let index = 0;
-  while (index < suffixes.length - 1 && value % 1024 === 0) {
-    value /= 1024;
-    index++;
-  }
-  return `${value}${suffixes[index]}`;
-}
+/** Bytes in canonical binary form (`12345Ki`), else plain bytes. */
+export const formatMemory = formatBytes;
