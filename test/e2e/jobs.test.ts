@@ -158,6 +158,9 @@ describe('CronJobs', () => {
   });
 
   it('runs a Job created with kubectl create job --from=cronjob', async () => {
+    // The CronJob owns the manual job too, so a scheduled run finishing after it would trim it
+    // away (the history limit is 1): no scheduled runs while this test reads it.
+    await ok('patch', 'cronjob', 'tick', '--type=merge', '-p', '{"spec":{"suspend":true}}');
     expect(await ok('create', 'job', 'manual', '--from=cronjob/tick')).toBe('job.batch/manual created\n');
     await waitFor('complete', 'manual', 60);
     const manual = JSON.parse(await ok('get', 'job', 'manual', '-o', 'json')) as { metadata: { annotations: Record<string, string>; ownerReferences: { kind: string; name: string }[]; labels: Record<string, string> } };
@@ -172,6 +175,7 @@ describe('CronJobs', () => {
     const scheduledNames = async () => (await ok('get', 'jobs', '-l', 'from=tick', '-o', 'jsonpath={.items[*].metadata.name}')).split(' ').filter((name) => /^tick-\d+$/.test(name));
     // Earlier runs (and the manual job, which the CronJob owns too) may already have been trimmed:
     // wait for a run scheduled after this test started, then for the history to shrink to it.
+    await ok('patch', 'cronjob', 'tick', '--type=merge', '-p', '{"spec":{"suspend":false}}');
     const startedMinute = Math.floor(Date.now() / 60_000);
     const newest = await until('a later scheduled job', async () => (await scheduledNames()).find((name) => Number(name.slice('tick-'.length)) > startedMinute), 135_000, 1000);
     await waitFor('complete', newest, 60);
