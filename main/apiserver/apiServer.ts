@@ -20,6 +20,8 @@ import { parseIncludeObject, partialObjectMetadata, toTable } from './tables';
 import { startWatch, type WatchSink } from './watch';
 import { admitPodServiceAccount } from './admission/serviceAccountAdmission';
 import { admitPersistentVolumeClaimStorageClass } from './admission/defaultStorageClassAdmission';
+import { ServiceAllocator, type ServiceNetworkConfig } from './admission/serviceAllocation';
+import type { WriteAllocator } from './resourceStore';
 import { applyJsonPatch } from './patch/jsonPatch';
 import { applyMergePatch } from './patch/mergePatch';
 import { applyStrategicMergePatch } from './patch/strategicMergePatch';
@@ -82,6 +84,8 @@ export interface ApiServerOptions {
   openapi: OpenApiService;
   serverAddress: () => string;
   version: Record<string, string>;
+  /** where Services get cluster IPs and node ports; without it Services get none (unit tests) */
+  serviceNetwork?: ServiceNetworkConfig;
 }
 
 
@@ -102,7 +106,7 @@ export class ApiServer {
         const storageClasses = options.registry.lookup('storage.k8s.io', 'v1', 'storageclasses');
         admitPersistentVolumeClaimStorageClass(obj, () => (storageClasses ? objects.list(storageClasses, { labels: [], fields: [] }).items : []));
       },
-    ]);
+    ], options.serviceNetwork ? [serviceAllocator(new ServiceAllocator(options.serviceNetwork))] : []);
   }
 
   get registry(): ResourceRegistry {
@@ -658,4 +662,11 @@ function decodeSegment(segment: string): string {
   } catch {
     throw ApiError.badRequest(`invalid path segment: ${segment}`);
   }
+}
+
+function serviceAllocator(allocator: ServiceAllocator): WriteAllocator {
+  return (def, obj, old, objects) => {
+    if (def.group !== '' || def.resource !== 'services') return [];
+    return allocator.allocate(obj, old, objects.list(def, { labels: [], fields: [] }).items);
+  };
 }

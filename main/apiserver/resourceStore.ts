@@ -52,12 +52,27 @@ const createOnUpdate = new Set(['endpoints', 'events', 'leases.coordination.k8s.
 /** Mutating admission on create, after defaulting and before validation (upstream admission chain). */
 export type CreateAdmission = (def: ResourceDef, obj: KubeObject, objects: ResourceStore) => void;
 
+/**
+ * Runs after validation on create and on updates of the main resource (upstream's BeginCreate /
+ * BeginUpdate hooks, where the service REST allocates cluster IPs and node ports); returns field
+ * errors to reject the write. `old` is undefined on create.
+ */
+export type WriteAllocator = (def: ResourceDef, obj: KubeObject, old: KubeObject | undefined, objects: ResourceStore) => FieldError[];
+
 export class ResourceStore {
   constructor(
     private readonly store: Store,
     private readonly clock: () => Date = () => new Date(),
     private readonly admission: CreateAdmission[] = [],
+    private readonly allocators: WriteAllocator[] = [],
   ) {}
+
+  private allocate(def: ResourceDef, obj: KubeObject, old: KubeObject | undefined): void {
+    for (const allocator of this.allocators) {
+      const errors = allocator(def, obj, old, this);
+      if (errors.length) throw ApiError.invalid(def.kind, def.group, obj.metadata.name ?? '', errors);
+    }
+  }
 
   key(def: ResourceDef, namespace: string, name: string): ObjectKey {
     return { resource: qualifiedResource(def), namespace: def.namespaced ? namespace : '', name };
@@ -138,6 +153,7 @@ export class ResourceStore {
       for (const admit of this.admission) admit(def, obj, this);
       return def.validateCreate(obj);
     });
+    this.allocate(def, obj, undefined);
     const key = this.key(def, namespace, metadata.name);
     if (options.dryRun) {
       if (this.store.get(key)) throw ApiError.alreadyExists(def, metadata.name);
@@ -257,6 +273,7 @@ export class ResourceStore {
       if (wholeObject) return errors;
       return dedupe([...errors, ...def.validateUpdate(next, existing)]);
     });
+    if (!subresource && !wholeObject) this.allocate(def, next, existing);
     if (def.hasGeneration && !subresource && !jsonEqual(withoutMetaAndStatus(next), withoutMetaAndStatus(existing))) {
       next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
     }
@@ -407,6 +424,7 @@ export class ResourceStore {
     try {
       errors = run();
     } catch (error) {
+      if (error instanceof ApiError) throw error;
       // A validator that trips over an odd shape is still the client's bad input, not a server fault.
       errors = [fieldErrors.invalid('', '', `could not validate object: ${error instanceof Error ? error.message : String(error)}`)];
     }

@@ -39,5 +39,7 @@ function formatBadValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (value === null || value === undefined) return 'null';
+  // Go's %#v of a []string, as upstream prints e.g. spec.clusterIPs
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return `[]string{${value.map((item) => JSON.stringify(item)).join(', ')}}`;
   return JSON.stringify(value);
 }

@@ -328,7 +328,7 @@ describe('update validation', () => {
     const old: KubeObject = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default', resourceVersion: '2' }, spec: { clusterIP: '10.96.0.10', ports: [{ port: 80 }] } };
     defaulters.services.defaults(old);
     const next: KubeObject = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default', resourceVersion: '2' }, spec: { clusterIP: '10.96.0.11', ports: [{ port: 80 }] } };
-    expect(updateErrors('services', next, old)).toEqual(['spec.clusterIPs[0]: Invalid value: ["10.96.0.11"]: may not change once set']);
+    expect(updateErrors('services', next, old)).toEqual(['spec.clusterIPs[0]: Invalid value: []string{"10.96.0.11"}: may not change once set']);
   });
 
   it('lets an update omit the allocated clusterIP', () => {
