@@ -7,6 +7,10 @@ import { execFileSync } from 'node:child_process';
 const schemas = 'main/apiserver/openapi/schemas.generated.json';
 if (!existsSync(schemas)) execFileSync(process.execPath, ['scripts/generateOpenapiSchemas.mjs'], { stdio: 'inherit' });
 
+// kd-netd, the in-network service proxy (C, static): built with the system compiler, which
+// better-sqlite3's native build needs anyway.
+execFileSync(process.execPath, ['scripts/buildNetd.mjs'], { stdio: 'inherit' });
+
 await build({
   entryPoints: { kubedesk: 'main/app/cliMain.ts' },
   outdir: 'dist',

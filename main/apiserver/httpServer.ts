@@ -6,7 +6,8 @@
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
+import { rmSync } from 'node:fs';
 import type { KubeObject, WatchEventType } from '../../shared/kubernetes/types';
 import { ApiError } from './apiError';
 import { MAX_BODY_BYTES } from './content';
@@ -39,10 +40,14 @@ export interface HttpServerOptions {
 const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
 const MAX_WATCH_BUFFER = 64 * 1024 * 1024;
 
+export type RawRequestHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
+
 export class HttpServer {
   private readonly server: https.Server;
   private readonly upgradeHandlers: UpgradeHandler[] = [];
   private readonly sockets = new Set<Duplex>();
+  private readonly unixServers: NetServer[] = [];
+  private readonly requestHandlers: RawRequestHandler[] = [];
 
   constructor(private readonly options: HttpServerOptions) {
     this.server = https.createServer({ cert: options.cert, key: options.key, keepAlive: true, keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (request, response) => {
@@ -65,6 +70,14 @@ export class HttpServer {
     this.upgradeHandlers.push(handler);
   }
 
+  /**
+   * A handler that takes an authenticated request before its body is read (the service and pod
+   * proxy streams bodies of any size); returns true when it handled the request.
+   */
+  addRequestHandler(handler: RawRequestHandler): void {
+    this.requestHandlers.push(handler);
+  }
+
   async listen(): Promise<number> {
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
@@ -80,7 +93,26 @@ export class HttpServer {
     return (this.server.address() as AddressInfo).port;
   }
 
+  /**
+   * Serves the same API (TLS, same authentication) on a unix socket too. Pods reach the API server
+   * through it (the `kubernetes` Service's backend in kd-netd), so the TCP listener can stay on
+   * loopback. A stale socket file from a killed process is replaced.
+   */
+  async listenUnix(path: string): Promise<void> {
+    rmSync(path, { force: true });
+    const unixServer = createNetServer((socket) => this.server.emit('connection', socket));
+    await new Promise<void>((resolve, reject) => {
+      unixServer.once('error', reject);
+      unixServer.listen(path, () => {
+        unixServer.off('error', reject);
+        resolve();
+      });
+    });
+    this.unixServers.push(unixServer);
+  }
+
   async close(): Promise<void> {
+    for (const unixServer of this.unixServers.splice(0)) unixServer.close();
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -97,6 +129,7 @@ export class HttpServer {
       writeReply(response, errorReply(ApiError.unauthorized()));
       return;
     }
+    for (const handler of this.requestHandlers) if (handler(request, response)) return;
     const body = await readBody(request);
     if (body === 'too-large') {
       writeReply(response, errorReply(new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_BODY_BYTES}`)));

@@ -10,6 +10,9 @@ import { DockerRuntime } from '../kubelet/runtime/dockerRuntime';
 
 const USAGE = `Usage:
   kubedesk serve [--data-dir DIR] [--port N] [--kubeconfig FILE] [--nodes N]
+                 [--ingress-http-port N] [--ingress-https-port N]
+      Ingress listens on 127.0.0.1: by default 80/443 when free, else 8080/8443, else any free
+      port (printed at start); 0 = any free port.
   kubedesk reset [--data-dir DIR] [--kubeconfig FILE]
 `;
 
@@ -19,6 +22,9 @@ export interface CliOptions {
   port: number;
   kubeconfig: string;
   nodes: number;
+  /** undefined = 80/443 when free, else 8080/8443, else any */
+  ingressHttpPort?: number;
+  ingressHttpsPort?: number;
 }
 
 export class UsageError extends Error {}
@@ -64,6 +70,15 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
         options.nodes = nodes;
         break;
       }
+      case '--ingress-http-port':
+      case '--ingress-https-port': {
+        const text = value();
+        const port = Number(text);
+        if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`invalid ${flag} "${text}": a number from 0 to 65535`);
+        if (flag === '--ingress-http-port') options.ingressHttpPort = port;
+        else options.ingressHttpsPort = port;
+        break;
+      }
       default:
         throw new UsageError(`unknown flag "${arg}"`);
     }
@@ -92,10 +107,19 @@ export async function main(argv: string[]): Promise<number> {
 
 async function serve(options: CliOptions): Promise<number> {
   const started = Date.now();
-  const cluster = await Cluster.start({ dataDir: options.dataDir, port: options.port, kubeconfigPath: options.kubeconfig, nodes: options.nodes });
+  const cluster = await Cluster.start({
+    dataDir: options.dataDir,
+    port: options.port,
+    kubeconfigPath: options.kubeconfig,
+    nodes: options.nodes,
+    ingressHttpPort: options.ingressHttpPort,
+    ingressHttpsPort: options.ingressHttpsPort,
+  });
   const result = cluster.kubeconfigResult;
   process.stdout.write(`kubedesk: cluster ready at ${cluster.server} in ${Date.now() - started} ms (data dir ${options.dataDir})\n`);
   process.stdout.write(`kubedesk: kubeconfig ${options.kubeconfig}, context "kubedesk"\n`);
+  const ingress = cluster.ingressPorts();
+  if (ingress) process.stdout.write(`kubedesk: Ingress on http://127.0.0.1:${ingress.http} and https://127.0.0.1:${ingress.https}\n`);
   if (result && !result.currentContextSet) {
     process.stdout.write(`kubedesk: your current context is "${result.previousContext ?? ''}"; switch with: kubectl config use-context kubedesk\n`);
   }

@@ -36,7 +36,16 @@ import { Scheduler } from '../scheduler/scheduler';
 import { Kubelet } from '../kubelet/kubelet';
 import { DockerRuntime } from '../kubelet/runtime/dockerRuntime';
 import { ensureClusterId, networkNameFor, nodeNameFor, zoneFor } from './clusterIdentity';
-import { KUBERNETES_SERVICE_IP } from './bootstrap';
+import { HostPortController, SERVICE_CONTROLLER_NAME } from '../network/hostPorts/hostPortController';
+import { directDialer } from '../network/dialer';
+import { apiServerLookup, createProxyHandlers } from '../apiserver/proxy/proxyHandler';
+import { IngressController } from '../network/ingress/ingressController';
+import { ClusterDnsServer } from '../network/dns/dnsServer';
+import { ServiceProxy, netdRunPath, type NetdProcess } from '../network/serviceProxy';
+import { NetdContainer } from '../network/netd/netdContainer';
+import { ensureNetdImage, netdBinaryPath } from '../network/netd/netdImage';
+import { defaultNodePortRange } from '../apiserver/admission/serviceAllocation';
+import { networkDirectory, rememberedSubnet, resolveNetworkPlan, type NetworkPlan } from '../network/clusterNetwork';
 import { createStreamHandlers } from '../apiserver/streaming/streamHandlers';
 import { KubeletPodStreams } from './podStreams';
 import { registerMetricsApi } from '../apiserver/metrics/metricsApi';
@@ -53,6 +62,8 @@ export interface ClusterOptions {
   port: number;
   kubeconfigPath: string;
   nodes: number;
+  ingressHttpPort?: number;
+  ingressHttpsPort?: number;
 }
 
 interface Disposable {
@@ -68,6 +79,10 @@ export class Cluster {
   client!: ApiClient;
   kubelets: Kubelet[] = [];
   metricsCollectors: MetricsCollector[] = [];
+  network!: NetworkPlan;
+  private ingress: IngressController | undefined;
+  private clusterId = '';
+  private firstRuntime: DockerRuntime | undefined;
 
   private constructor(readonly options: ClusterOptions) {}
 
@@ -90,7 +105,17 @@ export class Cluster {
   private async run(): Promise<void> {
     const { dataDir } = this.options;
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const [pki, token] = await Promise.all([ensurePki(dataDir), Promise.resolve(ensureAdminToken(dataDir))]);
+    // The address plan comes first: Service IPs go on the serving certificate and into the API
+    // server's allocator. Node 0's runtime creates the Docker network (with the remembered subnet).
+    const clusterId = ensureClusterId(dataDir);
+    this.clusterId = clusterId;
+    this.firstRuntime = new DockerRuntime({ clusterId, nodeName: nodeNameFor(0), networkName: networkNameFor(clusterId), dataDir: join(dataDir, 'nodes', nodeNameFor(0)), preferredSubnet: rememberedSubnet(dataDir) });
+    const actualSubnet = await this.firstRuntime.start().then(
+      (prepared) => prepared.network.subnet || undefined,
+      () => undefined,
+    );
+    this.network = resolveNetworkPlan(dataDir, clusterId, actualSubnet);
+    const [pki, token] = await Promise.all([ensurePki(dataDir, { extraIps: [this.network.kubernetesServiceIp] }), Promise.resolve(ensureAdminToken(dataDir))]);
     const store = this.register(SqliteStore.open(join(dataDir, 'state.db')));
     this.register(startCompactor(store, { intervalMs: 60_000, keepRevisions: 10_000 }));
 
@@ -100,7 +125,14 @@ export class Cluster {
     this.register(registry.onDidChange(() => openapi.setResources(registry.all())));
 
     let port = 0;
-    this.api = new ApiServer({ store, registry, openapi, serverAddress: () => `127.0.0.1:${port}`, version: kubernetesVersion() });
+    this.api = new ApiServer({
+      store,
+      registry,
+      openapi,
+      serverAddress: () => `127.0.0.1:${port}`,
+      version: kubernetesVersion(),
+      serviceNetwork: { serviceRange: this.network.serviceRange, nodePortRange: defaultNodePortRange },
+    });
     const serviceAccountTokens = ServiceAccountTokens.open(pkiDirectory(dataDir));
     this.api.registerSubresource('serviceaccounts', 'token', tokenRequestHandler(this.api, serviceAccountTokens));
     this.api.registerSubresource('pods', 'eviction', evictionHandler(this.api));
@@ -123,6 +155,12 @@ export class Cluster {
       http.addUpgradeHandler(streamHandlers.upgrade);
       this.register(streamHandlers);
     }
+    // the API server's service and pod proxy (`kubectl proxy`, `kubectl get --raw …/proxy/…`)
+    const proxy = createProxyHandlers({ lookup: apiServerLookup(this.api), dialer: directDialer() });
+    this.api.registerSubresource('services', 'proxy', proxy.services);
+    this.api.registerSubresource('pods', 'proxy', proxy.pods);
+    http.addUpgradeHandler(proxy.upgrade);
+    http.addRequestHandler(proxy.serveHttp);
     const nodesDef = registry.lookup('', 'v1', 'nodes');
     if (podsDef && nodesDef) {
       registerMetricsApi(
@@ -136,9 +174,14 @@ export class Cluster {
     }
 
     this.client = new ApiClient(new InProcessTransport(this.api));
-    await bootstrapObjects(this.client);
+    await bootstrapObjects(this.client, this.network);
     port = await http.listen();
     this.server = `https://127.0.0.1:${port}`;
+    // Pods reach the API server and cluster DNS through unix sockets in the directory kd-netd
+    // mounts (docs/architecture.md, "Service networking"), so nothing listens beyond loopback.
+    const runDir = join(networkDirectory(dataDir), 'run');
+    mkdirSync(runDir, { recursive: true, mode: 0o755 });
+    await http.listenUnix(join(runDir, 'apiserver.sock'));
 
     const factory = this.register(new SharedInformerFactory(this.client));
     const namespaces = new NamespaceController(this.client, factory);
@@ -161,6 +204,31 @@ export class Cluster {
       new LocalPathProvisioner(this.client, factory, { volumesDir: join(this.options.dataDir, 'volumes') }),
       new HorizontalPodAutoscalerController(this.client, factory),
     ].map((controller) => this.register(controller));
+    // cluster DNS (the kube-dns Service's backend) and the service proxy (kd-netd)
+    const upstreams = process.env.KUBEDESK_DNS_UPSTREAM?.split(',').filter((entry) => entry.trim() !== '');
+    const dns = this.register(ClusterDnsServer.fromInformers(factory, upstreams?.length ? { upstreams } : {}));
+    await dns.listenUnix(join(runDir, 'dns.sock'));
+    await dns.listenUnix(join(runDir, 'dns-udp.sock'), { transport: 'udp' });
+    const serviceProxy = this.register(
+      new ServiceProxy(factory, {
+        runDir,
+        serviceRanges: [this.network.serviceRange],
+        hostBackends: [
+          { namespace: 'default', name: 'kubernetes', protocol: 'TCP', port: 443, backend: `unix:${netdRunPath}/apiserver.sock` },
+          { namespace: 'kube-system', name: 'kube-dns', protocol: 'TCP', port: 53, backend: `unix:${netdRunPath}/dns.sock` },
+          { namespace: 'kube-system', name: 'kube-dns', protocol: 'UDP', port: 53, backend: `unix:${netdRunPath}/dns-udp.sock` },
+        ],
+        netd: this.netdProcess(runDir),
+        onError: (error) => console.error('kubedesk: service proxy:', error instanceof Error ? error.message : error),
+      }),
+    );
+    // the service proxy's host side: NodePort and LoadBalancer listeners on 127.0.0.1
+    const hostPorts = this.register(new HostPortController(this.client, factory, { dialer: directDialer(), recorder: new EventRecorder(this.client, { component: SERVICE_CONTROLLER_NAME }) }));
+    const ingressPorts =
+      this.options.ingressHttpPort !== undefined || this.options.ingressHttpsPort !== undefined
+        ? { http: this.options.ingressHttpPort ?? 0, https: this.options.ingressHttpsPort ?? 0 }
+        : await IngressController.chooseIngressPorts({ http: 80, https: 443 });
+    this.ingress = this.register(new IngressController(this.client, factory, { dialer: directDialer(), httpPort: ingressPorts.http, httpsPort: ingressPorts.https }));
     const scheduler = this.register(new Scheduler(this.client, factory, new EventRecorder(this.client, { component: 'default-scheduler' })));
     this.kubelets = await this.createKubelets(factory, pki.caCertPem);
     factory.start();
@@ -169,6 +237,9 @@ export class Cluster {
     namespaceDefaults.start();
     for (const controller of controllers) controller.start();
     scheduler.start();
+    hostPorts.start();
+    serviceProxy.start();
+    await this.ingress.start();
     for (const kubelet of this.kubelets) await kubelet.start();
     for (const collector of this.metricsCollectors) collector.start();
 
@@ -179,13 +250,14 @@ export class Cluster {
   /** One kubelet per virtual node, each with its own runtime view of the one Docker daemon. */
   private async createKubelets(factory: SharedInformerFactory, caCertPem: string): Promise<Kubelet[]> {
     const { dataDir } = this.options;
-    const clusterId = ensureClusterId(dataDir);
+    const clusterId = this.clusterId;
     const kubelets: Kubelet[] = [];
     for (let index = 0; index < this.options.nodes; index++) {
       const nodeName = nodeNameFor(index);
       const nodeDir = join(dataDir, 'nodes', nodeName);
       mkdirSync(nodeDir, { recursive: true, mode: 0o700 });
-      const runtime = new DockerRuntime({ clusterId, nodeName, networkName: networkNameFor(clusterId), dataDir: nodeDir });
+      const runtime =
+        index === 0 && this.firstRuntime ? this.firstRuntime : new DockerRuntime({ clusterId, nodeName, networkName: networkNameFor(clusterId), dataDir: nodeDir, preferredSubnet: this.network.subnet });
       // The node's address is the host's address on the cluster network; without Docker it is loopback
       // until Docker answers (the node is NotReady meanwhile).
       const internalIP = await runtime.start().then((prepared) => prepared.network.gateway, () => '127.0.0.1');
@@ -199,13 +271,38 @@ export class Cluster {
         identity: { nodeName, zone: zoneFor(index), controlPlane: index === 0, internalIP, dataDir: nodeDir },
         podsDir: join(nodeDir, 'pods'),
         caCertPem,
-        kubernetesService: { host: KUBERNETES_SERVICE_IP, port: 443 },
+        kubernetesService: { host: this.network.kubernetesServiceIp, port: 443 },
+        clusterDns: { servers: [this.network.dnsServiceIp], domain: 'cluster.local' },
         persistentVolumesDir: join(dataDir, 'volumes'),
       });
       this.register(kubelet);
       kubelets.push(kubelet);
     }
     return kubelets;
+  }
+
+  /** kd-netd's container, made on first use (Docker may come up after kubedesk). */
+  private netdProcess(runDir: string): NetdProcess {
+    let container: NetdContainer | undefined;
+    const get = async (): Promise<NetdContainer> => {
+      if (container) return container;
+      const runtime = this.firstRuntime;
+      if (!runtime) throw new Error('no container runtime');
+      const { network } = await runtime.start();
+      const image = await ensureNetdImage(runtime.docker, netdBinaryPath());
+      container = new NetdContainer({ docker: runtime.docker, clusterId: this.clusterId, networkName: network.name, runDir, image });
+      return container;
+    };
+    return {
+      ensureRunning: async () => (await get()).ensureRunning(),
+      reload: async () => (await get()).reload(),
+      isRunning: async () => (container ? container.isRunning() : false),
+    };
+  }
+
+  /** The Ingress controller's ports on 127.0.0.1, once it runs. */
+  ingressPorts(): { http: number; https: number } | undefined {
+    return this.ingress?.ports();
   }
 
   isReady(): boolean {

@@ -47,6 +47,7 @@ export const resources = {
   endpointslices: grouped('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice'),
   eventsV1: grouped('events.k8s.io', 'v1', 'events', 'Event'),
   ingresses: grouped('networking.k8s.io', 'v1', 'ingresses', 'Ingress'),
+  ingressclasses: grouped('networking.k8s.io', 'v1', 'ingressclasses', 'IngressClass', false),
   poddisruptionbudgets: grouped('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget'),
   customresourcedefinitions: grouped('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', false),
 } satisfies Record<string, GroupVersionResource>;

@@ -150,6 +150,7 @@ export function sandboxConfig(pod: KubeObject, attempt: number, clusterDns: Clus
     namespace,
     attempt,
     hostname,
+    ...(typeof spec.subdomain === 'string' && spec.subdomain !== '' && !hostNetwork ? { domainname: `${spec.subdomain}.${namespace}.svc.${clusterDns?.domain ?? 'cluster.local'}` } : {}),
     dns,
     hostNetwork,
     portMappings,

@@ -3,6 +3,8 @@
 // preStop and grace), images/image_manager.go (pull policies, ErrImagePull/ImagePullBackOff) and
 // kubelet.go (syncTerminatingPod, back-off via CrashLoopBackOff). Each call compares the pod's spec
 // with what the runtime shows, takes the next steps, and writes the resulting status.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { ApiClient } from '../client/apiClient';
@@ -241,6 +243,25 @@ export class PodSyncer {
     await this.startContainer(pod, container, init, restartCount, state);
   }
 
+  /**
+   * The pod's resolv.conf as the kubelet writes it (pkg/kubelet/network/dns) for ClusterFirst and
+   * None: Docker would otherwise list its embedded resolver (127.0.0.11) on user-defined networks
+   * instead of the cluster DNS. Default keeps Docker's file (the node's resolvers). Returns the
+   * file to mount at /etc/resolv.conf, or undefined.
+   */
+  private writeResolvConf(pod: KubeObject): string | undefined {
+    const dns = sandboxConfig(pod, 0, this.options.clusterDns).dns;
+    if (!dns || (dns.servers.length === 0 && dns.searches.length === 0 && dns.options.length === 0)) return undefined;
+    if (isRecord(pod.spec) && pod.spec.hostNetwork === true) return undefined;
+    const lines = [...dns.servers.map((server) => `nameserver ${server}`)];
+    if (dns.searches.length > 0) lines.push(`search ${dns.searches.join(' ')}`);
+    if (dns.options.length > 0) lines.push(`options ${dns.options.join(' ')}`);
+    const path = join(this.options.volumes.podDir(pod.metadata.uid ?? ''), 'resolv.conf');
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, `${lines.join('\n')}\n`, { mode: 0o644 });
+    return path;
+  }
+
   private async startContainer(pod: KubeObject, container: ContainerSpec, init: boolean, restartCount: number, state: PodState): Promise<void> {
     const uid = pod.metadata.uid ?? '';
     const fieldPath = fieldPathOf(container, init);
@@ -259,6 +280,8 @@ export class PodSyncer {
         onWarning: (reason, message) => this.options.recorder.event(pod, 'Warning', reason, message),
       });
       mounts = await this.options.volumes.mountsFor(pod, specContainer, state.volumes ?? {}, { env, restartCount });
+      const resolvConf = this.writeResolvConf(pod);
+      if (resolvConf) mounts = [...mounts, { hostPath: resolvConf, containerPath: '/etc/resolv.conf', readOnly: false }];
       tmpfs = this.options.volumes.tmpfsFor(specContainer, state.volumes ?? {});
     } catch (error) {
       if (error instanceof ContainerConfigError || error instanceof VolumeError) {

@@ -34,6 +34,7 @@ const initialStatus: Record<string, (obj: KubeObject) => Record<string, unknown>
   resourcequotas: () => ({}),
   namespaces: () => ({ phase: 'Active' }),
   'horizontalpodautoscalers.autoscaling': () => ({ desiredReplicas: 0 }),
+  'ingresses.networking.k8s.io': () => ({ loadBalancer: {} }),
   'poddisruptionbudgets.policy': () => ({ disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 }),
 };
 

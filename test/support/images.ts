@@ -5,11 +5,13 @@ import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, openSync, readSync, closeSync, copyFileSync, chmodSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-export const busyboxImage = 'kubedesk-test/busybox:1';
+// :3 adds /bin/udp-echo and /bin/http-bench (test/support/*.c): busybox's nc cannot do UDP
+export const busyboxImage = 'kubedesk-test/busybox:3';
 
 export interface TestImages {
   busybox: string;
@@ -45,6 +47,10 @@ async function buildBusyboxImage(name: string): Promise<void> {
       mkdirSync(dirname(link), { recursive: true });
       symlinkSync('/bin/busybox', link);
     }
+    // two small static helpers busybox lacks: a UDP echo server and an HTTP timing client
+    const here = dirname(fileURLToPath(import.meta.url));
+    await run('cc', ['-O2', '-static', '-o', join(root, 'bin', 'udp-echo'), join(here, 'udpEcho.c')], { timeout: 120_000 });
+    await run('cc', ['-O2', '-static', '-o', join(root, 'bin', 'http-bench'), join(here, 'httpBench.c')], { timeout: 120_000 });
     mkdirSync(join(root, 'etc'));
     writeFileSync(join(root, 'etc', 'passwd'), 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n');
     writeFileSync(join(root, 'etc', 'group'), 'root:x:0:\nnogroup:x:65534:\n');

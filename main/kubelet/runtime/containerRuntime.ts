@@ -67,6 +67,8 @@ export interface SandboxConfig {
   namespace: string;
   attempt: number;
   hostname: string;
+  /** `<subdomain>.<namespace>.svc.<cluster domain>` when the pod has a subdomain: /etc/hosts then holds its FQDN */
+  domainname?: string;
   /** DNS for the pod (written to the sandbox; app containers share it) */
   dns?: { servers: string[]; searches: string[]; options: string[] };
   hostNetwork: boolean;

@@ -42,6 +42,8 @@ export interface DockerRuntimeOptions {
   dataDir?: string;
   /** a pull that reports nothing for this long is aborted (default 60 s) */
   pullInactivityTimeoutMs?: number;
+  /** the subnet to create the cluster network with when it does not exist (the one used before) */
+  preferredSubnet?: string;
 }
 
 /** Values of RuntimeLabels.type. */
@@ -216,7 +218,7 @@ async function findNetwork(docker: Docker, name: string): Promise<Docker.Network
  * Creates (or finds) the cluster's bridge network: a free 10.x.0.0/16 with Docker assigning pod IPs
  * from the lower half. Idempotent; refuses a same-named network of another cluster.
  */
-export function ensureNetwork(docker: Docker, options: { name: string; clusterId: string }, cacheKey = 'default'): Promise<ClusterNetwork> {
+export function ensureNetwork(docker: Docker, options: { name: string; clusterId: string; preferredSubnet?: string }, cacheKey = 'default'): Promise<ClusterNetwork> {
   return memoize(networkPromises, `${cacheKey}|${options.name}`, async () => {
     const tried = new Set<string>();
     for (let attempt = 0; attempt < 20; attempt++) {
@@ -235,7 +237,9 @@ export function ensureNetwork(docker: Docker, options: { name: string; clusterId
           if (cidr) used.push(cidr);
         }
       }
-      const subnet = chooseSubnet(used, `${options.clusterId}/${options.name}`, tried);
+      // The subnet the cluster used before keeps its Service IPs valid when the network is recreated.
+      const preferred = options.preferredSubnet && !tried.has(options.preferredSubnet) ? options.preferredSubnet : undefined;
+      const subnet = preferred ?? chooseSubnet(used, `${options.clusterId}/${options.name}`, tried);
       if (!subnet) throw new Error('no free 10.x.0.0/16 subnet for the cluster network');
       const { gateway, podRange } = splitSubnet(subnet);
       try {
@@ -320,6 +324,7 @@ export class DockerRuntime implements ContainerRuntime {
   readonly nodeName: string;
   readonly networkName: string;
   readonly dataDir: string | undefined;
+  private readonly preferredSubnet: string | undefined;
   private readonly cacheKey: string;
   private readonly pullInactivityTimeoutMs: number;
   private prepared: Promise<{ network: ClusterNetwork; pauseImage: string }> | undefined;
@@ -333,6 +338,7 @@ export class DockerRuntime implements ContainerRuntime {
     this.nodeName = options.nodeName;
     this.networkName = options.networkName;
     this.dataDir = options.dataDir;
+    this.preferredSubnet = options.preferredSubnet;
     this.pullInactivityTimeoutMs = options.pullInactivityTimeoutMs ?? 60_000;
     this.docker = options.socketPath ? new Docker({ socketPath: options.socketPath }) : new Docker();
     this.cacheKey = options.socketPath ?? process.env.DOCKER_HOST ?? 'default';
@@ -343,7 +349,7 @@ export class DockerRuntime implements ContainerRuntime {
     if (!this.prepared) {
       const prepared = (async () => {
         const [network, pauseImage] = await Promise.all([
-          ensureNetwork(this.docker, { name: this.networkName, clusterId: this.clusterId }, this.cacheKey),
+          ensureNetwork(this.docker, { name: this.networkName, clusterId: this.clusterId, preferredSubnet: this.preferredSubnet }, this.cacheKey),
           ensurePauseImage(this.docker, this.cacheKey),
         ]);
         return { network, pauseImage };
@@ -546,6 +552,8 @@ export class DockerRuntime implements ContainerRuntime {
       HostConfig: hostConfig,
     };
     if (!config.hostNetwork) create.Hostname = config.hostname;
+    // Docker writes "<ip> <hostname>.<domainname> <hostname>" into /etc/hosts, as the kubelet does for a subdomain
+    if (!config.hostNetwork && config.domainname) create.Domainname = config.domainname;
     let container: Docker.Container;
     try {
       container = await this.createNamed(create);

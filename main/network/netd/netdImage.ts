@@ -1,0 +1,109 @@
+// The kd-netd image: the static kd-netd executable alone in a tar, `docker import`ed under a tag
+// derived from its content, as the kubelet builds the pause image (pauseImage.ts; no registry).
+// kd-netd plays the part of kube-proxy's userspace proxier (pkg/proxy/userspace) inside the
+// cluster network; see netd.c.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Readable } from 'node:stream';
+import type Docker from 'dockerode';
+import { isRecord } from '../../../shared/kubernetes/types';
+import { writeTar } from '../../kubelet/runtime/tar';
+
+/** Label on the netd image, so `kubedesk reset` and tests can tell it from user images. */
+export const netdImageLabel = 'dev.kubedesk.image';
+export const netdImageRepository = 'kubedesk/netd';
+/** Where the config file is inside the container (the run directory is mounted at /run/kubedesk). */
+export const netdConfigPath = '/run/kubedesk/netd.conf';
+
+export type NetdArchitecture = 'amd64' | 'arm64';
+
+/** Node's process.arch to the suffix of the executable scripts/buildNetd.mjs writes. */
+export function netdArchitecture(nodeArchitecture: string): NetdArchitecture {
+  if (nodeArchitecture === 'x64') return 'amd64';
+  if (nodeArchitecture === 'arm64') return 'arm64';
+  throw new Error(`unsupported architecture ${nodeArchitecture}: kd-netd is built for amd64 and arm64`);
+}
+
+export function netdBinaryName(architecture: NetdArchitecture): string {
+  return `kd-netd-linux-${architecture}`;
+}
+
+/** `kubedesk/netd:<12 hex digits of the executable's sha256>`: the same bytes give the same tag. */
+export function netdImageTag(binary: Buffer): string {
+  return `${netdImageRepository}:${createHash('sha256').update(binary).digest('hex').slice(0, 12)}`;
+}
+
+/**
+ * Places to look for the executable, best first: beside the running bundle (dist/kubedesk.mjs →
+ * dist/netd/), then the repository's dist/ when running from source (vitest: this file is
+ * main/network/netd/netdImage.ts), then dist/ under the working directory.
+ */
+export function netdBinaryCandidates(moduleUrl: string | undefined, architecture: NetdArchitecture, workingDirectory: string): string[] {
+  const name = netdBinaryName(architecture);
+  const candidates: string[] = [];
+  if (moduleUrl && moduleUrl.startsWith('file:')) {
+    candidates.push(fileURLToPath(new URL(`./netd/${name}`, moduleUrl)));
+    candidates.push(fileURLToPath(new URL(`../../../dist/netd/${name}`, moduleUrl)));
+  }
+  candidates.push(join(workingDirectory, 'dist', 'netd', name));
+  return [...new Set(candidates)];
+}
+
+/** The kd-netd executable for this machine's architecture; throws when it has not been built. */
+export function netdBinaryPath(): string {
+  // The CommonJS Electron bundle has no import.meta.url; the working directory fallback covers it.
+  const moduleUrl: unknown = import.meta.url;
+  const candidates = netdBinaryCandidates(typeof moduleUrl === 'string' ? moduleUrl : undefined, netdArchitecture(process.arch), process.cwd());
+  const found = candidates.find((candidate) => existsSync(candidate));
+  if (!found) throw new Error(`kd-netd executable not found (looked in ${candidates.join(', ')}); build it with \`node scripts/buildNetd.mjs\``);
+  return found;
+}
+
+const importPromises = new Map<string, Promise<string>>();
+
+/**
+ * Imports the kd-netd image from the executable if the daemon lacks it, and returns its tag.
+ * Idempotent; concurrent callers share one import.
+ */
+export function ensureNetdImage(docker: Docker, binaryPath: string): Promise<string> {
+  const binary = readFileSync(binaryPath);
+  const tag = netdImageTag(binary);
+  const pending = importPromises.get(tag);
+  if (pending) return pending;
+  const promise = importNetdImage(docker, binary, tag);
+  importPromises.set(tag, promise);
+  // A failed import must not stick; a later call tries again.
+  promise.catch(() => importPromises.delete(tag));
+  return promise;
+}
+
+async function importNetdImage(docker: Docker, binary: Buffer, tag: string): Promise<string> {
+  try {
+    await docker.getImage(tag).inspect();
+    return tag;
+  } catch (error) {
+    if (statusCodeOf(error) !== 404) throw error;
+  }
+  const archive = writeTar([{ path: 'kd-netd', content: binary, mode: 0o755 }]);
+  const colon = tag.lastIndexOf(':');
+  const stream = await docker.importImage(Readable.from([archive]), {
+    repo: tag.slice(0, colon),
+    tag: tag.slice(colon + 1),
+    changes: [`ENTRYPOINT ["/kd-netd","${netdConfigPath}"]`, `LABEL ${netdImageLabel}=netd`],
+  });
+  await new Promise<void>((resolve, reject) => {
+    docker.modem.followProgress(stream, (error: Error | null, output: unknown[]) => {
+      if (error) return reject(new Error(`importing the kd-netd image: ${error.message}`));
+      const failure = output.find((event) => isRecord(event) && typeof event.error === 'string');
+      if (isRecord(failure)) return reject(new Error(`importing the kd-netd image: ${String(failure.error)}`));
+      resolve();
+    });
+  });
+  return tag;
+}
+
+function statusCodeOf(error: unknown): number | undefined {
+  return isRecord(error) && typeof error.statusCode === 'number' ? error.statusCode : undefined;
+}
