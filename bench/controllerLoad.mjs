@@ -32,7 +32,7 @@ function deployment(name) {
         metadata: { labels },
         spec: {
           nodeSelector: { [FAKE_NODE_LABEL]: 'true' },
-          containers: [{ name: 'main', image: 'kubedesk-test/busybox:3', imagePullPolicy: 'IfNotPresent', command: ['sleep', '3600'], resources: { requests: { cpu: '10m', memory: '16Mi' } } }],
+          containers: [{ name: 'main', image: 'kubedesk-test/busybox:4', imagePullPolicy: 'IfNotPresent', command: ['sleep', '3600'], resources: { requests: { cpu: '10m', memory: '16Mi' } } }],
           terminationGracePeriodSeconds: 1,
         },
       },

@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import Docker from 'dockerode';
 import { cliPath, repoRoot, request, sleep, startServer } from './lib.mjs';
 
-export const busyboxImage = 'kubedesk-test/busybox:3';
+export const busyboxImage = 'kubedesk-test/busybox:4';
 export const kubectlPath = process.env.KUBECTL ?? join(repoRoot, '.tools', 'kubectl');
 /** Label on the bench's own baseline containers and network, so a crashed run can be cleaned up. */
 export const benchLabel = 'dev.kubedesk.bench';

@@ -24,6 +24,7 @@ import { benchPodStreams } from './podStreams.mjs';
 import { benchDeployment } from './deploymentStartup.mjs';
 import { benchScheduler } from './schedulerThroughput.mjs';
 import { benchControllers } from './controllerLoad.mjs';
+import { benchServiceNetwork } from './serviceNetwork.mjs';
 import { runPendingCleanups } from './podLib.mjs';
 
 const BENCHES = {
@@ -40,6 +41,7 @@ const DOCKER_BENCHES = {
   deployment: { run: () => benchDeployment(), limitMs: 480_000 },
   scheduler: { run: () => benchScheduler(), limitMs: 300_000 },
   controllers: { run: () => benchControllers(), limitMs: 300_000 },
+  'service-network': { run: () => benchServiceNetwork(), limitMs: 300_000 },
 };
 for (const [name, bench] of Object.entries(DOCKER_BENCHES)) BENCHES[name] = bench.run;
 const TOTAL_LIMIT_MS = 180_000;

@@ -291,7 +291,7 @@ export function smallPod(name, { labels = {}, onFakeNodes = true } = {}) {
     kind: 'Pod',
     metadata: { name, labels },
     spec: {
-      containers: [{ name: 'main', image: 'kubedesk-test/busybox:3', imagePullPolicy: 'IfNotPresent', command: ['sleep', '3600'], resources: { requests: { cpu: '10m', memory: '16Mi' } } }],
+      containers: [{ name: 'main', image: 'kubedesk-test/busybox:4', imagePullPolicy: 'IfNotPresent', command: ['sleep', '3600'], resources: { requests: { cpu: '10m', memory: '16Mi' } } }],
       terminationGracePeriodSeconds: 1,
       ...(onFakeNodes ? { nodeSelector: { [FAKE_NODE_LABEL]: 'true' } } : {}),
     },

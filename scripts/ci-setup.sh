@@ -27,6 +27,12 @@ has_static_busybox() {
   return 1
 }
 has_static_busybox || packages+=(busybox-static)
+# kd-netd and the test image's helpers are static C programs: a compiler and libc's static archive
+# (better-sqlite3's native build needs the compiler too).
+command -v cc >/dev/null 2>&1 && [ -e /usr/lib/x86_64-linux-gnu/libc.a -o -e /usr/lib/aarch64-linux-gnu/libc.a ] || packages+=(gcc libc6-dev)
+# the Ingress TLS test makes a certificate with openssl; the networking suite calls curl as a user would
+command -v openssl >/dev/null 2>&1 || packages+=(openssl)
+command -v curl >/dev/null 2>&1 || packages+=(curl ca-certificates)
 # test/e2e/podStreams.test.ts drives `kubectl exec -it` inside a real terminal.
 command -v tmux >/dev/null 2>&1 || packages+=(tmux)
 if [ "${#packages[@]}" -gt 0 ]; then

@@ -1,6 +1,7 @@
 // Cluster: the composition root. Plain `new` calls in dependency order — storage, API server,
 // HTTPS, then the components that are clients of the API — each registered for disposal in reverse.
 // `kubedesk serve` and the Electron main process both run exactly this.
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { SqliteStore, startCompactor } from '../storage/sqliteStore';
@@ -37,12 +38,12 @@ import { Kubelet } from '../kubelet/kubelet';
 import { DockerRuntime } from '../kubelet/runtime/dockerRuntime';
 import { ensureClusterId, networkNameFor, nodeNameFor, zoneFor } from './clusterIdentity';
 import { HostPortController, SERVICE_CONTROLLER_NAME } from '../network/hostPorts/hostPortController';
-import { directDialer } from '../network/dialer';
+import { directDialer, podIpsRoutable, tunnelDialer } from '../network/dialer';
 import { apiServerLookup, createProxyHandlers } from '../apiserver/proxy/proxyHandler';
 import { IngressController } from '../network/ingress/ingressController';
 import { ClusterDnsServer } from '../network/dns/dnsServer';
 import { ServiceProxy, netdRunPath, type NetdProcess } from '../network/serviceProxy';
-import { NetdContainer } from '../network/netd/netdContainer';
+import { NetdContainer, type NetdEndpoint } from '../network/netd/netdContainer';
 import { ensureNetdImage, netdBinaryPath } from '../network/netd/netdImage';
 import { defaultNodePortRange } from '../apiserver/admission/serviceAllocation';
 import { networkDirectory, rememberedSubnet, resolveNetworkPlan, type NetworkPlan } from '../network/clusterNetwork';
@@ -156,7 +157,15 @@ export class Cluster {
       this.register(streamHandlers);
     }
     // the API server's service and pod proxy (`kubectl proxy`, `kubectl get --raw …/proxy/…`)
-    const proxy = createProxyHandlers({ lookup: apiServerLookup(this.api), dialer: directDialer() });
+    // How the host reaches pods: straight to pod IPs where they are routable (Linux Docker Engine),
+    // else through kd-netd's tunnel (Docker Desktop); KUBEDESK_POD_NETWORK=direct|tunnel overrides.
+    const runDir = join(networkDirectory(dataDir), 'run');
+    mkdirSync(runDir, { recursive: true, mode: 0o755 });
+    const netdToken = randomBytes(16).toString('hex');
+    const netd = this.netdProcess(runDir);
+    const podNetwork = process.env.KUBEDESK_POD_NETWORK ?? (podIpsRoutable(this.network.gateway) ? 'direct' : 'tunnel');
+    const dialer = podNetwork === 'tunnel' ? tunnelDialer(async () => ({ port: (await netd.endpoint()).tunnelPort, token: netdToken })) : directDialer();
+    const proxy = createProxyHandlers({ lookup: apiServerLookup(this.api), dialer });
     this.api.registerSubresource('services', 'proxy', proxy.services);
     this.api.registerSubresource('pods', 'proxy', proxy.pods);
     http.addUpgradeHandler(proxy.upgrade);
@@ -179,8 +188,6 @@ export class Cluster {
     this.server = `https://127.0.0.1:${port}`;
     // Pods reach the API server and cluster DNS through unix sockets in the directory kd-netd
     // mounts (docs/architecture.md, "Service networking"), so nothing listens beyond loopback.
-    const runDir = join(networkDirectory(dataDir), 'run');
-    mkdirSync(runDir, { recursive: true, mode: 0o755 });
     await http.listenUnix(join(runDir, 'apiserver.sock'));
 
     const factory = this.register(new SharedInformerFactory(this.client));
@@ -218,17 +225,18 @@ export class Cluster {
           { namespace: 'kube-system', name: 'kube-dns', protocol: 'TCP', port: 53, backend: `unix:${netdRunPath}/dns.sock` },
           { namespace: 'kube-system', name: 'kube-dns', protocol: 'UDP', port: 53, backend: `unix:${netdRunPath}/dns-udp.sock` },
         ],
-        netd: this.netdProcess(runDir),
+        netd,
+        token: netdToken,
         onError: (error) => console.error('kubedesk: service proxy:', error instanceof Error ? error.message : error),
       }),
     );
     // the service proxy's host side: NodePort and LoadBalancer listeners on 127.0.0.1
-    const hostPorts = this.register(new HostPortController(this.client, factory, { dialer: directDialer(), recorder: new EventRecorder(this.client, { component: SERVICE_CONTROLLER_NAME }) }));
+    const hostPorts = this.register(new HostPortController(this.client, factory, { dialer, recorder: new EventRecorder(this.client, { component: SERVICE_CONTROLLER_NAME }) }));
     const ingressPorts =
       this.options.ingressHttpPort !== undefined || this.options.ingressHttpsPort !== undefined
         ? { http: this.options.ingressHttpPort ?? 0, https: this.options.ingressHttpsPort ?? 0 }
         : await IngressController.chooseIngressPorts({ http: 80, https: 443 });
-    this.ingress = this.register(new IngressController(this.client, factory, { dialer: directDialer(), httpPort: ingressPorts.http, httpsPort: ingressPorts.https }));
+    this.ingress = this.register(new IngressController(this.client, factory, { dialer, httpPort: ingressPorts.http, httpsPort: ingressPorts.https }));
     const scheduler = this.register(new Scheduler(this.client, factory, new EventRecorder(this.client, { component: 'default-scheduler' })));
     this.kubelets = await this.createKubelets(factory, pki.caCertPem);
     factory.start();
@@ -282,8 +290,9 @@ export class Cluster {
   }
 
   /** kd-netd's container, made on first use (Docker may come up after kubedesk). */
-  private netdProcess(runDir: string): NetdProcess {
+  private netdProcess(runDir: string): NetdProcess & { endpoint(): Promise<NetdEndpoint> } {
     let container: NetdContainer | undefined;
+    let last: NetdEndpoint | undefined;
     const get = async (): Promise<NetdContainer> => {
       if (container) return container;
       const runtime = this.firstRuntime;
@@ -293,10 +302,12 @@ export class Cluster {
       container = new NetdContainer({ docker: runtime.docker, clusterId: this.clusterId, networkName: network.name, runDir, image });
       return container;
     };
+    const ensureRunning = async () => (last = await (await get()).ensureRunning());
     return {
-      ensureRunning: async () => (await get()).ensureRunning(),
+      ensureRunning,
       reload: async () => (await get()).reload(),
       isRunning: async () => (container ? container.isRunning() : false),
+      endpoint: async () => last ?? ensureRunning(),
     };
   }
 

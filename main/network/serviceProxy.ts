@@ -85,13 +85,15 @@ export interface ServiceProxyOptions {
   serviceRanges: string[];
   hostBackends: HostBackend[];
   netd: NetdProcess;
+  /** the secret kd-netd's tunnel asks for (default: random) */
+  token?: string;
   /** how often to check that kd-netd still runs (default 5 s) */
   checkIntervalMs?: number;
   onError?: (error: unknown) => void;
 }
 
 export class ServiceProxy {
-  readonly token = randomBytes(16).toString('hex');
+  readonly token: string;
   private readonly services: Informer;
   private readonly endpointSlices: Informer;
   private readonly subscriptions: Array<{ dispose(): void }> = [];
@@ -109,6 +111,7 @@ export class ServiceProxy {
     factory: SharedInformerFactory,
     private readonly options: ServiceProxyOptions,
   ) {
+    this.token = options.token ?? randomBytes(16).toString('hex');
     this.services = factory.informerFor(resources.services);
     this.endpointSlices = factory.informerFor(resources.endpointslices);
     this.ready = new Promise((resolve) => (this.markReady = resolve));

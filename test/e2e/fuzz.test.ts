@@ -100,7 +100,7 @@ interface Target {
   wrongValues: Array<[PathStep[], unknown]>;
 }
 
-const image = 'kubedesk-test/busybox:3';
+const image = 'kubedesk-test/busybox:4';
 // A node selector nothing matches keeps the fuzz pods Pending, so no container ever starts.
 const nowhere = { 'fuzz.kubedesk.io/nowhere': 'true' };
 

@@ -89,7 +89,7 @@ describe('create, read, update and delete', () => {
     expect(await ok('create', 'namespace', 'team-a')).toBe('namespace/team-a created\n');
     expect(await ok('create', 'configmap', 'settings', '-n', 'team-a', '--from-literal=color=blue', '--from-literal=size=3')).toBe('configmap/settings created\n');
     expect(await ok('create', 'secret', 'generic', 'creds', '-n', 'team-a', '--from-literal=password=s3cr3t')).toBe('secret/creds created\n');
-    expect(await ok('create', 'deployment', 'web', '-n', 'team-a', '--image=kubedesk-test/busybox:3', '--replicas=2')).toBe('deployment.apps/web created\n');
+    expect(await ok('create', 'deployment', 'web', '-n', 'team-a', '--image=kubedesk-test/busybox:4', '--replicas=2')).toBe('deployment.apps/web created\n');
     const again = await kubectl('create', 'namespace', 'team-a');
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('Error from server (AlreadyExists): namespaces "team-a" already exists');
@@ -108,12 +108,12 @@ describe('create, read, update and delete', () => {
     const wide = await ok('get', 'deployment', 'web', '-n', 'team-a', '-o', 'wide');
     expect(wide.split('\n')[0]).toMatch(/^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR$/);
     // the Deployment controller is rolling the pods out meanwhile: counts move between 0 and 2
-    expect(wide).toMatch(/^web\s+[0-2]\/2\s+[0-2]\s+[0-2]\s+\S+\s+busybox\s+kubedesk-test\/busybox:3\s+app=web$/m);
+    expect(wide).toMatch(/^web\s+[0-2]\/2\s+[0-2]\s+[0-2]\s+\S+\s+busybox\s+kubedesk-test\/busybox:4\s+app=web$/m);
     expect(await ok('get', 'configmaps', '-n', 'team-a', '-o', 'name')).toContain('configmap/settings');
   });
 
   it('prints the pod columns NAME READY STATUS RESTARTS AGE', async () => {
-    await ok('run', 'lonely', '--image=kubedesk-test/busybox:3', '-n', 'team-a', '--', 'sleep', '3600');
+    await ok('run', 'lonely', '--image=kubedesk-test/busybox:4', '-n', 'team-a', '--', 'sleep', '3600');
     const out = await ok('get', 'pods', '-n', 'team-a');
     expect(out.split('\n')[0]).toMatch(/^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/);
     // scheduled and started by the kubelet meanwhile, so any of the first states may show
@@ -140,7 +140,7 @@ describe('create, read, update and delete', () => {
 
   it('patches with strategic merge, merge and JSON patches', async () => {
     await ok('patch', 'deployment', 'web', '-n', 'team-a', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"busybox","env":[{"name":"MODE","value":"fast"}]}]}}}}');
-    expect(await ok('get', 'deployment', 'web', '-n', 'team-a', '-o', 'jsonpath={.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].env[0].value}')).toBe('kubedesk-test/busybox:3 fast');
+    expect(await ok('get', 'deployment', 'web', '-n', 'team-a', '-o', 'jsonpath={.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].env[0].value}')).toBe('kubedesk-test/busybox:4 fast');
     await ok('patch', 'configmap', 'settings', '-n', 'team-a', '--type=merge', '-p', '{"data":{"color":"green","size":null}}');
     expect(await ok('get', 'configmap', 'settings', '-n', 'team-a', '-o', 'jsonpath={.data}')).toBe('{"color":"green"}');
     await ok('patch', 'deployment', 'web', '-n', 'team-a', '--type=json', '-p', '[{"op":"replace","path":"/spec/replicas","value":3}]');
@@ -247,7 +247,7 @@ spec:
     spec:
       containers:
       - name: web
-        image: kubedesk-test/busybox:3
+        image: kubedesk-test/busybox:4
         command: ["httpd", "-f", "-p", "8080"]
         ports:
         - containerPort: 8080
@@ -296,7 +296,7 @@ describe('wait', () => {
 
 describe('bad input answers like Kubernetes', () => {
   it('rejects an invalid name', async () => {
-    const result = await kubectl('run', 'Bad_Name', '--image=kubedesk-test/busybox:3');
+    const result = await kubectl('run', 'Bad_Name', '--image=kubedesk-test/busybox:4');
     expect(result.code).toBe(1);
     // kubectl run names the container after the pod, so a real cluster reports both fields.
     expect(result.stderr).toContain('The Pod "Bad_Name" is invalid: \n* metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of');

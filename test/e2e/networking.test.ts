@@ -5,15 +5,16 @@
 // Ingress from the host at 127.0.0.1; `kubectl port-forward svc/…` and `kubectl proxy`; the
 // `kubernetes` Service from a pod; and that a deleted Service stops answering and frees its ports.
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { request as httpRequest } from 'node:http';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { request as httpsRequest } from 'node:https';
 import { createServer, type AddressInfo } from 'node:net';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';
 import { busyboxImage } from '../support/images';
 import { toolPaths } from '../support/tools';
+import { freePort, hostGet } from '../support/hostHttp';
 import { kubectlOk, until } from '../support/wait';
 
 let cluster: TestCluster;
@@ -38,28 +39,6 @@ async function inClient(script: string, pod = 'client', ns = namespace): Promise
 async function hits(url: string, count: number, pod = 'client', ns = namespace): Promise<string[]> {
   const out = await inClient(`for i in $(seq ${count}); do timeout 3 wget -qO- ${url} || echo FAIL; done`, pod, ns);
   return out.split('\n').map((line) => line.trim()).filter((line) => line !== '');
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-function hostGet(port: number, path = '/', headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: '127.0.0.1', port, path, headers, timeout: 5_000 }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-    });
-    request.on('timeout', () => request.destroy(new Error('timeout')));
-    request.on('error', reject);
-    request.end();
-  });
 }
 
 /** A DNS server on 127.0.0.1 that answers every A question with outsideIp (stands for the internet). */
@@ -313,8 +292,8 @@ describe('cluster DNS', () => {
     expect(member).toContain(ip0);
     expect(member).not.toContain(ip1);
     // the pod's own FQDN (hostname + subdomain) and a request by that name
-    const fqdn = await inClient('hostname -f 2>/dev/null || hostname', 'db-1');
-    expect(fqdn.trim()).toMatch(/^db-1/);
+    const hosts = await inClient('cat /etc/hosts', 'db-1');
+    expect(hosts).toMatch(new RegExp(`^${ip1.replace(/\./g, '\\.')}\\s+db-1\\.db\\.${namespace}\\.svc\\.cluster\\.local\\s+db-1$`, 'm'));
     const answer = await hits(`http://db-1.db:8080/`, 1);
     expect(answer).toEqual(['db-1']);
   });
@@ -373,6 +352,7 @@ describe('reaching Services from the host', () => {
       return reply?.status === 200 ? reply : undefined;
     });
     expect(pods).toContain(answer.body.trim());
+    expect(pods).toContain(curl(`http://127.0.0.1:${nodePort}/`));
   });
 
   it('serves a LoadBalancer Service on 127.0.0.1:<port> and reports the address in its status', async () => {
@@ -449,6 +429,7 @@ describe('reaching Services from the host', () => {
       return reply?.status === 200 ? reply : undefined;
     });
     expect(v1.body.trim()).toBe('api-v1');
+    expect(curl('-H', 'Host: api.kubedesk.test', `http://127.0.0.1:${ingressHttp}/v1/`)).toBe('api-v1');
     const exact = await hostGet(ingressHttp, '/', { host: 'exact.kubedesk.test' });
     expect(exact.body.trim()).toBe('api-root');
     const fallback = await hostGet(ingressHttp, '/', { host: 'nothing.kubedesk.test' });
@@ -473,6 +454,7 @@ describe('reaching Services from the host', () => {
       return reply?.status === 200 && reply.subject.includes('secure.kubedesk.test') ? reply : undefined;
     });
     expect(secure.body.trim()).toBe('api-root');
+    expect(curl('-k', '--resolve', `secure.kubedesk.test:${ingressHttps}:127.0.0.1`, `https://secure.kubedesk.test:${ingressHttps}/`)).toBe('api-root');
   });
 
   it('reaches a Service through kubectl port-forward svc/<name>', async () => {
@@ -510,6 +492,23 @@ describe('reaching Services from the host', () => {
   });
 });
 
+describe('restarting kubedesk', () => {
+  it('keeps every cluster IP and keeps Services answering by name, without restarting pods', async () => {
+    const before = await ok('get', 'svc', '-A', '-o', 'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}={.spec.clusterIP}{"\\n"}{end}');
+    const subnetFile = readFileSync(join(cluster.dataDir, 'network', 'subnet'), 'utf8');
+    await cluster.restart();
+    const after = await ok('get', 'svc', '-A', '-o', 'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}={.spec.clusterIP}{"\\n"}{end}');
+    expect(after).toBe(before);
+    expect(readFileSync(join(cluster.dataDir, 'network', 'subnet'), 'utf8')).toBe(subnetFile);
+    const answers = await until('the Service after the restart', async () => {
+      const lines = await hits('http://web/', 6);
+      return lines.includes('FAIL') ? undefined : lines;
+    }, 60_000);
+    expect(answers.every((line) => line.startsWith('web-'))).toBe(true);
+    expect((await ok('get', 'pod', 'client', '-n', namespace, '-o', 'jsonpath={.status.containerStatuses[0].restartCount}')).trim()).toBe('0');
+  });
+});
+
 describe('deleting a Service', () => {
   it('stops its cluster IP from answering and releases its host ports', async () => {
     await apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'doomed', namespace }, spec: { type: 'NodePort', selector: { app: 'web' }, ports: [{ port: 80, targetPort: 'http' }] } });
@@ -531,11 +530,15 @@ describe('deleting a Service', () => {
   });
 });
 
+/** What a user types: curl from the host, body trimmed. */
+function curl(...args: string[]): string {
+  return execFileSync('curl', ['-sS', '--max-time', '5', ...args], { encoding: 'utf8' }).trim();
+}
+
 async function selfSignedCertificate(host: string): Promise<{ certificate: string; key: string }> {
   const { mkdtempSync } = await import('node:fs');
   const { join } = await import('node:path');
   const { tmpdir } = await import('node:os');
-  const { execFileSync } = await import('node:child_process');
   const dir = mkdtempSync(join(tmpdir(), 'kd-tls-'));
   const keyPath = join(dir, 'tls.key');
   const certPath = join(dir, 'tls.crt');

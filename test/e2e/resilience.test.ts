@@ -50,7 +50,7 @@ async function runningPod(name: string): Promise<void> {
 
 describe('control-plane restarts', () => {
   it('keeps the same containers running across kill -9 and restart', async () => {
-    await ok('run', 'steady', '--image=kubedesk-test/busybox:3', '--', 'sleep', '3600');
+    await ok('run', 'steady', '--image=kubedesk-test/busybox:4', '--', 'sleep', '3600');
     await runningPod('steady');
     const before = podContainers('steady');
     expect(before).toHaveLength(2); // sandbox + app container
@@ -67,7 +67,7 @@ describe('control-plane restarts', () => {
   });
 
   it('removes the containers of a pod whose object went away while the kubelet was down', async () => {
-    await ok('run', 'doomed', '--image=kubedesk-test/busybox:3', '--', 'sleep', '3600');
+    await ok('run', 'doomed', '--image=kubedesk-test/busybox:4', '--', 'sleep', '3600');
     await runningPod('doomed');
     // A forced delete removes the object at once; killing the server right after leaves the
     // containers behind for the restarted kubelet to find without a pod.
@@ -92,7 +92,7 @@ describe.runIf(restartDocker)('Docker restarts', () => {
   }
 
   it('turns the node NotReady while dockerd is down and brings pods back when it returns', async () => {
-    await ok('run', 'survivor', '--image=kubedesk-test/busybox:3', '--', 'sleep', '3600');
+    await ok('run', 'survivor', '--image=kubedesk-test/busybox:4', '--', 'sleep', '3600');
     await runningPod('survivor');
     execFileSync('sh', ['-c', 'pkill -TERM -x dockerd || true']);
     await until('dockerd stopped', async () => (dockerUp() ? undefined : true), 30_000);

@@ -9,7 +9,7 @@ let cluster: TestCluster;
 
 const nodeNames = ['kubedesk', 'kubedesk-m02', 'kubedesk-m03'];
 const zones: Record<string, string> = { kubedesk: 'zone-a', 'kubedesk-m02': 'zone-b', 'kubedesk-m03': 'zone-c' };
-const image = 'kubedesk-test/busybox:3';
+const image = 'kubedesk-test/busybox:4';
 
 beforeAll(async () => {
   cluster = await startCluster({ nodes: 3 });

@@ -40,11 +40,15 @@ static int one_request(const struct sockaddr_in *target) {
     close(fd);
     return -1;
   }
-  char buffer[4096];
+  /* the status line is in the first bytes; servers may send headers and body in separate writes */
+  char first[8] = {0}, buffer[4096];
   ssize_t total = 0, got;
-  while ((got = read(fd, buffer, sizeof buffer)) > 0) total += got;
+  while ((got = read(fd, buffer, sizeof buffer)) > 0) {
+    for (ssize_t i = 0; i < got && total + i < 7; i++) first[total + i] = buffer[i];
+    total += got;
+  }
   close(fd);
-  return (got == 0 && total > 12 && memcmp(buffer, "HTTP/1.", 7) == 0) ? 0 : -1;
+  return (got == 0 && total > 12 && memcmp(first, "HTTP/1.", 7) == 0) ? 0 : -1;
 }
 
 int main(int argc, char **argv) {

@@ -10,8 +10,8 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-// :3 adds /bin/udp-echo and /bin/http-bench (test/support/*.c): busybox's nc cannot do UDP
-export const busyboxImage = 'kubedesk-test/busybox:3';
+// :4 adds /bin/udp-echo and /bin/http-bench (test/support/*.c): busybox's nc cannot do UDP
+export const busyboxImage = 'kubedesk-test/busybox:4';
 
 export interface TestImages {
   busybox: string;
