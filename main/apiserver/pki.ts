@@ -13,6 +13,7 @@ import {
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
+import { createSelfSignedPair, exportPrivateKeyPem, generateKeyPair, keyAlgorithms, loadX509, randomSerialNumber } from '../../shared/pki/x509';
 
 export interface Pki {
   caCertPem: string;
@@ -147,35 +148,13 @@ function isUsableServingCertificate(certificate: X509Certificate, ca: X509Certif
   return true;
 }
 
-type X509Module = typeof import('@peculiar/x509');
-
-let x509Module: Promise<X509Module> | undefined;
-
-// @peculiar/x509 takes ~150 ms to load; the common path (certificates already on disk) needs only
-// node:crypto, so the library is loaded on first generation.
-function loadX509(): Promise<X509Module> {
-  x509Module ??= import('@peculiar/x509').then((x509) => {
-    x509.cryptoProvider.set(webcrypto as unknown as Crypto);
-    return x509;
-  });
-  return x509Module;
-}
-
-const ecdsaKeyAlgorithm = { name: 'ECDSA', namedCurve: 'P-256' } as const;
-const ecdsaSigningAlgorithm = { name: 'ECDSA', hash: 'SHA-256' } as const;
-
 async function createCa(now: Date): Promise<LoadedPair> {
-  const x509 = await loadX509();
-  const keys = await generateKeys();
-  const notBefore = new Date(now.getTime() - backdateMs);
-  const certificate = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: randomSerialNumber(),
-    name: 'CN=kubedesk-ca',
-    notBefore,
-    notAfter: new Date(notBefore.getTime() + caValidityDays * dayMs),
-    signingAlgorithm: ecdsaSigningAlgorithm,
-    keys,
-    extensions: [
+  const pair = await createSelfSignedPair({
+    keyType: 'ecdsa-p256',
+    subject: 'CN=kubedesk-ca',
+    notBefore: new Date(now.getTime() - backdateMs),
+    validityDays: caValidityDays,
+    extensions: async (x509, keys) => [
       new x509.BasicConstraintsExtension(true, undefined, true),
       new x509.KeyUsagesExtension(
         x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
@@ -184,8 +163,7 @@ async function createCa(now: Date): Promise<LoadedPair> {
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
-  const certPem = certificate.toString('pem');
-  return { certPem, keyPem: await exportPrivateKey(keys.privateKey), certificate: new X509Certificate(certPem) };
+  return { ...pair, certificate: new X509Certificate(pair.certPem) };
 }
 
 async function createServingCertificate(ca: LoadedPair, now: Date, extraIps: string[]): Promise<LoadedPair> {
@@ -193,12 +171,12 @@ async function createServingCertificate(ca: LoadedPair, now: Date, extraIps: str
   const caKey = await webcrypto.subtle.importKey(
     'pkcs8',
     createPrivateKey(ca.keyPem).export({ type: 'pkcs8', format: 'der' }),
-    ecdsaKeyAlgorithm,
+    keyAlgorithms['ecdsa-p256'].key,
     false,
     ['sign'],
   );
   const caCertificate = new x509.X509Certificate(ca.certPem);
-  const keys = await generateKeys();
+  const keys = await generateKeyPair('ecdsa-p256');
   const notBefore = new Date(now.getTime() - backdateMs);
   const caNotAfter = caCertificate.notAfter.getTime();
   const notAfter = new Date(Math.min(notBefore.getTime() + servingValidityDays * dayMs, caNotAfter));
@@ -212,7 +190,7 @@ async function createServingCertificate(ca: LoadedPair, now: Date, extraIps: str
     issuer: caCertificate.subject,
     notBefore,
     notAfter,
-    signingAlgorithm: ecdsaSigningAlgorithm,
+    signingAlgorithm: keyAlgorithms['ecdsa-p256'].signing,
     publicKey: keys.publicKey as CryptoKey,
     signingKey: caKey as CryptoKey,
     extensions: [
@@ -225,25 +203,7 @@ async function createServingCertificate(ca: LoadedPair, now: Date, extraIps: str
     ],
   });
   const certPem = certificate.toString('pem');
-  return { certPem, keyPem: await exportPrivateKey(keys.privateKey), certificate: new X509Certificate(certPem) };
-}
-
-async function generateKeys(): Promise<CryptoKeyPair> {
-  const pair = await webcrypto.subtle.generateKey(ecdsaKeyAlgorithm, true, ['sign', 'verify']);
-  return pair as unknown as CryptoKeyPair;
-}
-
-async function exportPrivateKey(key: CryptoKey): Promise<string> {
-  const der = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', key as unknown as webcrypto.CryptoKey));
-  // PKCS#8 PEM is what Go's tls.X509KeyPair and node's tls both accept for EC keys.
-  return createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }).export({ type: 'pkcs8', format: 'pem' }).toString();
-}
-
-// RFC 5280 wants a positive serial of at most 20 octets; Go rejects negative ones.
-function randomSerialNumber(): string {
-  const bytes = randomBytes(16);
-  bytes[0] = (bytes[0] & 0x7f) | 0x01;
-  return bytes.toString('hex');
+  return { certPem, keyPem: await exportPrivateKeyPem(keys.privateKey), certificate: new X509Certificate(certPem) };
 }
 
 function normalizeIps(ips: string[]): string[] {

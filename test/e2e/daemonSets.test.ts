@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';
 import { busyboxImage } from '../support/images';
+import { kubectlOk, until } from '../support/wait';
 
 let cluster: TestCluster;
 
@@ -18,28 +19,14 @@ beforeAll(async () => {
     if (reply.status !== 200) return undefined;
     const nodes = (JSON.parse(reply.body) as { items: { status?: { conditions?: { type: string; status: string }[] } }[] }).items;
     return nodes.length === 3 && nodes.every((node) => node.status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True')) ? true : undefined;
-  });
+  }, 90_000, 300);
 });
 
 afterAll(async () => {
   await cluster?.destroy();
 });
 
-async function ok(...args: string[]): Promise<string> {
-  const result = await cluster.kubectl(args, { timeoutMs: 150_000 });
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${result.code}): ${result.stderr}${result.stdout}`);
-  return result.stdout;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
-}
+const ok = (...args: string[]) => kubectlOk(cluster, args, undefined, 150_000);
 
 interface PodObject {
   metadata: { name: string; deletionTimestamp?: string };
@@ -63,7 +50,7 @@ async function readyOn(app: string, nodes: string[]): Promise<PodObject[]> {
     const pods = (await podsOf(app)).filter((pod) => !pod.metadata.deletionTimestamp);
     const placed = pods.map((pod) => pod.spec.nodeName ?? '').sort().join();
     return placed === wanted && pods.every(isReady) && (await podsOf(app)).length === nodes.length ? pods : undefined;
-  });
+  }, 90_000, 300);
 }
 
 function daemonSet(name: string, tolerations = ''): string {
@@ -95,10 +82,7 @@ const tolerateDedicated = `
       - key: dedicated
         operator: Exists`;
 
-async function apply(manifest: string): Promise<void> {
-  const result = await cluster.kubectl(['apply', '-f', '-'], { input: manifest });
-  if (result.code !== 0) throw new Error(`kubectl apply failed: ${result.stderr}`);
-}
+const apply = (manifest: string) => kubectlOk(cluster, ['apply', '-f', '-'], manifest);
 
 async function status(name: string): Promise<Record<string, number>> {
   return (JSON.parse(await ok('get', 'daemonset', name, '-o', 'json')) as { status: Record<string, number> }).status;
@@ -124,10 +108,10 @@ describe('DaemonSets', () => {
     await until('picky status', async () => {
       const current = await status('picky');
       return current.desiredNumberScheduled === 2 && current.numberReady === 2 ? true : undefined;
-    });
+    }, 90_000, 300);
     // A daemon pod already running on the node stays: NoSchedule does not evict (upstream shouldContinueRunning).
     expect((await podsOf('plain')).map((pod) => pod.spec.nodeName).sort()).toEqual([...nodeNames].sort());
-    await until('plain counted as misscheduled', async () => ((await status('plain')).numberMisscheduled === 1 ? true : undefined));
+    await until('plain counted as misscheduled', async () => ((await status('plain')).numberMisscheduled === 1 ? true : undefined), 90_000, 300);
   });
 
   it('removes untolerated daemon pods from a node tainted NoExecute, keeping tolerated ones', async () => {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';
 import { busyboxImage } from '../support/images';
 import { toolPaths } from '../support/tools';
+import { kubectlOk, kubectlState, until as poll } from '../support/wait';
 
 const run = promisify(execFile);
 /** A second tag of the test image, so `set image` has a real change to roll out without a registry. */
@@ -28,34 +29,13 @@ afterAll(async () => {
   await run('docker', ['rmi', secondImage]).catch(() => undefined);
 });
 
-async function ok(...args: string[]): Promise<string> {
-  const result = await cluster.kubectl(args);
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${result.code}): ${result.stderr}${result.stdout}`);
-  return result.stdout;
-}
+const ok = (...args: string[]) => kubectlOk(cluster, args);
 
-async function apply(manifest: object): Promise<void> {
-  const result = await cluster.kubectl(['apply', '-f', '-'], { input: JSON.stringify(manifest) });
-  if (result.code !== 0) throw new Error(`kubectl apply failed (${result.code}): ${result.stderr}${result.stdout}`);
-}
+const apply = (manifest: object) => kubectlOk(cluster, ['apply', '-f', '-'], JSON.stringify(manifest));
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000, intervalMs = 500): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const detail = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-      const state = await cluster.kubectl(['get', 'deploy,rs,pods', '-o', 'wide']);
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail}\n${state.stdout}${state.stderr}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
+// A timed-out wait also prints the deployments, replica sets and pods, to show where a rollout stuck.
+function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000, intervalMs = 500): Promise<T> {
+  return poll(what, probe, timeoutMs, intervalMs, kubectlState(cluster, ['get', 'deploy,rs,pods', '-o', 'wide']));
 }
 
 interface ReplicaSet {

@@ -5,6 +5,7 @@
 import { Agent, request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';
+import { until } from '../support/wait';
 
 const NAMESPACE = 'durable';
 const WRITERS = 16;
@@ -89,14 +90,6 @@ function configMap(name: string, writer: number, sequence: number, version: numb
   };
 }
 
-async function until(what: string, probe: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('kill -9 while 16 clients write', () => {
   const written = new Map<string, Written>();
   const unexpected: string[] = [];
@@ -155,7 +148,7 @@ describe('kill -9 while 16 clients write', () => {
 
     const started = Date.now();
     const writers = Array.from({ length: WRITERS }, (_, index) => writer(index));
-    await until('writes to be acknowledged for 2 s', () => unexpected.length > 0 || (Date.now() - started >= WRITE_TIME_MS && acknowledgedWrites >= WRITERS * 4), 60_000);
+    await until('writes to be acknowledged for 2 s', () => (unexpected.length > 0 || (Date.now() - started >= WRITE_TIME_MS && acknowledgedWrites >= WRITERS * 4) ? true : undefined), 60_000, 20);
     killed = true;
     const exit = await cluster.kill9();
     await Promise.all(writers);

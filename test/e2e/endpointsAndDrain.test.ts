@@ -5,34 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';
 import { busyboxImage } from '../support/images';
+import { kubectlOk, until } from '../support/wait';
 
 let cluster: TestCluster;
 const namespace = 'drain-e2e';
 const drainedNode = 'kubedesk-m02';
 
-async function ok(...args: string[]): Promise<string> {
-  const result = await cluster.kubectl(args);
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${result.code}): ${result.stderr}${result.stdout}`);
-  return result.stdout;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000, intervalMs = 500): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const detail = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
+const ok = (...args: string[]) => kubectlOk(cluster, args);
 
 /** A busybox httpd on the named port `http`, ready once it listens (or never, with `probe: 'fail'`). */
 function podManifest(name: string, role: string, probe: 'tcp' | 'fail'): object {

@@ -4,12 +4,13 @@
 // (the owner keeps the foregroundDeletion finalizer until its blocking dependents are gone, and
 // kubectl waits), a dependent of an owner that never existed, deleting a namespace with a running
 // pod, and — when the Deployment controller runs — a Deployment's ReplicaSets and pods.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';
 import { busyboxImage } from '../support/images';
-import { toolPaths } from '../support/tools';
+import { backgroundKubectl } from '../support/processes';
+import { kubectlOk, kubectlState, until as poll } from '../support/wait';
 
 const run = promisify(execFile);
 
@@ -28,34 +29,13 @@ afterAll(async () => {
   await cluster?.destroy();
 }, 180_000);
 
-async function ok(...args: string[]): Promise<string> {
-  const result = await cluster.kubectl(args);
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${result.code}): ${result.stderr}${result.stdout}`);
-  return result.stdout;
-}
+const ok = (...args: string[]) => kubectlOk(cluster, args);
 
-async function apply(manifest: object): Promise<void> {
-  const result = await cluster.kubectl(['apply', '-f', '-'], { input: JSON.stringify(manifest) });
-  if (result.code !== 0) throw new Error(`kubectl apply failed (${result.code}): ${result.stderr}${result.stdout}`);
-}
+const apply = (manifest: object) => kubectlOk(cluster, ['apply', '-f', '-'], JSON.stringify(manifest));
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000, intervalMs = 300): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const detail = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-      const state = await cluster.kubectl(['get', 'all,configmaps', '-A', '-o', 'wide']);
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail}\n${state.stdout}${state.stderr}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
+// A timed-out wait also prints the objects of every namespace, to show what was not collected.
+function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000, intervalMs = 300): Promise<T> {
+  return poll(what, probe, timeoutMs, intervalMs, kubectlState(cluster, ['get', 'all,configmaps', '-A', '-o', 'wide']));
 }
 
 interface ObjectJson {
@@ -122,22 +102,6 @@ async function podContainers(uid: string): Promise<string[]> {
   return stdout.split('\n').map((line) => line.trim()).filter(Boolean);
 }
 
-/** Runs kubectl in the background, for commands that wait (delete --cascade=foreground). */
-function background(args: string[]) {
-  const child = spawn(toolPaths().kubectl, ['--kubeconfig', cluster.kubeconfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  let code: number | null | undefined;
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('exit', (exitCode) => {
-      code = exitCode;
-      resolve(exitCode);
-    }),
-  );
-  return { child, exited, output: () => output, running: () => code === undefined };
-}
-
 describe('garbage collection of hand-written ownerReferences', () => {
   it('deletes the dependents, a running pod included, when the owner is deleted with the default cascade', async () => {
     await apply(configMap('bg-owner'));
@@ -178,7 +142,7 @@ describe('garbage collection of hand-written ownerReferences', () => {
     await apply(configMap('fg-held', { ownerReferences: [ownerReference(owner, 'ConfigMap', 'v1', true)], finalizers: ['kubedesk.test/hold'] }));
     await apply(sleeperPod('fg-pod', { ownerReferences: [ownerReference(owner, 'ConfigMap', 'v1', true)] }));
     const pod = await waitForRunning('fg-pod');
-    const deletion = background(['delete', 'configmap', 'fg-owner', '--cascade=foreground']);
+    const deletion = backgroundKubectl(cluster, ['delete', 'configmap', 'fg-owner', '--cascade=foreground']);
     try {
       const held = await until('the held dependent to be marked for deletion', async () => {
         const object = await getObject('configmap', 'fg-held');

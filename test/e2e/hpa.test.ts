@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';
 import { busyboxImage } from '../support/images';
+import { kubectlOk, until as poll } from '../support/wait';
 
 let cluster: TestCluster;
 
@@ -41,28 +42,11 @@ afterAll(async () => {
   await cluster?.destroy();
 });
 
-async function ok(args: string[], input?: string): Promise<string> {
-  const result = await cluster.kubectl(args, { input });
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${String(result.code)}): ${result.stderr}${result.stdout}`);
-  return result.stdout;
-}
+const ok = (args: string[], input?: string) => kubectlOk(cluster, args, input);
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error instanceof Error ? error.message : String(error);
-    }
-    if (Date.now() > deadline) {
-      const hpa = await cluster.kubectl(['get', 'hpa', 'burner', '-o', 'yaml']);
-      throw new Error(`timed out waiting for ${what}${last ? ` (last: ${last})` : ''}\n${hpa.stdout}\n${cluster.logs().slice(-3000)}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
+// Polls every second; a timed-out wait also prints the autoscaler and the end of the server log.
+function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  return poll(what, probe, timeoutMs, 1000, async () => `${(await cluster.kubectl(['get', 'hpa', 'burner', '-o', 'yaml'])).stdout}\n${cluster.logs().slice(-3000)}`);
 }
 
 async function desiredReplicas(): Promise<number> {

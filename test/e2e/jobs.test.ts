@@ -9,33 +9,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';
 import { busyboxImage } from '../support/images';
+import { kubectlOk, until } from '../support/wait';
 
 let cluster: TestCluster;
 let cronJobCreatedAt = 0;
 
-async function ok(...args: string[]): Promise<string> {
-  const result = await cluster.kubectl(args);
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${result.code}): ${result.stderr}${result.stdout}`);
-  return result.stdout;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000, intervalMs = 500): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const detail = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
+const ok = (...args: string[]) => kubectlOk(cluster, args);
 
 /** `kubectl wait`, with the Job's description attached when it does not return in time. */
 async function waitFor(condition: string, job: string, timeoutSeconds: number): Promise<string> {
@@ -150,7 +129,7 @@ describe('CronJobs', () => {
     const status = await until('the CronJob to record the run', async () => {
       const current = JSON.parse(await ok('get', 'cronjob', 'tick', '-o', 'json')).status as { lastScheduleTime?: string; lastSuccessfulTime?: string };
       return current.lastSuccessfulTime ? current : undefined;
-    });
+    }, 30_000);
     expect(Date.parse(status.lastScheduleTime ?? '')).toBe(scheduled);
     const events = await ok('get', 'events', '--field-selector', 'involvedObject.kind=CronJob,involvedObject.name=tick', '-o', 'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}');
     expect(events).toContain(`SuccessfulCreate: Created job ${jobName}`);
@@ -158,9 +137,10 @@ describe('CronJobs', () => {
   });
 
   it('runs a Job created with kubectl create job --from=cronjob', async () => {
-    // The CronJob owns the manual job too, so a scheduled run finishing after it would trim it
-    // away (the history limit is 1): no scheduled runs while this test reads it.
-    await ok('patch', 'cronjob', 'tick', '--type=merge', '-p', '{"spec":{"suspend":true}}');
+    // The CronJob owns the manual job too, so a scheduled run finishing after it (one may have
+    // started just before the suspend) would trim it away with a history limit of 1: no scheduled
+    // runs, and room in the history, while this test reads it.
+    await ok('patch', 'cronjob', 'tick', '--type=merge', '-p', '{"spec":{"suspend":true,"successfulJobsHistoryLimit":10}}');
     expect(await ok('create', 'job', 'manual', '--from=cronjob/tick')).toBe('job.batch/manual created\n');
     await waitFor('complete', 'manual', 60);
     const manual = JSON.parse(await ok('get', 'job', 'manual', '-o', 'json')) as { metadata: { annotations: Record<string, string>; ownerReferences: { kind: string; name: string }[]; labels: Record<string, string> } };
@@ -169,6 +149,7 @@ describe('CronJobs', () => {
     expect(await ok('logs', 'job/manual')).toBe('tick\n');
     const active = await ok('get', 'cronjob', 'tick', '-o', 'jsonpath={.status.active[*].name}');
     expect(active.split(' ')).not.toContain('manual');
+    await ok('patch', 'cronjob', 'tick', '--type=merge', '-p', '{"spec":{"suspend":false,"successfulJobsHistoryLimit":1}}');
   });
 
   it('keeps only successfulJobsHistoryLimit finished jobs after the next run', async () => {

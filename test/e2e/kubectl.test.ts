@@ -1,11 +1,11 @@
 // The real kubectl 1.35 against a real `kubedesk serve`: the foundation issue's acceptance points
 // for discovery, OpenAPI, CRUD, patch types, apply/diff, watch, wait and Kubernetes-style errors.
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';
-import { toolPaths } from '../support/tools';
+import { backgroundKubectl } from '../support/processes';
+import { kubectlOk, until } from '../support/wait';
 
 let cluster: TestCluster;
 
@@ -21,32 +21,7 @@ async function kubectl(...args: string[]) {
   return cluster.kubectl(args);
 }
 
-async function ok(...args: string[]): Promise<string> {
-  const result = await cluster.kubectl(args);
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${result.code}): ${result.stderr}${result.stdout}`);
-  return result.stdout;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** Runs kubectl in the background, collecting output as it streams. */
-function background(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(toolPaths().kubectl, ['--kubeconfig', cluster.kubeconfig, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, output: () => stdout, errors: () => stderr };
-}
+const ok = (...args: string[]) => kubectlOk(cluster, args);
 
 describe('discovery and cluster information', () => {
   it('reports client and server versions', async () => {
@@ -185,8 +160,8 @@ describe('create, read, update and delete', () => {
     const held = join(cluster.root, 'held.yaml');
     writeFileSync(held, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: held\n  namespace: team-a\n  finalizers: ["example.com/hold"]\n');
     await ok('apply', '-f', held);
-    const deletion = background(['delete', 'configmap', 'held', '-n', 'team-a', '--timeout=60s']);
-    await until('deletionTimestamp', async () => ((await ok('get', 'configmap', 'held', '-n', 'team-a', '-o', 'jsonpath={.metadata.deletionTimestamp}')) ? true : undefined));
+    const deletion = backgroundKubectl(cluster, ['delete', 'configmap', 'held', '-n', 'team-a', '--timeout=60s']);
+    await until('deletionTimestamp', async () => ((await ok('get', 'configmap', 'held', '-n', 'team-a', '-o', 'jsonpath={.metadata.deletionTimestamp}')) ? true : undefined), 20_000, 100);
     expect(await ok('get', 'configmap', 'held', '-n', 'team-a', '-o', 'name')).toBe('configmap/held\n');
     await ok('patch', 'configmap', 'held', '-n', 'team-a', '--type=merge', '-p', '{"metadata":{"finalizers":null}}');
     expect(await deletion.exited).toBe(0);
@@ -202,21 +177,21 @@ describe('create, read, update and delete', () => {
     writeFileSync(held, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: held\n  namespace: doomed\n  finalizers: ["example.com/hold"]\n');
     await ok('apply', '-f', held);
     expect(await ok('delete', 'namespace', 'doomed', '--wait=false')).toBe('namespace "doomed" deleted\n');
-    await until('Terminating', async () => ((await ok('get', 'ns', 'doomed')).match(/doomed\s+Terminating/) ? true : undefined));
-    await until('plain content removed', async () => ((await kubectl('get', 'configmap', 'keep', '-n', 'doomed')).code === 1 ? true : undefined));
+    await until('Terminating', async () => ((await ok('get', 'ns', 'doomed')).match(/doomed\s+Terminating/) ? true : undefined), 20_000, 100);
+    await until('plain content removed', async () => ((await kubectl('get', 'configmap', 'keep', '-n', 'doomed')).code === 1 ? true : undefined), 20_000, 100);
     const refused = await kubectl('create', 'configmap', 'late', '-n', 'doomed');
     expect(refused.stderr).toContain('is being terminated');
     await ok('patch', 'configmap', 'held', '-n', 'doomed', '--type=merge', '-p', '{"metadata":{"finalizers":null}}');
-    await until('namespace gone', async () => ((await kubectl('get', 'ns', 'doomed')).code === 1 ? true : undefined));
+    await until('namespace gone', async () => ((await kubectl('get', 'ns', 'doomed')).code === 1 ? true : undefined), 20_000, 100);
   });
 
   it('streams changes with get -w', async () => {
-    const watch = background(['get', 'configmaps', '-n', 'team-a', '-w']);
-    await until('watch header', async () => (watch.output().includes('NAME') ? true : undefined));
+    const watch = backgroundKubectl(cluster, ['get', 'configmaps', '-n', 'team-a', '-w']);
+    await until('watch header', async () => (watch.output().includes('NAME') ? true : undefined), 20_000, 100);
     await ok('create', 'configmap', 'watched', '-n', 'team-a', '--from-literal=a=1');
-    await until('watched row', async () => (/^watched\s+1\s+\S+$/m.test(watch.output()) ? true : undefined));
+    await until('watched row', async () => (/^watched\s+1\s+\S+$/m.test(watch.output()) ? true : undefined), 20_000, 100);
     await ok('label', 'configmap', 'watched', '-n', 'team-a', 'x=y');
-    await until('second watched row', async () => ((watch.output().match(/^watched\s+/gm) ?? []).length >= 2 ? true : undefined));
+    await until('second watched row', async () => ((watch.output().match(/^watched\s+/gm) ?? []).length >= 2 ? true : undefined), 20_000, 100);
     watch.child.kill();
     expect(watch.output().split('\n')[0]).toMatch(/^NAME\s+DATA\s+AGE$/);
   });
@@ -283,7 +258,7 @@ spec:
 describe('wait', () => {
   it('returns as soon as another client writes the awaited value', async () => {
     await ok('create', 'configmap', 'signal', '--from-literal=state=starting');
-    const waiter = background(['wait', 'configmap/signal', '--for=jsonpath={.data.state}=done', '--timeout=60s']);
+    const waiter = backgroundKubectl(cluster, ['wait', 'configmap/signal', '--for=jsonpath={.data.state}=done', '--timeout=60s']);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(waiter.child.exitCode).toBe(null);
     const writtenAt = Date.now();

@@ -3,7 +3,7 @@
 // restart policies, init containers, probes, volumes and env, resources and QoS, securityContext and
 // graceful deletion. Expected texts are upstream's (kubectl's printers and describers, the kubelet's
 // event reasons and messages), so a real cluster would pass the same assertions.
-import { spawn, execFile } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -12,41 +12,20 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';
 import { busyboxImage } from '../support/images';
-import { toolPaths } from '../support/tools';
+import { backgroundKubectl, type BackgroundCommand } from '../support/processes';
+import { kubectlOk, kubectlState, until } from '../support/wait';
 
 const run = promisify(execFile);
 
 let cluster: TestCluster;
 let hostDirectory: string;
 let markerDirectory: string;
-let podWatch: ReturnType<typeof background> | undefined;
+let podWatch: BackgroundCommand | undefined;
 
 /** STATUS values that `kubectl get pods -w` printed for each pod, consecutive repeats folded. */
 const statusTimeline = new Map<string, string[]>();
 
-async function ok(...args: string[]): Promise<string> {
-  const result = await cluster.kubectl(args);
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${result.code}): ${result.stderr}${result.stdout}`);
-  return result.stdout;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000, intervalMs = 500): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const detail = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
+const ok = (...args: string[]) => kubectlOk(cluster, args);
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -61,24 +40,8 @@ function eventLine(type: 'Normal' | 'Warning', reason: string, message: string):
 }
 
 /** Waits like until(), adding the pod's `kubectl describe` to a timeout so failures explain themselves. */
-async function untilPod<T>(podName: string, what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000, intervalMs = 500): Promise<T> {
-  try {
-    return await until(what, probe, timeoutMs, intervalMs);
-  } catch (error) {
-    const described = await cluster.kubectl(['describe', 'pod', podName]);
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${described.stdout}${described.stderr}`);
-  }
-}
-
-/** Runs kubectl in the background, collecting output as it streams. */
-function background(args: string[]) {
-  const child = spawn(toolPaths().kubectl, ['--kubeconfig', cluster.kubeconfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, output: () => stdout, errors: () => stderr };
+function untilPod<T>(podName: string, what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000, intervalMs = 500): Promise<T> {
+  return until(what, probe, timeoutMs, intervalMs, kubectlState(cluster, ['describe', 'pod', podName]));
 }
 
 interface PodRow {
@@ -340,7 +303,7 @@ beforeAll(async () => {
   chmodSync(markerDirectory, 0o777);
   // The default service account must exist before pods that mount its token are admitted.
   await until('the default service account', async () => ((await cluster.kubectl(['get', 'serviceaccount', 'default'])).code === 0 ? true : undefined), 30_000);
-  podWatch = background(['get', 'pods', '-w']);
+  podWatch = backgroundKubectl(cluster, ['get', 'pods', '-w']);
   await until('the pod watch to start', async () => (podWatch?.output().includes('No resources') || podWatch?.errors().includes('No resources') ? true : undefined), 10_000, 100).catch(() => undefined);
   // Everything starts at once so the slow parts (back-offs, probes, configMap sync) overlap.
   // A stream of documents, not a v1 List: kubectl validates a List against /openapi/v2.
@@ -361,7 +324,7 @@ afterAll(async () => {
 describe('volumes and environment inside the container', () => {
   it('shares an emptyDir between two containers, mounts a Memory emptyDir as tmpfs and a hostPath', async () => {
     await waitForRunning('volumes');
-    expect(await until('the sidecar file', async () => (await exec('volumes', 'main', 'cat', '/shared/from-sidecar')).stdout || undefined)).toBe('hello from sidecar\n');
+    expect(await until('the sidecar file', async () => (await exec('volumes', 'main', 'cat', '/shared/from-sidecar')).stdout || undefined, 20_000)).toBe('hello from sidecar\n');
     expect(await execOk('volumes', 'main', 'sh', '-c', 'mount | grep " /ram "')).toMatch(/^tmpfs on \/ram type tmpfs/m);
     expect(await execOk('volumes', 'main', 'cat', '/host/hello.txt')).toBe('from the host\n');
   });

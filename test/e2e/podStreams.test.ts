@@ -3,7 +3,7 @@
 // (exit codes, piped stdin, a real terminal in tmux with resize), attach, cp both ways and
 // port-forward (SPDY tunnelled in WebSocket, and plain SPDY). Expected output follows upstream kubectl
 // and kubelet: `command terminated with exit code N`, RFC3339Nano log timestamps, `Forwarding from …`.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';
 import { busyboxImage } from '../support/images';
+import { backgroundKubectl } from '../support/processes';
 import { toolPaths } from '../support/tools';
+import { kubectlOk, until } from '../support/wait';
 
 let cluster: TestCluster;
 
@@ -91,29 +93,7 @@ afterAll(async () => {
   await cluster?.destroy();
 });
 
-async function ok(args: string[], input?: string): Promise<string> {
-  const result = await cluster.kubectl(args, { input });
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${String(result.code)}): ${result.stderr}${result.stdout}`);
-  return result.stdout;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const detail = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-      throw new Error(`timed out waiting for ${what}${detail}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-}
+const ok = (args: string[], input?: string) => kubectlOk(cluster, args, input);
 
 /** Waits until every container of the pod is ready and the phase is Running. */
 async function waitForRunning(name: string, timeoutMs = 60_000): Promise<void> {
@@ -124,27 +104,8 @@ async function waitForRunning(name: string, timeoutMs = 60_000): Promise<void> {
       const [phase, ...ready] = out.trim().split(/\s+/);
       return phase === 'Running' && ready.length > 0 && ready.every((value) => value === 'true') ? true : undefined;
     },
-    timeoutMs,
+    timeoutMs, 150,
   );
-}
-
-/** Runs kubectl in the background, collecting output as it streams. */
-function background(args: string[], options: { env?: Record<string, string>; stdin?: boolean } = {}) {
-  const child = spawn(toolPaths().kubectl, ['--kubeconfig', cluster.kubeconfig, ...args], {
-    env: { ...process.env, ...options.env },
-    stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  let exitCode: number | null | undefined;
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve((exitCode = code))));
-  async function stop(): Promise<void> {
-    if (exitCode === undefined) child.kill('SIGTERM');
-    await exited;
-  }
-  return { child, exited, running: () => exitCode === undefined, output: () => stdout, errors: () => stderr, stop };
 }
 
 function httpGetText(url: string): Promise<{ status: number; body: string }> {
@@ -166,7 +127,7 @@ describe('kubectl run', () => {
     const table = await until('web to show 1/1 Running', async () => {
       const out = await ok(['get', 'pod', 'web']);
       return /^web\s+1\/1\s+Running\s+0\s+\S+$/m.test(out) ? out : undefined;
-    }, 60_000);
+    }, 60_000, 150);
     expect(table.split('\n')[0]).toMatch(/^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/);
     const podIP = await ok(['get', 'pod', 'web', '-o', 'jsonpath={.status.podIP}']);
     expect(podIP).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
@@ -191,7 +152,7 @@ describe('kubectl logs', () => {
   beforeAll(async () => {
     await waitForRunning('talker');
     // The container may be running a moment before its first lines reach the log.
-    await until('talker to print its five lines', async () => ((await ok(['logs', 'talker'])).includes('line-5') ? true : undefined));
+    await until('talker to print its five lines', async () => ((await ok(['logs', 'talker'])).includes('line-5') ? true : undefined), 30_000, 150);
   });
 
   it('prints the whole log', async () => {
@@ -212,7 +173,7 @@ describe('kubectl logs', () => {
   it('keeps recent lines with --since=1h and drops them once they are older than --since', async () => {
     expect(await ok(['logs', 'talker', '--since=1h'])).toBe('line-1\nline-2\nline-3\nline-4\nline-5\n');
     // The lines were written at start-up; a one-second window soon excludes all of them.
-    await until('--since=1s to exclude the start-up lines', async () => ((await ok(['logs', 'talker', '--since=1s'])) === '' ? true : undefined), 15_000);
+    await until('--since=1s to exclude the start-up lines', async () => ((await ok(['logs', 'talker', '--since=1s'])) === '' ? true : undefined), 15_000, 150);
     const future = new Date(Date.now() + 60_000).toISOString();
     expect(await ok(['logs', 'talker', `--since-time=${future}`])).toBe('');
     const past = new Date(Date.now() - 3_600_000).toISOString();
@@ -235,7 +196,7 @@ describe('kubectl logs', () => {
 
   it('selects a container with -c in a pod with two containers', async () => {
     await waitForRunning('pair');
-    await until('both containers of pair to log', async () => ((await ok(['logs', 'pair', '-c', 'second'])) === 'from-second\n' ? true : undefined));
+    await until('both containers of pair to log', async () => ((await ok(['logs', 'pair', '-c', 'second'])) === 'from-second\n' ? true : undefined), 30_000, 150);
     expect(await ok(['logs', 'pair', '-c', 'first'])).toBe('from-first\n');
     expect(await ok(['logs', 'pair', '--container=second'])).toBe('from-second\n');
     const defaulted = await cluster.kubectl(['logs', 'pair']);
@@ -257,19 +218,19 @@ describe('kubectl logs', () => {
 
   it('streams new lines with -f', async () => {
     await waitForRunning('ticker');
-    const follow = background(['logs', '-f', 'ticker']);
+    const follow = backgroundKubectl(cluster, ['logs', '-f', 'ticker']);
     try {
       const ticks = () => [...follow.output().matchAll(/^tick-(\d+)$/gm)].map((match) => Number(match[1]));
       // The first chunk is the log so far; what arrives later was written while following.
       const initial = await until('logs -f to print the existing log', () => {
         const seen = ticks();
         return seen.length > 0 ? seen : undefined;
-      });
+      }, 30_000, 150);
       const last = initial[initial.length - 1];
       const later = await until('logs -f to stream two new lines', () => {
         const seen = ticks();
         return seen.filter((tick) => tick > last).length >= 2 ? seen : undefined;
-      }, 15_000);
+      }, 15_000, 150);
       // Whole lines, in order, without gaps or repeats.
       expect(later).toEqual(later.map((_, index) => later[0] + index));
       expect(follow.running()).toBe(true);
@@ -283,7 +244,7 @@ describe('kubectl logs', () => {
     const restarted = await until('crasher to restart once', async () => {
       const count = Number(await ok(['get', 'pod', 'crasher', '-o', 'jsonpath={.status.containerStatuses[0].restartCount}']));
       return count >= 1 ? count : undefined;
-    }, 60_000);
+    }, 60_000, 150);
     // Compare the two runs while the restart count stays put, so both reads see the same pair.
     const runs = await until('a stable view of the current and previous runs', async () => {
       const before = Number(await ok(['get', 'pod', 'crasher', '-o', 'jsonpath={.status.containerStatuses[0].restartCount}']));
@@ -291,7 +252,7 @@ describe('kubectl logs', () => {
       const current = await ok(['logs', 'crasher']);
       const after = Number(await ok(['get', 'pod', 'crasher', '-o', 'jsonpath={.status.containerStatuses[0].restartCount}']));
       return before === after && current !== '' ? { previous, current } : undefined;
-    }, 30_000);
+    }, 30_000, 150);
     expect(restarted).toBeGreaterThanOrEqual(1);
     expect(runs.previous).toMatch(/^marker-[0-9a-f-]{36}\n$/);
     expect(runs.current).toMatch(/^marker-[0-9a-f-]{36}\n$/);
@@ -375,10 +336,10 @@ describe('kubectl exec', () => {
     try {
       const [height, width] = tmux('display-message', '-p', '-t', session, '#{pane_height} #{pane_width}').trim().split(' ');
       expect(Number(width)).toBe(120);
-      await until('the shell prompt', () => (/# $/m.test(screen()) ? true : undefined));
+      await until('the shell prompt', () => (/# $/m.test(screen()) ? true : undefined), 30_000, 150);
 
       tmux('send-keys', '-t', session, 'echo $((6*7))', 'Enter');
-      await until('the shell to print 42', () => (/^42\s*$/m.test(screen()) ? true : undefined));
+      await until('the shell to print 42', () => (/^42\s*$/m.test(screen()) ? true : undefined), 30_000, 150);
 
       expect(`${height} ${width}`).toBe('40 120');
       await askUntil('stty to report the terminal size', '$(stty size)', '40 120');
@@ -389,10 +350,10 @@ describe('kubectl exec', () => {
       await askUntil('stty to report the new size after the resize', '$(stty size)', `${newHeight} ${newWidth}`);
 
       tmux('send-keys', '-t', session, 'tty', 'Enter');
-      await until('tty to name a terminal', () => (/^\/dev\/pts\/\d+\s*$/m.test(screen()) ? true : undefined));
+      await until('tty to name a terminal', () => (/^\/dev\/pts\/\d+\s*$/m.test(screen()) ? true : undefined), 30_000, 150);
 
       tmux('send-keys', '-t', session, 'exit 3', 'Enter');
-      await until('kubectl to exit with the shell', () => (screen().includes('kubectl-exited-3') ? true : undefined));
+      await until('kubectl to exit with the shell', () => (screen().includes('kubectl-exited-3') ? true : undefined), 30_000, 150);
       expect(screen()).toContain('command terminated with exit code 3');
     } catch (error) {
       let pane = '';
@@ -411,12 +372,12 @@ describe('kubectl exec', () => {
 describe('kubectl attach', () => {
   it('sends stdin to a running container and prints its output with -i', async () => {
     await waitForRunning('echoer');
-    const attach = background(['attach', '-i', 'echoer'], { stdin: true });
+    const attach = backgroundKubectl(cluster, ['attach', '-i', 'echoer'], { stdin: true });
     try {
       attach.child.stdin?.write('x\n');
-      await until('the container to answer got:x', () => (attach.output().includes('got:x\n') ? true : undefined), 20_000);
+      await until('the container to answer got:x', () => (attach.output().includes('got:x\n') ? true : undefined), 20_000, 150);
       attach.child.stdin?.write('second line\n');
-      await until('the container to answer the second line', () => (attach.output().includes('got:second line\n') ? true : undefined), 20_000);
+      await until('the container to answer the second line', () => (attach.output().includes('got:second line\n') ? true : undefined), 20_000, 150);
     } catch (error) {
       throw new Error(`${error instanceof Error ? error.message : String(error)}\nstdout: ${attach.output()}\nstderr: ${attach.errors()}`);
     } finally {
@@ -426,9 +387,9 @@ describe('kubectl attach', () => {
 
   it('shows the output of a looping printer without -i', async () => {
     await waitForRunning('ticker');
-    const attach = background(['attach', 'ticker']);
+    const attach = backgroundKubectl(cluster, ['attach', 'ticker']);
     try {
-      await until('attach to stream two ticks', () => ([...attach.output().matchAll(/^tick-\d+$/gm)].length >= 2 ? true : undefined), 20_000);
+      await until('attach to stream two ticks', () => ([...attach.output().matchAll(/^tick-\d+$/gm)].length >= 2 ? true : undefined), 20_000, 150);
       expect(attach.running()).toBe(true);
     } catch (error) {
       throw new Error(`${error instanceof Error ? error.message : String(error)}\nstdout: ${attach.output()}\nstderr: ${attach.errors()}`);
@@ -470,9 +431,9 @@ describe('kubectl port-forward', () => {
     { transport: 'plain SPDY (KUBECTL_PORT_FORWARD_WEBSOCKETS=false)', env: { KUBECTL_PORT_FORWARD_WEBSOCKETS: 'false' }, ports: '0:8080' },
   ])('forwards a local port to the pod over $transport', async ({ env, ports }) => {
     await waitForRunning('web');
-    const forward = background(['port-forward', 'pod/web', ports], { env });
+    const forward = backgroundKubectl(cluster, ['port-forward', 'pod/web', ports], { env });
     try {
-      const port = await until('port-forward to listen', () => /Forwarding from 127\.0\.0\.1:(\d+) -> 8080/.exec(forward.output())?.[1], 20_000);
+      const port = await until('port-forward to listen', () => /Forwarding from 127\.0\.0\.1:(\d+) -> 8080/.exec(forward.output())?.[1], 20_000, 150);
       expect(Number(port)).toBeGreaterThan(0);
       for (let attempt = 0; attempt < 3; attempt++) {
         const reply = await httpGetText(`http://127.0.0.1:${port}/`);

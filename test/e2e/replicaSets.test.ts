@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';
 import { busyboxImage } from '../support/images';
+import { kubectlOk, kubectlState, until as poll } from '../support/wait';
 
 let cluster: TestCluster;
 
@@ -19,34 +20,13 @@ afterAll(async () => {
   await cluster?.destroy();
 });
 
-async function ok(...args: string[]): Promise<string> {
-  const result = await cluster.kubectl(args);
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${result.code}): ${result.stderr}${result.stdout}`);
-  return result.stdout;
-}
+const ok = (...args: string[]) => kubectlOk(cluster, args);
 
-async function apply(manifest: object): Promise<void> {
-  const result = await cluster.kubectl(['apply', '-f', '-'], { input: JSON.stringify(manifest) });
-  if (result.code !== 0) throw new Error(`kubectl apply failed (${result.code}): ${result.stderr}${result.stdout}`);
-}
+const apply = (manifest: object) => kubectlOk(cluster, ['apply', '-f', '-'], JSON.stringify(manifest));
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000, intervalMs = 500): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const detail = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-      const state = await cluster.kubectl(['get', 'rs,pods', '-o', 'wide']);
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail}\n${state.stdout}${state.stderr}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
+// A timed-out wait also prints the replica sets and pods, to show where things stuck.
+function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000, intervalMs = 500): Promise<T> {
+  return poll(what, probe, timeoutMs, intervalMs, kubectlState(cluster, ['get', 'rs,pods', '-o', 'wide']));
 }
 
 interface OwnerReference {

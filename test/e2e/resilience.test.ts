@@ -6,6 +6,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';
+import { kubectlOk, until } from '../support/wait';
 
 let cluster: TestCluster;
 
@@ -17,21 +18,7 @@ afterAll(async () => {
   await cluster?.destroy();
 });
 
-async function ok(...args: string[]): Promise<string> {
-  const result = await cluster.kubectl(args);
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${result.code}): ${result.stderr}${result.stdout}`);
-  return result.stdout;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
+const ok = (...args: string[]) => kubectlOk(cluster, args);
 
 function podContainers(pod: string): { id: string; name: string; status: string }[] {
   const out = execFileSync('docker', ['ps', '-a', '--no-trunc', '--filter', `label=io.kubernetes.pod.name=${pod}`, '--format', '{{.ID}} {{.Names}} {{.Status}}'], { encoding: 'utf8' });
@@ -45,7 +32,7 @@ function podContainers(pod: string): { id: string; name: string; status: string 
 }
 
 async function runningPod(name: string): Promise<void> {
-  await until(`${name} Running`, async () => ((await ok('get', 'pod', name, '-o', 'jsonpath={.status.phase} {.status.containerStatuses[0].ready}')) === 'Running true' ? true : undefined));
+  await until(`${name} Running`, async () => ((await ok('get', 'pod', name, '-o', 'jsonpath={.status.phase} {.status.containerStatuses[0].ready}')) === 'Running true' ? true : undefined), 60_000, 250);
 }
 
 describe('control-plane restarts', () => {
@@ -74,7 +61,7 @@ describe('control-plane restarts', () => {
     await ok('delete', 'pod', 'doomed', '--grace-period=0', '--force', '--wait=false');
     await cluster.kill9();
     await cluster.restart();
-    await until('doomed containers removed', async () => (podContainers('doomed').length === 0 ? true : undefined), 30_000);
+    await until('doomed containers removed', async () => (podContainers('doomed').length === 0 ? true : undefined), 30_000, 250);
     expect((await cluster.kubectl(['get', 'pod', 'doomed'])).stderr).toContain('pods "doomed" not found');
   });
 });
@@ -95,15 +82,15 @@ describe.runIf(restartDocker)('Docker restarts', () => {
     await ok('run', 'survivor', '--image=kubedesk-test/busybox:4', '--', 'sleep', '3600');
     await runningPod('survivor');
     execFileSync('sh', ['-c', 'pkill -TERM -x dockerd || true']);
-    await until('dockerd stopped', async () => (dockerUp() ? undefined : true), 30_000);
+    await until('dockerd stopped', async () => (dockerUp() ? undefined : true), 30_000, 250);
     await until('node NotReady', async () => {
       const ready = await ok('get', 'node', 'kubedesk', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status} {.status.conditions[?(@.type=="Ready")].message}');
       return ready.startsWith('False container runtime is down') ? true : undefined;
-    }, 40_000);
+    }, 40_000, 250);
     const daemon = spawn('sh', ['-c', 'nohup dockerd >/tmp/dockerd.log 2>&1 &'], { stdio: 'ignore', detached: true });
     daemon.unref();
-    await until('dockerd back', async () => (dockerUp() ? true : undefined), 60_000);
-    await until('node Ready', async () => ((await ok('get', 'node', 'kubedesk', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')) === 'True' ? true : undefined), 40_000);
+    await until('dockerd back', async () => (dockerUp() ? true : undefined), 60_000, 250);
+    await until('node Ready', async () => ((await ok('get', 'node', 'kubedesk', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')) === 'True' ? true : undefined), 40_000, 250);
     await runningPod('survivor');
     const restarts = Number(await ok('get', 'pod', 'survivor', '-o', 'jsonpath={.status.containerStatuses[0].restartCount}'));
     expect(restarts).toBeGreaterThanOrEqual(1);

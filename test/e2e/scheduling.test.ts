@@ -4,6 +4,7 @@
 // messages ("0/3 nodes are available: …", framework/types.go FitError) for pods that fit nowhere.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCommand, startCluster, type TestCluster } from '../support/cluster';
+import { kubectlOk, until } from '../support/wait';
 
 let cluster: TestCluster;
 
@@ -17,28 +18,14 @@ beforeAll(async () => {
   await until('three Ready nodes', async () => {
     const nodes = await listNodes();
     return nodes.length === 3 && nodes.every((node) => conditionOf(node.status?.conditions, 'Ready')?.status === 'True') ? true : undefined;
-  }, 60_000);
+  }, 60_000, 200);
 });
 
 afterAll(async () => {
   await cluster?.destroy();
 });
 
-async function ok(...args: string[]): Promise<string> {
-  const result = await cluster.kubectl(args);
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${result.code}): ${result.stderr}${result.stdout}`);
-  return result.stdout;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const ok = (...args: string[]) => kubectlOk(cluster, args);
 
 interface Condition {
   type: string;
@@ -82,7 +69,7 @@ async function readPod(name: string): Promise<PodObject | undefined> {
 
 /** Waits until the scheduler has bound the pod and returns its node. */
 async function nodeOf(name: string, timeoutMs = 20_000): Promise<string> {
-  return until(`pod ${name} to be scheduled`, async () => (await readPod(name))?.spec?.nodeName || undefined, timeoutMs);
+  return until(`pod ${name} to be scheduled`, async () => (await readPod(name))?.spec?.nodeName || undefined, timeoutMs, 200);
 }
 
 /** Waits until the pod carries PodScheduled=False/Unschedulable and returns that condition's message. */
@@ -90,7 +77,7 @@ async function unschedulableMessage(name: string): Promise<string> {
   return until(`pod ${name} to be marked unschedulable`, async () => {
     const condition = conditionOf((await readPod(name))?.status?.conditions, 'PodScheduled');
     return condition?.status === 'False' && condition.reason === 'Unschedulable' && condition.message ? condition.message : undefined;
-  });
+  }, 20_000, 200);
 }
 
 interface PodOptions {
@@ -194,7 +181,7 @@ describe('the nodes of a three-node cluster', () => {
     await until('every node lease to be renewed', async () => {
       const later = await leases();
       return later.every((lease) => Date.parse(lease.spec.renewTime ?? '') > (renewedAt.get(lease.metadata.name) ?? Infinity)) ? true : undefined;
-    }, 25_000);
+    }, 25_000, 200);
   });
 });
 
@@ -219,7 +206,7 @@ describe('scheduling on three nodes', () => {
     const described = await until('the Scheduled event in describe', async () => {
       const out = await ok('describe', 'pod', 'selected');
       return /\bScheduled\b.*Successfully assigned/.test(out) ? out : undefined;
-    });
+    }, 20_000, 200);
     expect(described).toMatch(/Normal\s+Scheduled\s+\S+\s+default-scheduler\s+Successfully assigned default\/selected to kubedesk-m02/);
     await deletePods('scenario=selector');
   });
@@ -360,7 +347,7 @@ describe('scheduling on three nodes', () => {
     const described = await until('the FailedScheduling event in describe', async () => {
       const out = await ok('describe', 'pod', 'too-big');
       return /FailedScheduling/.test(out) ? out : undefined;
-    });
+    }, 20_000, 200);
     expect(described).toMatch(/^Status:\s+Pending$/m);
     expect(described).toMatch(/^Node:\s+<none>$/m);
     expect(described).toMatch(/Warning\s+FailedScheduling\s+.+?\s+default-scheduler\s+0\/3 nodes are available: 3 Insufficient cpu\./);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';
 import { busyboxImage } from '../support/images';
 import { toolPaths } from '../support/tools';
+import { kubectlOk, until } from '../support/wait';
 
 let cluster: TestCluster;
 
@@ -21,26 +22,9 @@ afterAll(async () => {
   await cluster?.destroy();
 });
 
-async function ok(...args: string[]): Promise<string> {
-  const result = await cluster.kubectl(args, { timeoutMs: 120_000 });
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${result.code}): ${result.stderr}${result.stdout}`);
-  return result.stdout;
-}
+const ok = (...args: string[]) => kubectlOk(cluster, args, undefined, 120_000);
 
-async function apply(manifest: string): Promise<void> {
-  const result = await cluster.kubectl(['apply', '-f', '-'], { input: manifest });
-  if (result.code !== 0) throw new Error(`kubectl apply failed: ${result.stderr}`);
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
-}
+const apply = (manifest: string) => kubectlOk(cluster, ['apply', '-f', '-'], manifest);
 
 interface PodObject {
   metadata: { name: string; uid: string; creationTimestamp: string; labels?: Record<string, string> };
@@ -71,7 +55,7 @@ async function readyPods(count: number): Promise<PodObject[]> {
   return until(`${count} ready web pods`, async () => {
     const pods = await webPods();
     return pods.length === count && pods.every(isReady) ? pods.sort((left, right) => left.metadata.name.localeCompare(right.metadata.name)) : undefined;
-  }, 120_000);
+  }, 120_000, 300);
 }
 
 const manifest = `
@@ -168,7 +152,7 @@ describe('StatefulSets', () => {
     await until('a new web-1 Ready', async () => {
       const pod = (await webPods()).find((candidate) => candidate.metadata.name === 'web-1');
       return pod && pod.metadata.uid !== before?.metadata.uid && isReady(pod) ? pod : undefined;
-    }, 120_000);
+    }, 120_000, 300);
     expect((await ok('exec', 'web-1', '--', 'cat', '/data/marker')).trim()).toBe('kept-by-web-1');
     expect((await ok('exec', 'web-0', '--', 'cat', '/data/marker')).trim()).toBe('web-0');
   });
@@ -179,8 +163,8 @@ describe('StatefulSets', () => {
     watch.stdout.on('data', (chunk: Buffer) => (watched += chunk.toString()));
     try {
       await ok('scale', 'statefulset', 'web', '--replicas=1');
-      await until('one pod left', async () => ((await webPods()).map((pod) => pod.metadata.name).join() === 'web-0' ? true : undefined), 120_000);
-      await until('both deletions watched', async () => (watched.split('\n').filter((line) => line.startsWith('DELETED')).length >= 2 ? true : undefined), 10_000);
+      await until('one pod left', async () => ((await webPods()).map((pod) => pod.metadata.name).join() === 'web-0' ? true : undefined), 120_000, 300);
+      await until('both deletions watched', async () => (watched.split('\n').filter((line) => line.startsWith('DELETED')).length >= 2 ? true : undefined), 10_000, 300);
     } finally {
       watch.kill();
     }
@@ -194,7 +178,7 @@ describe('StatefulSets', () => {
     const status = await until('status replicas 1', async () => {
       const current = JSON.parse(await ok('get', 'statefulset', 'web', '-o', 'json')) as { status: Record<string, unknown> };
       return current.status.replicas === 1 && current.status.readyReplicas === 1 ? current.status : undefined;
-    });
+    }, 60_000, 300);
     expect(status.currentRevision).toBe(status.updateRevision);
   });
 
@@ -203,7 +187,7 @@ describe('StatefulSets', () => {
     const directory = join(cluster.dataDir, 'volumes', claim?.spec.volumeName ?? 'missing');
     expect(existsSync(directory)).toBe(true);
     await ok('delete', 'pvc', 'data-web-2', '--wait=true');
-    await until('directory removed', async () => (existsSync(directory) ? undefined : true), 20_000);
+    await until('directory removed', async () => (existsSync(directory) ? undefined : true), 20_000, 300);
   });
 
   it('rolls out a template change and lists it in rollout history', async () => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';
 import { busyboxImage } from '../support/images';
+import { kubectlOk, until } from '../support/wait';
 
 let cluster: TestCluster;
 
@@ -19,26 +20,9 @@ afterAll(async () => {
   await cluster?.destroy();
 });
 
-async function ok(...args: string[]): Promise<string> {
-  const result = await cluster.kubectl(args, { timeoutMs: 120_000 });
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${result.code}): ${result.stderr}${result.stdout}`);
-  return result.stdout;
-}
+const ok = (...args: string[]) => kubectlOk(cluster, args, undefined, 120_000);
 
-async function apply(manifest: string): Promise<void> {
-  const result = await cluster.kubectl(['apply', '-f', '-'], { input: manifest });
-  if (result.code !== 0) throw new Error(`kubectl apply failed: ${result.stderr}`);
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
-}
+const apply = (manifest: string) => kubectlOk(cluster, ['apply', '-f', '-'], manifest);
 
 interface KubeObject {
   metadata: { name: string; uid: string; deletionTimestamp?: string };
@@ -59,7 +43,7 @@ async function boundClaim(name: string): Promise<KubeObject> {
   return until(`claim ${name} Bound`, async () => {
     const found = await claim(name);
     return found?.status?.phase === 'Bound' ? found : undefined;
-  });
+  }, 60_000, 300);
 }
 
 function claimManifest(name: string, extra = ''): string {
@@ -105,7 +89,7 @@ async function podSucceeded(name: string): Promise<void> {
     const pod = await getObject(`/api/v1/namespaces/default/pods/${name}`);
     if (pod?.status?.phase === 'Failed') throw new Error(`pod ${name} failed: ${await ok('describe', 'pod', name)}`);
     return pod?.status?.phase === 'Succeeded' ? true : undefined;
-  }, 120_000);
+  }, 120_000, 300);
 }
 
 /** The whitespace-separated cells of the row whose first cell is `name`. */
@@ -120,7 +104,7 @@ describe('storage', () => {
     const table = await until('the default class', async () => {
       const output = await ok('get', 'sc');
       return output.includes('standard (default)') ? output : undefined;
-    });
+    }, 60_000, 300);
     expect(table.split('\n')[0].split(/\s{2,}/)).toEqual(['NAME', 'PROVISIONER', 'RECLAIMPOLICY', 'VOLUMEBINDINGMODE', 'ALLOWVOLUMEEXPANSION', 'AGE']);
     expect(table).toMatch(/^standard \(default\)\s+kubedesk\.io\/local-path\s+Delete\s+Immediate\s+false\s+\S+$/m);
     const resources = await ok('api-resources', '--api-group=storage.k8s.io');
@@ -139,7 +123,7 @@ describe('storage', () => {
     const volumes = await until('the volume Bound', async () => {
       const output = await ok('get', 'pv');
       return output.includes(volumeName) && row(output, volumeName)[4] === 'Bound' ? output : undefined;
-    });
+    }, 60_000, 300);
     expect(row(volumes, volumeName)).toEqual([volumeName, '64Mi', 'RWO', 'Delete', 'Bound', 'default/data', 'standard', '<unset>', expect.any(String)]);
     const directory = join(cluster.dataDir, 'volumes', volumeName);
     expect(existsSync(directory)).toBe(true);
@@ -152,8 +136,8 @@ describe('storage', () => {
     await ok('delete', 'pod', 'reader', '--wait=true');
 
     await ok('delete', 'pvc', 'data', '--wait=true');
-    await until('the volume deleted', async () => ((await volume(volumeName)) === undefined ? true : undefined));
-    await until('the directory removed', async () => (existsSync(directory) ? undefined : true));
+    await until('the volume deleted', async () => ((await volume(volumeName)) === undefined ? true : undefined), 60_000, 300);
+    await until('the directory removed', async () => (existsSync(directory) ? undefined : true), 60_000, 300);
     expect(await ok('get', 'pv', '-o', 'name')).not.toContain(volumeName);
   });
 
@@ -170,7 +154,7 @@ reclaimPolicy: Retain
     const bound = await boundClaim('kept');
     const volumeName = String(bound.spec?.volumeName);
     await ok('delete', 'pvc', 'kept', '--wait=true');
-    await until('the volume Released', async () => ((await volume(volumeName))?.status?.phase === 'Released' ? true : undefined));
+    await until('the volume Released', async () => ((await volume(volumeName))?.status?.phase === 'Released' ? true : undefined), 60_000, 300);
     expect(row(await ok('get', 'pv', volumeName), volumeName).slice(0, 7)).toEqual([volumeName, '64Mi', 'RWO', 'Retain', 'Released', 'default/kept', 'keep']);
     expect(existsSync(join(cluster.dataDir, 'volumes', volumeName))).toBe(true);
     await ok('delete', 'pv', volumeName, '--wait=true');
@@ -190,14 +174,14 @@ spec:
   hostPath:
     path: /tmp/kubedesk-manual-volume
 `);
-    await until('the volume Available', async () => ((await volume('manual'))?.status?.phase === 'Available' ? true : undefined));
+    await until('the volume Available', async () => ((await volume('manual'))?.status?.phase === 'Available' ? true : undefined), 60_000, 300);
     expect(row(await ok('get', 'pv', 'manual'), 'manual').slice(0, 5)).toEqual(['manual', '1Gi', 'RWO', 'Retain', 'Available']);
     await apply(claimManifest('fits', '  storageClassName: ""'));
     const bound = await boundClaim('fits');
     expect(bound.spec?.volumeName).toBe('manual');
     expect(row(await ok('get', 'pvc', 'fits'), 'fits').slice(0, 4)).toEqual(['fits', 'Bound', 'manual', '1Gi']);
     await ok('delete', 'pvc', 'fits', '--wait=true');
-    await until('the volume Released', async () => ((await volume('manual'))?.status?.phase === 'Released' ? true : undefined));
+    await until('the volume Released', async () => ((await volume('manual'))?.status?.phase === 'Released' ? true : undefined), 60_000, 300);
     await ok('delete', 'pv', 'manual', '--wait=true');
   });
 });

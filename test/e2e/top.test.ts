@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';
 import { busyboxImage } from '../support/images';
+import { kubectlOk, until as poll } from '../support/wait';
 
 let cluster: TestCluster;
 
@@ -56,25 +57,11 @@ afterAll(async () => {
   await cluster?.destroy();
 });
 
-async function ok(args: string[], input?: string): Promise<string> {
-  const result = await cluster.kubectl(args, { input });
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${String(result.code)}): ${result.stderr}${result.stdout}`);
-  return result.stdout;
-}
+const ok = (args: string[], input?: string) => kubectlOk(cluster, args, input);
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error instanceof Error ? error.message : String(error);
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? ` (last: ${last})` : ''}\n${cluster.logs().slice(-3000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
+// A timed-out wait also prints the end of the server log.
+function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  return poll(what, probe, timeoutMs, 500, () => cluster.logs().slice(-3000));
 }
 
 /** `250m` → 250, `1` → 1000 (kubectl prints cores as millicores, or whole cores when large). */

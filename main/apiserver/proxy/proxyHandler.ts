@@ -15,7 +15,9 @@ import { connect as tlsConnect } from 'node:tls';
 import { promisify } from 'node:util';
 import { gunzip, gzip, deflateRaw, inflateRaw } from 'node:zlib';
 import type { KubeObject, Status } from '../../../shared/kubernetes/types';
+import { hopByHopTest } from '../../../shared/http/hopByHop';
 import { serviceNameLabel } from '../../../shared/kubernetes/serviceEndpoints';
+import { socketErrorText } from '../../../shared/net/dialErrors';
 import { ApiError } from '../apiError';
 import type { ApiReply, ApiRequest, ApiResponse, ApiServer, ApiStreamReply, SubresourceHandler } from '../apiServer';
 import type { UpgradeHandler } from '../httpServer';
@@ -79,8 +81,6 @@ export interface ProxyPath {
 /** upstream ProxyREST.ConnectMethods */
 export const PROXY_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 
-/** RFC 7230 hop-by-hop headers, as net/http/httputil's ReverseProxy drops them */
-const HOP_BY_HOP = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 /** removed by upstream's authentication and impersonation filters before any handler runs */
 const CREDENTIALS = new Set(['authorization', 'proxy-authorization']);
 /** upstream corsRemovingTransport */
@@ -227,24 +227,13 @@ function headerValue(headers: ProxyRequest['headers'], name: string): string | u
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Names listed in a Connection header are hop-by-hop too. */
-function connectionTokens(value: string | string[] | undefined): Set<string> {
-  const text = Array.isArray(value) ? value.join(',') : (value ?? '');
-  return new Set(
-    text
-      .split(',')
-      .map((token) => token.trim().toLowerCase())
-      .filter((token) => token !== ''),
-  );
-}
-
 function forwardedHeaders(incoming: ProxyRequest['headers'], remoteAddress: string | undefined): Record<string, string[]> {
-  const listed = connectionTokens(incoming['connection']);
+  const isHopByHop = hopByHopTest(incoming['connection']);
   const headers: Record<string, string[]> = {};
   for (const [rawName, value] of Object.entries(incoming)) {
     if (value === undefined) continue;
     const name = rawName.toLowerCase();
-    if (HOP_BY_HOP.has(name) || listed.has(name) || CREDENTIALS.has(name) || name.startsWith('impersonate-')) continue;
+    if (isHopByHop(name) || CREDENTIALS.has(name) || name.startsWith('impersonate-')) continue;
     headers[name] = Array.isArray(value) ? [...value] : [value];
   }
   if (remoteAddress) {
@@ -295,20 +284,12 @@ function sendRequest(socket: Socket, method: string, path: string, headers: Reco
 
 /** Go's wording for the errors a dial or exchange can end in (the text kubectl shows). */
 function goErrorText(error: unknown, location: ProxyLocation): string {
+  const address = `${location.ip}:${location.port}`;
+  const known = socketErrorText(error, address);
+  if (known !== undefined) return known;
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
   const message = error instanceof Error ? error.message : String(error);
-  const address = `${location.ip}:${location.port}`;
   switch (code) {
-    case 'ECONNREFUSED':
-      return `dial tcp ${address}: connect: connection refused`;
-    case 'EHOSTUNREACH':
-      return `dial tcp ${address}: connect: no route to host`;
-    case 'ENETUNREACH':
-      return `dial tcp ${address}: connect: network is unreachable`;
-    case 'ETIMEDOUT':
-      return `dial tcp ${address}: i/o timeout`;
-    case 'ECONNRESET':
-      return `read tcp ${address}: read: connection reset by peer`;
     case 'EPIPE':
       return `write tcp ${address}: write: broken pipe`;
     case 'UNKNOWN_PORT':
@@ -327,12 +308,12 @@ function reachError(error: unknown, location: ProxyLocation): ApiError {
 }
 
 async function shapeResponse(method: string, response: IncomingMessage, rewrite: RewriteContext): Promise<ProxyResult> {
-  const listed = connectionTokens(response.headers['connection']);
+  const isHopByHop = hopByHopTest(response.headers['connection']);
   const headers: Record<string, string[]> = {};
   const raw = response.rawHeaders;
   for (let index = 0; index + 1 < raw.length; index += 2) {
     const name = raw[index].toLowerCase();
-    if (HOP_BY_HOP.has(name) || listed.has(name) || CORS_HEADERS.has(name)) continue;
+    if (isHopByHop(name) || CORS_HEADERS.has(name)) continue;
     (headers[name] ??= []).push(raw[index + 1]);
   }
   const status = response.statusCode ?? 502;

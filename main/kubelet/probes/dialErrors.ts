@@ -1,33 +1,5 @@
-// Network failures worded as Go's net package words them (`dial tcp 10.0.0.5:8080: connect:
-// connection refused`), since probe output reaches users verbatim in `Unhealthy` events and upstream's
-// kubelet is a Go program.
-
-function errorCode(error: unknown): string | undefined {
-  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
-}
-
-/** `dial tcp <address>: …` for a failed connection attempt. */
-export function dialErrorText(error: unknown, address: string): string {
-  const code = errorCode(error);
-  switch (code) {
-    case 'ECONNREFUSED':
-      return `dial tcp ${address}: connect: connection refused`;
-    case 'EHOSTUNREACH':
-      return `dial tcp ${address}: connect: no route to host`;
-    case 'ENETUNREACH':
-      return `dial tcp ${address}: connect: network is unreachable`;
-    case 'ETIMEDOUT':
-      return `dial tcp ${address}: i/o timeout`;
-    case 'ECONNRESET':
-      return `read tcp ${address}: read: connection reset by peer`;
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN': {
-      const host = address.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-      return `dial tcp: lookup ${host}: no such host`;
-    }
-  }
-  return `dial tcp ${address}: ${error instanceof Error ? error.message : String(error)}`;
-}
+// Go's wording of durations and host:port addresses for probe output, which reaches users verbatim in
+// `Unhealthy` events (upstream's kubelet is a Go program). Dial errors are in shared/net/dialErrors.
 
 /** Go's time.Duration String() for whole seconds: 1s, 1m30s, 1h0m0s. */
 export function goDuration(seconds: number): string {

@@ -4,7 +4,8 @@
 //   HealthCheckResponse { ServingStatus status = 1; }  UNKNOWN=0 SERVING=1 NOT_SERVING=2 SERVICE_UNKNOWN=3
 // Outcomes and texts follow upstream pkg/probe/grpc/grpc.go.
 import http2 from 'node:http2';
-import { dialErrorText, goDuration } from './dialErrors';
+import { dialErrorText } from '../../../shared/net/dialErrors';
+import { goDuration } from './dialErrors';
 
 export const servingStatusNames = ['UNKNOWN', 'SERVING', 'NOT_SERVING', 'SERVICE_UNKNOWN'];
 

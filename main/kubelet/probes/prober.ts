@@ -14,7 +14,8 @@ import https from 'node:https';
 import net from 'node:net';
 import type { ContainerRuntime } from '../runtime/containerRuntime';
 import type { Container, Probe } from '../env/podSpec';
-import { dialErrorText, joinHostPort } from './dialErrors';
+import { dialErrorText } from '../../../shared/net/dialErrors';
+import { joinHostPort } from './dialErrors';
 import { grpcHealthCheck } from './grpcHealth';
 
 export const probeUserAgent = 'kube-probe/1.35';

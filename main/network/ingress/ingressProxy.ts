@@ -6,6 +6,7 @@
 import { request, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
+import { hopByHopTest, rawHeaderValues } from '../../../shared/http/hopByHop';
 
 export interface ForwardInfo {
   clientIp: string;
@@ -14,24 +15,14 @@ export interface ForwardInfo {
   port: number;
 }
 
-const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 const forwardedNames = new Set(['x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'x-real-ip']);
-
-function connectionTokens(rawHeaders: readonly string[]): Set<string> {
-  const tokens = new Set<string>();
-  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
-    if (rawHeaders[index].toLowerCase() !== 'connection') continue;
-    for (const token of rawHeaders[index + 1].split(',')) if (token.trim() !== '') tokens.add(token.trim().toLowerCase());
-  }
-  return tokens;
-}
 
 /**
  * The request headers to send to the backend, as [name, value] pairs in the client's order.
  * For an upgrade, Connection and Upgrade are kept so the backend sees the handshake.
  */
 export function forwardRequestHeaders(rawHeaders: readonly string[], info: ForwardInfo, upgrade: boolean): [string, string][] {
-  const named = connectionTokens(rawHeaders);
+  const isHopByHop = hopByHopTest(rawHeaderValues(rawHeaders, 'connection'));
   const result: [string, string][] = [];
   let forwardedFor: string | undefined;
   let host: string | undefined;
@@ -49,7 +40,7 @@ export function forwardRequestHeaders(rawHeaders: readonly string[], info: Forwa
       result.push([name, value]);
       continue;
     }
-    if (hopByHop.has(lower) || named.has(lower)) continue;
+    if (isHopByHop(lower)) continue;
     result.push([name, value]);
   }
   result.push(['X-Forwarded-For', forwardedFor === undefined ? info.clientIp : `${forwardedFor}, ${info.clientIp}`]);
@@ -72,11 +63,11 @@ function asOutgoing(pairs: readonly [string, string][]): OutgoingHttpHeaders {
 }
 
 function responseHeaders(response: IncomingMessage): OutgoingHttpHeaders {
-  const named = connectionTokens(response.rawHeaders);
+  const isHopByHop = hopByHopTest(rawHeaderValues(response.rawHeaders, 'connection'));
   const pairs: [string, string][] = [];
   for (let index = 0; index + 1 < response.rawHeaders.length; index += 2) {
     const lower = response.rawHeaders[index].toLowerCase();
-    if (hopByHop.has(lower) || named.has(lower)) continue;
+    if (isHopByHop(lower)) continue;
     pairs.push([response.rawHeaders[index], response.rawHeaders[index + 1]]);
   }
   return asOutgoing(pairs);
