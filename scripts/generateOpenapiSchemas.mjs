@@ -44,6 +44,8 @@ const GROUPS = [
   { api: 'AuthorizationV1Api', group: 'authorization.k8s.io', version: 'v1', prefix: 'io.k8s.api.authorization.v1' },
   { api: 'AdmissionregistrationV1Api', group: 'admissionregistration.k8s.io', version: 'v1', prefix: 'io.k8s.api.admissionregistration.v1' },
   { api: 'SchedulingV1Api', group: 'scheduling.k8s.io', version: 'v1', prefix: 'io.k8s.api.scheduling.v1' },
+  { api: 'NodeV1Api', group: 'node.k8s.io', version: 'v1', prefix: 'io.k8s.api.node.v1' },
+  { api: 'CertificatesV1Api', group: 'certificates.k8s.io', version: 'v1', prefix: 'io.k8s.api.certificates.v1' },
 ];
 
 /** client-node prefixes the classes whose short name exists in several groups (CoreV1Event, EventsV1Event). */
@@ -89,6 +91,7 @@ const QUANTITY_FIELDS = {
   V1PodSpec: ['overhead'],
   V1ContainerStatus: ['allocatedResources'],
   V1CSIStorageCapacity: ['capacity', 'maximumVolumeSize'],
+  V1Overhead: ['podFixed'],
 };
 
 /** Fields client-node types as `any`: the upstream schema each one refers to. */

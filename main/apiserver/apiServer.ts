@@ -20,13 +20,18 @@ import { parseIncludeObject, partialObjectMetadata, toTable } from './tables';
 import { startWatch, type WatchSink } from './watch';
 import { admitPodServiceAccount } from './admission/serviceAccountAdmission';
 import { admitPersistentVolumeClaimStorageClass } from './admission/defaultStorageClassAdmission';
+import { priorityAdmissionHooks } from './admission/priorityAdmission';
 import { ServiceAllocator, type ServiceNetworkConfig } from './admission/serviceAllocation';
+import { installAdmissionPlugins } from './admission/admissionPlugins';
 import type { WriteAllocator } from './resourceStore';
 import { applyJsonPatch } from './patch/jsonPatch';
 import { applyMergePatch } from './patch/mergePatch';
 import { applyStrategicMergePatch } from './patch/strategicMergePatch';
 import { patchSchemaFor } from './patch/patchSchema';
 import { PatchError } from './patch/patchError';
+import { applyConfiguration, type ApplyContext } from './fieldManager/apply';
+import { nowTimestamp } from './objectMeta';
+import { DynamicAdmission } from './webhooks/dynamicAdmission';
 
 export interface ApiRequest {
   method: string;
@@ -37,6 +42,8 @@ export interface ApiRequest {
   body?: Buffer;
   /** in-process callers may pass an already-parsed JSON body */
   parsedBody?: unknown;
+  /** who asks (after impersonation); absent for in-process callers, which act as the API server itself */
+  user?: { name: string; groups: string[]; uid?: string; extra?: Record<string, string[]> };
 }
 
 export interface ApiReply {
@@ -91,6 +98,8 @@ export interface ApiServerOptions {
 
 export class ApiServer {
   readonly objects: ResourceStore;
+  /** admission webhooks and ValidatingAdmissionPolicies (main/apiserver/webhooks) */
+  readonly dynamicAdmission: DynamicAdmission;
   private readonly subresourceHandlers = new Map<string, SubresourceHandler>();
   private readonly virtualResources = new Map<string, VirtualResourceHandler>();
 
@@ -106,7 +115,10 @@ export class ApiServer {
         const storageClasses = options.registry.lookup('storage.k8s.io', 'v1', 'storageclasses');
         admitPersistentVolumeClaimStorageClass(obj, () => (storageClasses ? objects.list(storageClasses, { labels: [], fields: [] }).items : []));
       },
+      ...priorityAdmissionHooks(options.registry),
     ], options.serviceNetwork ? [serviceAllocator(new ServiceAllocator(options.serviceNetwork))] : []);
+    installAdmissionPlugins(this.objects, options.registry);
+    this.dynamicAdmission = new DynamicAdmission({ objects: this.objects, registry: options.registry });
   }
 
   get registry(): ResourceRegistry {
@@ -215,7 +227,7 @@ export class ApiServer {
     throw notFoundPath();
   }
 
-  private collection(request: ApiRequest, def: ResourceDef, namespace: string): ApiResponse {
+  private async collection(request: ApiRequest, def: ResourceDef, namespace: string): Promise<ApiResponse> {
     const query = request.query;
     switch (request.method) {
       case 'GET': {
@@ -226,8 +238,9 @@ export class ApiServer {
       case 'POST': {
         this.requireVerb(def, 'create');
         if (def.namespaced && !namespace) throw notFoundPath();
-        const options = this.writeOptions(query);
-        const created = this.objects.create(def, namespace, this.body(request), options);
+        const options = this.writeOptions(query, request.headers['user-agent']);
+        const body = this.body(request);
+        const { object: created } = await this.dynamicAdmission.admitWrite({ operation: 'CREATE', def, namespace, name: nameOf(body), user: request.user, options }, (writeOptions, replacement) => ({ object: this.objects.create(def, namespace, replacement ?? body, writeOptions) }));
         return objectReply(201, created, request, def, options.warnings);
       }
       case 'DELETE': {
@@ -237,6 +250,7 @@ export class ApiServer {
         const deleted: KubeObject[] = [];
         for (const item of page.items) {
           try {
+            await this.dynamicAdmission.admitDelete({ operation: 'DELETE', def, namespace: item.metadata.namespace ?? '', name: item.metadata.name ?? '', oldObject: item, user: request.user, dryRun: options.dryRun });
             deleted.push(this.objects.delete(def, item.metadata.namespace ?? '', item.metadata.name ?? '', options).object);
           } catch (error) {
             if (!(error instanceof ApiError && error.code === 404)) throw error;
@@ -249,7 +263,7 @@ export class ApiServer {
     }
   }
 
-  private item(request: ApiRequest, def: ResourceDef, namespace: string, name: string): ApiResponse {
+  private async item(request: ApiRequest, def: ResourceDef, namespace: string, name: string): Promise<ApiResponse> {
     const query = request.query;
     switch (request.method) {
       case 'GET': {
@@ -259,8 +273,10 @@ export class ApiServer {
       }
       case 'PUT': {
         this.requireVerb(def, 'update');
-        const options = this.writeOptions(query);
-        const result = this.objects.update(def, namespace, name, this.body(request), options);
+        const options = this.writeOptions(query, request.headers['user-agent']);
+        const body = this.body(request);
+        const old = this.objects.tryGet(def, namespace, name);
+        const result = await this.dynamicAdmission.admitWrite({ operation: old ? 'UPDATE' : 'CREATE', def, namespace, name, oldObject: old, user: request.user, options }, (writeOptions, replacement) => this.objects.update(def, namespace, name, replacement ?? body, writeOptions));
         return objectReply(result.created ? 201 : 200, result.object, request, def, options.warnings);
       }
       case 'PATCH': {
@@ -270,6 +286,8 @@ export class ApiServer {
       case 'DELETE': {
         this.requireVerb(def, 'delete');
         const options = this.deleteOptions(request);
+        const existing = this.objects.tryGet(def, namespace, name);
+        if (existing) await this.dynamicAdmission.admitDelete({ operation: 'DELETE', def, namespace, name, oldObject: existing, user: request.user, dryRun: options.dryRun });
         const { object, deleted } = this.objects.delete(def, namespace, name, options);
         if (!deleted || qualified(def) === 'pods') return objectReply(200, object, request, def, []);
         return json(200, {
@@ -285,13 +303,14 @@ export class ApiServer {
     }
   }
 
-  private status(request: ApiRequest, def: ResourceDef, namespace: string, name: string): ApiResponse {
+  private async status(request: ApiRequest, def: ResourceDef, namespace: string, name: string): Promise<ApiResponse> {
     switch (request.method) {
       case 'GET':
         return objectReply(200, this.objects.get(def, namespace, name), request, def, []);
       case 'PUT': {
-        const options = this.writeOptions(request.query);
-        const result = this.objects.update(def, namespace, name, this.body(request), options, 'status');
+        const options = this.writeOptions(request.query, request.headers['user-agent']);
+        const body = this.body(request);
+        const result = await this.dynamicAdmission.admitWrite({ operation: 'UPDATE', def, namespace, name, subresource: 'status', oldObject: this.objects.tryGet(def, namespace, name), user: request.user, options }, (writeOptions, replacement) => this.objects.update(def, namespace, name, replacement ?? body, writeOptions, 'status'));
         return objectReply(200, result.object, request, def, options.warnings);
       }
       case 'PATCH':
@@ -381,21 +400,34 @@ export class ApiServer {
     }
   }
 
-  private patch(request: ApiRequest, def: ResourceDef, namespace: string, name: string, subresource?: 'status'): ApiResponse {
+  private async patch(request: ApiRequest, def: ResourceDef, namespace: string, name: string, subresource?: 'status'): Promise<ApiResponse> {
     const contentType = mediaType(request.headers['content-type']);
     const patchBody = this.patchBody(request, contentType);
-    const options = this.writeOptions(request.query);
+    const options = this.writeOptions(request.query, request.headers['user-agent']);
     const apiVersion = apiVersionOf(def);
     let createIfMissing: (() => unknown) | undefined;
+    let apply: ApplyContext | undefined;
     if (contentType === 'application/apply-patch+yaml') {
       if (!options.fieldManager) throw ApiError.badRequest('PATCH, application/apply-patch+yaml requires fieldManager to be set');
+      const force = request.query.get('force') === 'true';
+      options.apply = { force };
+      apply = { manager: options.fieldManager, force, apiVersion, kind: def.kind, subresource, hasStatus: def.hasStatus, now: nowTimestamp() };
+      const context = apply;
       createIfMissing = () => {
         const obj = structuredClone(patchBody);
         if (isRecord(obj) && isRecord(obj.metadata)) obj.metadata.name = name;
-        return obj;
+        this.applyPatch(contentType, { apiVersion, kind: def.kind, metadata: {} }, obj, apiVersion, def.kind);
+        return applyConfiguration(undefined, obj, context);
       };
     }
-    const { object, created } = this.objects.patch(def, namespace, name, (current) => this.applyPatch(contentType, current, patchBody, apiVersion, def.kind), options, subresource, createIfMissing);
+    const old = this.objects.tryGet(def, namespace, name);
+    const { object, created } = await this.dynamicAdmission.admitWrite(
+      { operation: old ? 'UPDATE' : 'CREATE', def, namespace, name, subresource, oldObject: old, user: request.user, options },
+      (writeOptions, replacement) =>
+        replacement && old
+          ? this.objects.patch(def, namespace, name, () => structuredClone(replacement), writeOptions, subresource)
+          : this.objects.patch(def, namespace, name, (current) => this.applyPatch(contentType, current, patchBody, apiVersion, def.kind, apply), writeOptions, subresource, replacement ? () => structuredClone(replacement) : createIfMissing),
+    );
     return objectReply(created ? 201 : 200, object, request, def, options.warnings);
   }
 
@@ -410,7 +442,7 @@ export class ApiServer {
     return decodeBody(body, contentType === 'application/apply-patch+yaml' ? 'application/yaml' : 'application/json');
   }
 
-  private applyPatch(contentType: string, current: KubeObject, patch: unknown, apiVersion: string, kind: string): unknown {
+  private applyPatch(contentType: string, current: KubeObject, patch: unknown, apiVersion: string, kind: string, apply?: ApplyContext): unknown {
     try {
       switch (contentType) {
         case 'application/json-patch+json':
@@ -420,10 +452,11 @@ export class ApiServer {
         case 'application/strategic-merge-patch+json':
           return applyStrategicMergePatch(current, patch, patchSchemaFor(apiVersion, kind));
         case 'application/apply-patch+yaml': {
-          // Until field ownership lands, apply merges the applied configuration like a strategic patch.
           if (!isRecord(patch)) throw ApiError.badRequest('error decoding YAML: the applied configuration must be an object');
           if (patch.apiVersion !== undefined && patch.apiVersion !== apiVersion) throw ApiError.badRequest(`the API version in the data (${String(patch.apiVersion)}) does not match the expected API version (${apiVersion})`);
           if (patch.kind !== undefined && patch.kind !== kind) throw ApiError.badRequest(`the kind in the data (${String(patch.kind)}) does not match the expected kind (${kind})`);
+          if (apply) return applyConfiguration(current, patch, apply);
+          // Apply through /scale has no field ownership here; it merges like a strategic patch.
           return applyStrategicMergePatch(current, patch, patchSchemaFor(apiVersion, kind));
         }
         default:
@@ -511,7 +544,7 @@ export class ApiServer {
     return { labels, fields };
   }
 
-  private writeOptions(query: URLSearchParams): WriteOptions {
+  private writeOptions(query: URLSearchParams, userAgent?: string): WriteOptions {
     const dryRun = query.getAll('dryRun');
     for (const value of dryRun) if (value !== 'All') throw ApiError.invalid('CreateOptions', 'meta.k8s.io', '', [{ type: 'FieldValueNotSupported', field: 'dryRun', detail: `Unsupported value: "${value}": supported values: "All"` }]);
     const validation = query.get('fieldValidation') ?? 'Warn';
@@ -520,7 +553,7 @@ export class ApiServer {
     }
     const fieldManager = query.get('fieldManager') ?? undefined;
     if (fieldManager !== undefined && fieldManager.length > 128) throw ApiError.invalid('CreateOptions', 'meta.k8s.io', '', [{ type: 'FieldValueTooLong', field: 'fieldManager', detail: 'Too long: may not be more than 128 bytes' }]);
-    return { dryRun: dryRun.length > 0, fieldValidation: validation as FieldValidation, fieldManager, warnings: [] };
+    return { dryRun: dryRun.length > 0, fieldValidation: validation as FieldValidation, fieldManager, userAgent, warnings: [] };
   }
 
   private deleteOptions(request: ApiRequest): DeleteOptions {
@@ -574,6 +607,10 @@ export class ApiServer {
   private requireVerb(def: ResourceDef, verb: string): void {
     if (!def.verbs.includes(verb)) throw ApiError.methodNotAllowed();
   }
+}
+
+function nameOf(body: unknown): string {
+  return isRecord(body) && isRecord(body.metadata) && typeof body.metadata.name === 'string' ? body.metadata.name : '';
 }
 
 function qualified(def: ResourceDef): string {

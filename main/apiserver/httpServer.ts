@@ -17,6 +17,8 @@ import { errorReply } from './apiServer';
 export interface UserInfo {
   name: string;
   groups: string[];
+  uid?: string;
+  extra?: Record<string, string[]>;
 }
 
 export interface Authenticator {
@@ -35,6 +37,8 @@ export interface HttpServerOptions {
   isReady: () => boolean;
   /** other same-origin routes (the UI) tried before the API, unauthenticated: they do their own checks */
   staticHandler?: (request: IncomingMessage, response: ServerResponse) => boolean;
+  /** impersonation and authorization after authentication (auth/requestAuthorization.ts); without it every authenticated user may do anything */
+  authorization?: { admit(request: IncomingMessage, user: UserInfo): UserInfo };
 }
 
 const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
@@ -120,14 +124,25 @@ export class HttpServer {
   private async onRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'https://localhost');
     const path = url.pathname;
+    let user: UserInfo | undefined;
     if (PUBLIC_PATHS.has(path) || path.startsWith('/livez/') || path.startsWith('/readyz/') || path.startsWith('/healthz/')) {
       if (path !== '/version' && path !== '/version/') return this.health(path, url.searchParams, response);
     } else if (this.options.staticHandler?.(request, response)) {
       return;
-    } else if (!this.options.authenticator.authenticate(request.headers)) {
-      request.resume();
-      writeReply(response, errorReply(ApiError.unauthorized()));
-      return;
+    } else {
+      const authenticated = this.options.authenticator.authenticate(request.headers);
+      if (!authenticated) {
+        request.resume();
+        writeReply(response, errorReply(ApiError.unauthorized()));
+        return;
+      }
+      try {
+        user = this.options.authorization ? this.options.authorization.admit(request, authenticated) : authenticated;
+      } catch (error) {
+        request.resume();
+        writeReply(response, errorReply(error));
+        return;
+      }
     }
     for (const handler of this.requestHandlers) if (handler(request, response)) return;
     const body = await readBody(request);
@@ -135,7 +150,7 @@ export class HttpServer {
       writeReply(response, errorReply(new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_BODY_BYTES}`)));
       return;
     }
-    const apiRequest: ApiRequest = { method: request.method ?? 'GET', path, query: url.searchParams, headers: flattenHeaders(request.headers), body };
+    const apiRequest: ApiRequest = { method: request.method ?? 'GET', path, query: url.searchParams, headers: flattenHeaders(request.headers), body, user };
     const reply: ApiResponse = await this.options.api.handle(apiRequest);
     if ('watch' in reply) streamWatch(request, response, reply);
     else if ('stream' in reply) streamBody(response, reply);
@@ -152,9 +167,17 @@ export class HttpServer {
   }
 
   private onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const user = this.options.authenticator.authenticate(request.headers);
-    if (!user) {
+    const authenticated = this.options.authenticator.authenticate(request.headers);
+    if (!authenticated) {
       socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n' + JSON.stringify(ApiError.unauthorized().toStatus()));
+      return;
+    }
+    let user: UserInfo;
+    try {
+      user = this.options.authorization ? this.options.authorization.admit(request, authenticated) : authenticated;
+    } catch (error) {
+      const reply = errorReply(error);
+      socket.end(`HTTP/1.1 ${reply.status} ${reply.status === 403 ? 'Forbidden' : 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(reply.body)}\r\nConnection: close\r\n\r\n${String(reply.body)}`);
       return;
     }
     for (const handler of this.upgradeHandlers) if (handler(request, socket, head, user)) return;

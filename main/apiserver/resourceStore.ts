@@ -16,7 +16,10 @@ import { requireObjectBody } from './content';
 import { generateName, jsonEqual, newUid, nowTimestamp } from './objectMeta';
 import { decodeErrorMessage, findTypeErrors, findUnknownFields, pruneUnknownFields, strictDecodingMessage } from './openapi/fieldValidation';
 import type { FieldRequirement, LabelRequirement } from './selectors';
+import { pruneCustomResourceObject } from './crd/customResourceDef';
+import { CUSTOM_RESOURCE_DEFINITIONS, pendingCustomResourceDefinitionDeletion } from './crd/crdDeletion';
 import { matchesFields, matchesLabels } from './selectors';
+import { managerName, recordUpdate, sameManagedFields } from './fieldManager/managedFields';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
@@ -24,6 +27,10 @@ export interface WriteOptions {
   dryRun: boolean;
   fieldValidation: FieldValidation;
   fieldManager?: string;
+  /** names the manager when fieldManager is absent (upstream uses the User-Agent prefix) */
+  userAgent?: string;
+  /** set for server-side apply: the applied object already carries its managedFields */
+  apply?: { force: boolean };
   /** collected `Warning` header texts */
   warnings: string[];
 }
@@ -59,13 +66,44 @@ export type CreateAdmission = (def: ResourceDef, obj: KubeObject, objects: Resou
  */
 export type WriteAllocator = (def: ResourceDef, obj: KubeObject, old: KubeObject | undefined, objects: ResourceStore) => FieldError[];
 
+/**
+ * Validating admission (upstream's ValidationInterface plugins: LimitRanger, ResourceQuota,
+ * PodSecurity): runs after validation and allocation on create and on updates of the main resource.
+ * Throws ApiError to reject; may add `Warning` texts to `options.warnings`.
+ */
+export interface AdmissionAttributes {
+  operation: 'CREATE' | 'UPDATE';
+  def: ResourceDef;
+  obj: KubeObject;
+  old?: KubeObject;
+  options: WriteOptions;
+  objects: ResourceStore;
+}
+export type ValidatingAdmission = (attributes: AdmissionAttributes) => void;
+
 export class ResourceStore {
+  private readonly validating: ValidatingAdmission[] = [];
+
   constructor(
     private readonly store: Store,
     private readonly clock: () => Date = () => new Date(),
     private readonly admission: CreateAdmission[] = [],
     private readonly allocators: WriteAllocator[] = [],
   ) {}
+
+  /** Adds a mutating admission plugin on create (after the ones given to the constructor). */
+  addMutatingAdmission(plugin: CreateAdmission): void {
+    this.admission.push(plugin);
+  }
+
+  /** Adds a validating admission plugin (run in the order added). */
+  addValidatingAdmission(plugin: ValidatingAdmission): void {
+    this.validating.push(plugin);
+  }
+
+  private validateAdmission(attributes: AdmissionAttributes): void {
+    for (const plugin of this.validating) plugin(attributes);
+  }
 
   private allocate(def: ResourceDef, obj: KubeObject, old: KubeObject | undefined): void {
     for (const allocator of this.allocators) {
@@ -130,7 +168,7 @@ export class ResourceStore {
         throw ApiError.badRequest('the namespace of the provided object does not match the namespace sent on the request');
       }
       metadata.namespace = namespace;
-      this.requireActiveNamespace(namespace);
+      this.requireActiveNamespace(namespace, def, metadata.name || metadata.generateName || 'Unknown');
     } else {
       delete metadata.namespace;
     }
@@ -146,14 +184,15 @@ export class ResourceStore {
     delete metadata.selfLink;
     if (def.hasGeneration) metadata.generation = 1;
     else delete metadata.generation;
-    this.recordManager(obj, options, 'Update', def);
     this.runStrategy(def, obj, () => {
       def.prepareForCreate(obj);
       def.defaults(obj);
+      this.recordManager(obj, options, def, undefined);
       for (const admit of this.admission) admit(def, obj, this);
       return def.validateCreate(obj);
     });
     this.allocate(def, obj, undefined);
+    this.validateAdmission({ operation: 'CREATE', def, obj, options, objects: this });
     const key = this.key(def, namespace, metadata.name);
     if (options.dryRun) {
       if (this.store.get(key)) throw ApiError.alreadyExists(def, metadata.name);
@@ -264,6 +303,9 @@ export class ResourceStore {
     if (subresource === 'status') {
       next.spec = existing.spec;
     }
+    // An unconditional update (no resourceVersion) acts on the stored version; upstream's store
+    // copies it before validation, which requires one.
+    if (!next.metadata.resourceVersion) next.metadata.resourceVersion = existing.metadata.resourceVersion;
     this.runStrategy(def, next, () => {
       if (!subresource && !wholeObject) def.prepareForUpdate(next, existing);
       def.defaults(next);
@@ -274,12 +316,13 @@ export class ResourceStore {
       return dedupe([...errors, ...def.validateUpdate(next, existing)]);
     });
     if (!subresource && !wholeObject) this.allocate(def, next, existing);
+    if (!subresource && !wholeObject) this.validateAdmission({ operation: 'UPDATE', def, obj: next, old: existing, options, objects: this });
     if (def.hasGeneration && !subresource && !jsonEqual(withoutMetaAndStatus(next), withoutMetaAndStatus(existing))) {
       next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
     }
     next.metadata.resourceVersion = existing.metadata.resourceVersion;
-    if (jsonEqual(withoutManagedFields(next), withoutManagedFields(existing))) return existing;
-    this.recordManager(next, options, 'Update', def, subresource);
+    this.recordManager(next, options, def, existing, subresource);
+    if (jsonEqual(withoutManagedFields(next), withoutManagedFields(existing)) && sameManagedFields(next, existing)) return existing;
     const key = this.key(def, existing.metadata.namespace ?? '', name);
     const expected = Number(existing.metadata.resourceVersion);
     if (next.metadata.deletionTimestamp && readyToRemove(def, next)) {
@@ -364,6 +407,7 @@ export class ResourceStore {
       }
       return undefined;
     }
+    if (resource === CUSTOM_RESOURCE_DEFINITIONS) return pendingCustomResourceDefinitionDeletion(next, nowTimestamp(now));
     if (finalizers.length > 0) {
       if (!next.metadata.deletionTimestamp) {
         next.metadata.deletionTimestamp = nowTimestamp(now);
@@ -375,11 +419,15 @@ export class ResourceStore {
     return undefined;
   }
 
-  private requireActiveNamespace(namespace: string): void {
+  /** upstream NamespaceLifecycle: admission.NewForbidden names the object (or its generateName) being created. */
+  private requireActiveNamespace(namespace: string, def: ResourceDef, name: string): void {
     const ns = this.store.get({ resource: 'namespaces', namespace: '', name: namespace });
     if (!ns) throw ApiError.notFound({ group: '', resource: 'namespaces' }, namespace);
     if (ns.metadata.deletionTimestamp || (isRecord(ns.status) && ns.status.phase === 'Terminating')) {
-      throw new ApiError(403, 'Forbidden', `unable to create new content in namespace ${namespace} because it is being terminated`, {
+      throw new ApiError(403, 'Forbidden', `${qualifiedResource(def)} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, {
+        name,
+        group: def.group,
+        kind: def.resource,
         causes: [{ type: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
       });
     }
@@ -416,6 +464,12 @@ export class ResourceStore {
       }
     }
     pruneUnknownFields(obj, apiVersion, def.kind);
+    // custom resources: pruning against the CRD's structural schema (apiextensions-apiserver)
+    const customUnknown = pruneCustomResourceObject(def, obj);
+    if (customUnknown?.length && options.fieldValidation !== 'Ignore') {
+      if (options.fieldValidation === 'Strict') throw ApiError.badRequest(wrap(strictDecodingMessage(customUnknown)));
+      options.warnings.push(...customUnknown);
+    }
     return obj;
   }
 
@@ -431,20 +485,10 @@ export class ResourceStore {
     if (errors.length) throw ApiError.invalid(def.kind, def.group, obj.metadata.name ?? '', errors);
   }
 
-  private recordManager(obj: KubeObject, options: WriteOptions, operation: 'Update' | 'Apply', def: ResourceDef, subresource?: string): void {
-    if (!options.fieldManager) return;
-    const entries = (obj.metadata.managedFields ?? []).filter((entry) => !(entry.manager === options.fieldManager && entry.operation === operation && (entry.subresource ?? '') === (subresource ?? '')));
-    const entry: NonNullable<KubeObject['metadata']['managedFields']>[number] = {
-      manager: options.fieldManager,
-      operation,
-      apiVersion: apiVersionOf(def),
-      time: nowTimestamp(this.clock()),
-      fieldsType: 'FieldsV1',
-      fieldsV1: fieldSet(obj),
-    };
-    if (subresource) entry.subresource = subresource;
-    entries.push(entry);
-    obj.metadata.managedFields = entries;
+  /** managedFields for a non-apply write (an apply computed them with the merge). */
+  private recordManager(obj: KubeObject, options: WriteOptions, def: ResourceDef, live: KubeObject | undefined, subresource?: string): void {
+    if (options.apply) return;
+    recordUpdate(live, obj, { manager: managerName(options.fieldManager, options.userAgent), apiVersion: apiVersionOf(def), kind: def.kind, subresource, hasStatus: def.hasStatus, now: nowTimestamp(this.clock()) });
   }
 
   private mapStorageError(error: unknown, def: ResourceDef, name: string): unknown {
@@ -460,20 +504,6 @@ export class ResourceStore {
         return ApiError.expired(error.message);
     }
   }
-}
-
-/** A coarse FieldsV1 set of the object's top-level spec/data fields (full tracking comes with server-side apply). */
-function fieldSet(obj: KubeObject): Record<string, unknown> {
-  const set: Record<string, unknown> = {};
-  for (const key of Object.keys(obj)) {
-    if (key === 'apiVersion' || key === 'kind' || key === 'metadata' || key === 'status') continue;
-    set[`f:${key}`] = {};
-  }
-  const meta: Record<string, unknown> = {};
-  if (obj.metadata.labels) meta['f:labels'] = Object.fromEntries(Object.keys(obj.metadata.labels).map((key) => [`f:${key}`, {}]));
-  if (obj.metadata.annotations) meta['f:annotations'] = Object.fromEntries(Object.keys(obj.metadata.annotations).map((key) => [`f:${key}`, {}]));
-  if (Object.keys(meta).length) set['f:metadata'] = meta;
-  return set;
 }
 
 function safeFields(def: ResourceDef, obj: KubeObject): Record<string, string> {

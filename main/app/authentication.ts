@@ -25,9 +25,21 @@ export function tokenAuthenticator(adminToken: string, serviceAccounts?: { token
       if (!verified) return undefined;
       if (serviceAccounts.live.uidOf('serviceaccounts', verified.namespace, verified.serviceAccountName) !== verified.serviceAccountUid) return undefined;
       if (verified.pod && serviceAccounts.live.uidOf('pods', verified.namespace, verified.pod.name) !== verified.pod.uid) return undefined;
+      // uid and the bound objects as extras, as upstream's ServiceAccountInfo.UserInfo (`kubectl auth whoami` shows them)
+      const extra: Record<string, string[]> = {};
+      if (verified.pod) {
+        extra['authentication.kubernetes.io/pod-name'] = [verified.pod.name];
+        extra['authentication.kubernetes.io/pod-uid'] = [verified.pod.uid];
+      }
+      if (verified.node) {
+        extra['authentication.kubernetes.io/node-name'] = [verified.node.name];
+        extra['authentication.kubernetes.io/node-uid'] = [verified.node.uid];
+      }
       return {
         name: `system:serviceaccount:${verified.namespace}:${verified.serviceAccountName}`,
+        uid: verified.serviceAccountUid,
         groups: ['system:serviceaccounts', `system:serviceaccounts:${verified.namespace}`, 'system:authenticated'],
+        ...(Object.keys(extra).length ? { extra } : {}),
       };
     },
   };

@@ -10,6 +10,7 @@ import { isRecord } from '../../shared/kubernetes/types';
 import type { ApiClient } from '../client/apiClient';
 import { resources } from '../client/resources';
 import { isAlreadyExists, isNotFound } from '../client/errors';
+import { systemPriorityClasses } from '../registry/validation/scheduling';
 
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
@@ -55,6 +56,11 @@ export async function bootstrapObjects(client: ApiClient, addresses: BootstrapAd
       sessionAffinity: 'None',
     },
   });
+  // upstream's scheduling REST PostStartHook: the two system classes every cluster has
+  const priorityClasses = client.resource(resources.priorityclasses);
+  for (const { name, value, description } of systemPriorityClasses) {
+    await ignoreExisting(priorityClasses.create({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value, description, preemptionPolicy: 'PreemptLowerPriority' }));
+  }
 }
 
 async function ensureService(client: ApiClient, service: KubeObject): Promise<void> {

@@ -25,6 +25,9 @@ import { EndpointSliceController } from '../controllers/endpointSliceController'
 import { NodeLifecycleController } from '../controllers/nodeLifecycleController';
 import { DisruptionController } from '../controllers/disruptionController';
 import { evictionHandler } from '../apiserver/eviction';
+import { certificateApprovalHandler } from '../apiserver/certificateApproval';
+import { horizontalPodAutoscalerV1Handler } from '../apiserver/conversion/horizontalPodAutoscalerV1';
+import { CertificateSigner } from '../controllers/certificateSigner';
 import { JobController } from '../controllers/jobController';
 import { DeploymentController } from '../controllers/deploymentController';
 import { CronJobController } from '../controllers/cronJobController';
@@ -32,6 +35,7 @@ import { StatefulSetController } from '../controllers/statefulSetController';
 import { DaemonSetController } from '../controllers/daemonSetController';
 import { LocalPathProvisioner } from '../controllers/localPathProvisioner';
 import { HorizontalPodAutoscalerController } from '../controllers/horizontalPodAutoscaler';
+import { ResourceQuotaController } from '../controllers/resourceQuotaController';
 import { EventRecorder } from '../client/eventRecorder';
 import { Scheduler } from '../scheduler/scheduler';
 import { Kubelet } from '../kubelet/kubelet';
@@ -55,6 +59,13 @@ import { InProcessTransport } from './inProcessTransport';
 import { bootstrapObjects } from './bootstrap';
 import { writeKubeconfig, type WriteKubeconfigResult } from './kubeconfig';
 import { tokenAuthenticator } from './authentication';
+import { RbacAuthorizer } from '../apiserver/auth/rbacAuthorizer';
+import { StoreRbacSource } from '../apiserver/auth/rbacSource';
+import { requestAuthorization } from '../apiserver/auth/requestAuthorization';
+import { registerReviewApis } from '../apiserver/auth/reviews';
+import { ensureBootstrapPolicy } from '../apiserver/auth/bootstrapPolicy';
+import { ClusterRoleAggregationController } from '../controllers/clusterRoleAggregationController';
+import { startCustomResourceDefinitions } from '../apiserver/crd/customResourceDefinitions';
 import { kubernetesVersion } from './version';
 
 export interface ClusterOptions {
@@ -134,9 +145,13 @@ export class Cluster {
       version: kubernetesVersion(),
       serviceNetwork: { serviceRange: this.network.serviceRange, nodePortRange: defaultNodePortRange },
     });
+    // CustomResourceDefinitions: the CRD strategy, establishing and cleanup, custom kinds in the registry
+    this.register(startCustomResourceDefinitions(this.api, store));
     const serviceAccountTokens = ServiceAccountTokens.open(pkiDirectory(dataDir));
     this.api.registerSubresource('serviceaccounts', 'token', tokenRequestHandler(this.api, serviceAccountTokens));
     this.api.registerSubresource('pods', 'eviction', evictionHandler(this.api));
+    this.api.registerSubresource('certificatesigningrequests.certificates.k8s.io', 'approval', certificateApprovalHandler(this.api));
+    this.api.registerVirtualResource('autoscaling', 'v1', 'horizontalpodautoscalers', horizontalPodAutoscalerV1Handler(this.api));
     const api = this.api;
     const authenticator: Authenticator = tokenAuthenticator(token, {
       tokens: serviceAccountTokens,
@@ -147,7 +162,11 @@ export class Cluster {
         },
       },
     });
-    const http = new HttpServer({ api: this.api, authenticator, cert: pki.serverCertPem, key: pki.serverKeyPem, port: this.options.port, isReady: () => this.ready });
+    // RBAC for every caller of the HTTPS API; in-process components (controllers, scheduler,
+    // kubelets) bypass it, as privileged as upstream's loopback client (system:masters)
+    const authorizer = new RbacAuthorizer(this.register(new StoreRbacSource(store)));
+    registerReviewApis(this.api, { authorizer, authenticator });
+    const http = new HttpServer({ api: this.api, authenticator, authorization: requestAuthorization(authorizer), cert: pki.serverCertPem, key: pki.serverKeyPem, port: this.options.port, isReady: () => this.ready });
     this.register({ dispose: () => http.close() });
     const podsDef = registry.lookup('', 'v1', 'pods');
     if (podsDef) {
@@ -166,6 +185,8 @@ export class Cluster {
     const podNetwork = process.env.KUBEDESK_POD_NETWORK ?? (podIpsRoutable(this.network.gateway) ? 'direct' : 'tunnel');
     const dialer = podNetwork === 'tunnel' ? tunnelDialer(async () => ({ port: (await netd.endpoint()).tunnelPort, token: netdToken })) : directDialer();
     const proxy = createProxyHandlers({ lookup: apiServerLookup(this.api), dialer });
+    // admission webhooks backed by a Service are reached the same way
+    this.api.dynamicAdmission.setDialer(dialer);
     this.api.registerSubresource('services', 'proxy', proxy.services);
     this.api.registerSubresource('pods', 'proxy', proxy.pods);
     http.addUpgradeHandler(proxy.upgrade);
@@ -184,6 +205,7 @@ export class Cluster {
 
     this.client = new ApiClient(new InProcessTransport(this.api));
     await bootstrapObjects(this.client, this.network);
+    ensureBootstrapPolicy(this.api);
     port = await http.listen();
     this.server = `https://127.0.0.1:${port}`;
     // Pods reach the API server and cluster DNS through unix sockets in the directory kd-netd
@@ -210,6 +232,9 @@ export class Cluster {
       new DaemonSetController(this.client, factory),
       new LocalPathProvisioner(this.client, factory, { volumesDir: join(this.options.dataDir, 'volumes') }),
       new HorizontalPodAutoscalerController(this.client, factory),
+      new ResourceQuotaController(this.client, factory),
+      ...(pki.caKeyPem ? [new CertificateSigner(this.client, factory, { certPem: pki.caCertPem, keyPem: pki.caKeyPem })] : []),
+      new ClusterRoleAggregationController(this.client, factory),
     ].map((controller) => this.register(controller));
     // cluster DNS (the kube-dns Service's backend) and the service proxy (kd-netd)
     const upstreams = process.env.KUBEDESK_DNS_UPSTREAM?.split(',').filter((entry) => entry.trim() !== '');

@@ -49,6 +49,9 @@ export const resources = {
   ingresses: grouped('networking.k8s.io', 'v1', 'ingresses', 'Ingress'),
   ingressclasses: grouped('networking.k8s.io', 'v1', 'ingressclasses', 'IngressClass', false),
   poddisruptionbudgets: grouped('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget'),
+  priorityclasses: grouped('scheduling.k8s.io', 'v1', 'priorityclasses', 'PriorityClass', false),
+  certificatesigningrequests: grouped('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false),
+  clusterroles: grouped('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false),
   customresourcedefinitions: grouped('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', false),
 } satisfies Record<string, GroupVersionResource>;
 

@@ -36,6 +36,7 @@ const initialStatus: Record<string, (obj: KubeObject) => Record<string, unknown>
   'horizontalpodautoscalers.autoscaling': () => ({ desiredReplicas: 0 }),
   'ingresses.networking.k8s.io': () => ({ loadBalancer: {} }),
   'poddisruptionbudgets.policy': () => ({ disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 }),
+  'certificatesigningrequests.certificates.k8s.io': () => ({}),
 };
 
 /** Kinds whose main-resource writes keep the stored status (status is written through /status). */
@@ -65,6 +66,8 @@ export function kindHooks(qualifiedResource: string): KindHooks {
       }
       if (qualifiedResource === 'namespaces') obj.status = structuredClone(old.status ?? { phase: 'Active' });
       if (qualifiedResource === 'services') keepAllocatedServiceFields(obj, old);
+      // The CSR strategy ignores spec changes: a request is what was signed for (certificates strategy.go).
+      if (qualifiedResource === 'certificatesigningrequests.certificates.k8s.io') obj.spec = structuredClone(old.spec);
     },
     table: tableDefs[qualifiedResource] ?? defaultTableDef,
   };

@@ -247,6 +247,8 @@ describe('ClusterIP Services', () => {
       },
     });
     await ok('wait', '-n', namespace, '--for=condition=Ready', 'pod/in-cluster', '--timeout=90s');
+    // RBAC applies to the pod's service account as on a real cluster: let it read
+    await ok('create', 'rolebinding', 'default-view', '--clusterrole=view', `--serviceaccount=${namespace}:default`, '-n', namespace);
     const version = JSON.parse(await inClient('/tools/kubectl get --raw /version', 'in-cluster'));
     expect(version).toMatchObject({ major: '1', minor: '35' });
     const pods = await inClient('/tools/kubectl get pods -o name', 'in-cluster');

@@ -2,6 +2,9 @@
 // plus the create-time strategy steps that are not plain defaults (namespace finalizer, Job
 // selector generation), for the API server to wire into each ResourceDef.
 import type { KubeObject } from '../../../shared/kubernetes/types';
+import {
+  defaultMutatingWebhookConfiguration, defaultValidatingAdmissionPolicy, defaultValidatingAdmissionPolicyBinding, defaultValidatingWebhookConfiguration,
+} from './admissionRegistration';
 import { defaultDaemonSet, defaultDeployment, defaultReplicaSet, defaultStatefulSet } from './apps';
 import { defaultCronJob, defaultJob, prepareJobForCreate } from './batch';
 import {
@@ -10,6 +13,9 @@ import {
 } from './core';
 import { defaultHorizontalPodAutoscaler } from './autoscaling';
 import { defaultEndpointSlice } from './misc';
+import { defaultIngressClass, defaultNetworkPolicy } from './networking';
+import { defaultPriorityClass } from './scheduling';
+import { defaultRbacBinding } from './rbac';
 import { defaultPersistentVolume, defaultStorageClass } from './storage';
 
 export interface KindDefaulter {
@@ -59,6 +65,20 @@ export const defaultFunctions: Record<string, { defaults(obj: KubeObject): void;
   'endpointslices.discovery.k8s.io': { defaults: defaultEndpointSlice },
   'events.events.k8s.io': { defaults: defaultNothing },
   'storageclasses.storage.k8s.io': { defaults: defaultStorageClass },
+  'networkpolicies.networking.k8s.io': { defaults: defaultNetworkPolicy },
+  'ingressclasses.networking.k8s.io': { defaults: defaultIngressClass },
+  'priorityclasses.scheduling.k8s.io': { defaults: defaultPriorityClass },
+  'ingresses.networking.k8s.io': { defaults: defaultNothing },
+  'runtimeclasses.node.k8s.io': { defaults: defaultNothing },
+  'certificatesigningrequests.certificates.k8s.io': { defaults: defaultNothing },
+  'roles.rbac.authorization.k8s.io': { defaults: defaultNothing },
+  'clusterroles.rbac.authorization.k8s.io': { defaults: defaultNothing },
+  'rolebindings.rbac.authorization.k8s.io': { defaults: defaultRbacBinding },
+  'clusterrolebindings.rbac.authorization.k8s.io': { defaults: defaultRbacBinding },
+  'validatingwebhookconfigurations.admissionregistration.k8s.io': { defaults: defaultValidatingWebhookConfiguration },
+  'mutatingwebhookconfigurations.admissionregistration.k8s.io': { defaults: defaultMutatingWebhookConfiguration },
+  'validatingadmissionpolicies.admissionregistration.k8s.io': { defaults: defaultValidatingAdmissionPolicy },
+  'validatingadmissionpolicybindings.admissionregistration.k8s.io': { defaults: defaultValidatingAdmissionPolicyBinding },
 };
 
 export const defaulters: Record<string, KindDefaulter> = Object.fromEntries(

@@ -3,9 +3,11 @@
 // pkg/printers/internalversion/printers.go AddHandlers. Resources missing here use
 // defaultTableDef (upstream rest.DefaultTableConvertor); custom resources use customResourceTableDef.
 import type { TableDef } from '../types';
+import { validatingAdmissionPolicyBindingTable, validatingAdmissionPolicyTable } from './admissionRegistration';
 import { controllerRevisionTable, daemonSetTable, deploymentTable, replicaSetTable, statefulSetTable } from './apps';
 import { horizontalPodAutoscalerTable } from './autoscaling';
 import { cronJobTable, jobTable } from './batch';
+import { certificateSigningRequestTable } from './certificates';
 import { leaseTable } from './coordination';
 import {
   configMapTable,
@@ -25,6 +27,7 @@ import { defaultTableDef } from './defaultTable';
 import { endpointSliceTable } from './discovery';
 import { eventsApiEventTable, eventTable } from './events';
 import { ingressClassTable, ingressTable, networkPolicyTable } from './networking';
+import { runtimeClassTable } from './node';
 import { podTable } from './pod';
 import { podDisruptionBudgetTable, priorityClassTable, webhookConfigurationTable } from './policy';
 import { clusterRoleBindingTable, roleBindingTable } from './rbac';
@@ -65,8 +68,12 @@ export const tableDefs: Record<string, TableDef> = {
   'storageclasses.storage.k8s.io': storageClassTable,
   'poddisruptionbudgets.policy': podDisruptionBudgetTable,
   'priorityclasses.scheduling.k8s.io': priorityClassTable,
+  'runtimeclasses.node.k8s.io': runtimeClassTable,
+  'certificatesigningrequests.certificates.k8s.io': certificateSigningRequestTable,
   'mutatingwebhookconfigurations.admissionregistration.k8s.io': webhookConfigurationTable,
   'validatingwebhookconfigurations.admissionregistration.k8s.io': webhookConfigurationTable,
+  'validatingadmissionpolicies.admissionregistration.k8s.io': validatingAdmissionPolicyTable,
+  'validatingadmissionpolicybindings.admissionregistration.k8s.io': validatingAdmissionPolicyBindingTable,
 };
 
 /** The table for `resource` in `group` (`''` for core), falling back to the default table. */

@@ -3,11 +3,17 @@
 // each ResourceDef (validateCreate after defaults and prepareForCreate, validateUpdate likewise).
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import type { FieldError } from '../fieldErrors';
+import * as admissionRegistration from './admissionRegistration';
 import * as apps from './apps';
 import * as autoscaling from './autoscaling';
 import * as batch from './batch';
+import * as certificates from './certificates';
 import * as core from './core';
 import * as misc from './misc';
+import * as networking from './networking';
+import * as node from './node';
+import * as scheduling from './scheduling';
+import * as rbac from './rbac';
 import * as storage from './storage';
 
 export interface KindValidator {
@@ -65,6 +71,20 @@ export const validators: Record<string, KindValidator> = {
   'endpointslices.discovery.k8s.io': guarded(misc.validateEndpointSlice, misc.validateEndpointSliceUpdate),
   'events.events.k8s.io': guarded(misc.validateEventsV1Event, misc.validateEventsV1EventUpdate),
   'storageclasses.storage.k8s.io': guarded(storage.validateStorageClass, storage.validateStorageClassUpdate),
+  'ingresses.networking.k8s.io': guarded(networking.validateIngress, networking.validateIngressUpdate),
+  'ingressclasses.networking.k8s.io': guarded(networking.validateIngressClass, networking.validateIngressClassUpdate),
+  'networkpolicies.networking.k8s.io': guarded(networking.validateNetworkPolicy, networking.validateNetworkPolicyUpdate),
+  'priorityclasses.scheduling.k8s.io': guarded(scheduling.validatePriorityClass, scheduling.validatePriorityClassUpdate),
+  'runtimeclasses.node.k8s.io': guarded(node.validateRuntimeClass, node.validateRuntimeClassUpdate),
+  'certificatesigningrequests.certificates.k8s.io': guarded(certificates.validateCertificateSigningRequest, certificates.validateCertificateSigningRequestUpdate),
+  'roles.rbac.authorization.k8s.io': guarded(rbac.validateRole, rbac.validateRoleUpdate),
+  'clusterroles.rbac.authorization.k8s.io': guarded(rbac.validateClusterRole, rbac.validateClusterRoleUpdate),
+  'rolebindings.rbac.authorization.k8s.io': guarded(rbac.validateRoleBinding, rbac.validateRoleBindingUpdate),
+  'clusterrolebindings.rbac.authorization.k8s.io': guarded(rbac.validateClusterRoleBinding, rbac.validateClusterRoleBindingUpdate),
+  'validatingwebhookconfigurations.admissionregistration.k8s.io': guarded(admissionRegistration.validateValidatingWebhookConfiguration, admissionRegistration.validateValidatingWebhookConfigurationUpdate),
+  'mutatingwebhookconfigurations.admissionregistration.k8s.io': guarded(admissionRegistration.validateMutatingWebhookConfiguration, admissionRegistration.validateMutatingWebhookConfigurationUpdate),
+  'validatingadmissionpolicies.admissionregistration.k8s.io': guarded(admissionRegistration.validateValidatingAdmissionPolicy, admissionRegistration.validateValidatingAdmissionPolicyUpdate),
+  'validatingadmissionpolicybindings.admissionregistration.k8s.io': guarded(admissionRegistration.validateValidatingAdmissionPolicyBinding, admissionRegistration.validateValidatingAdmissionPolicyBindingUpdate),
 };
 
 /** The validator for a resource in a group ('' for core), or undefined for kinds without one. */

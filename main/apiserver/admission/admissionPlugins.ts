@@ -1,0 +1,58 @@
+// Wires the policy admission plugins into the write path in upstream's order
+// (kube-apiserver's default plugin order: …, LimitRanger, …, PodSecurity, …, ResourceQuota):
+// LimitRanger defaults pods while mutating, then, after validation, LimitRanger checks,
+// PodSecurity and ResourceQuota (last, so nothing refused later is charged) run as validators.
+// NamespaceLifecycle (no new content in terminating namespaces) is ResourceStore.create itself.
+import type { KubeObject } from '../../../shared/kubernetes/types';
+import type { ResourceRegistry } from '../resourceRegistry';
+import type { ResourceStore } from '../resourceStore';
+import { applyLimitRangeDefaults, claimLimitViolations, enforceLimitViolations, podLimitViolations } from './limitRanger';
+import { admitNamespaceSecurity, admitPodControllerSecurity, admitPodSecurity } from './podSecurityAdmission';
+import { admitResourceQuota } from './resourceQuotaAdmission';
+
+export function installAdmissionPlugins(objects: ResourceStore, registry: ResourceRegistry, clock: () => Date = () => new Date()): void {
+  const listIn = (group: string, version: string, resource: string, namespace: string): KubeObject[] => {
+    const def = registry.lookup(group, version, resource);
+    return def ? objects.list(def, { namespace, labels: [], fields: [] }).items : [];
+  };
+  const limitRanges = (namespace: string) => listIn('', 'v1', 'limitranges', namespace);
+  const namespaceLabels = (namespace: string): Record<string, string> | undefined => {
+    const def = registry.lookup('', 'v1', 'namespaces');
+    return def ? objects.tryGet(def, '', namespace)?.metadata.labels : undefined;
+  };
+
+  objects.addMutatingAdmission((def, obj) => {
+    if (def.group === '' && def.resource === 'pods' && obj.metadata.namespace) applyLimitRangeDefaults(obj, limitRanges(obj.metadata.namespace));
+  });
+
+  objects.addValidatingAdmission(({ operation, def, obj, old, options }) => {
+    const namespace = obj.metadata.namespace ?? '';
+    // LimitRanger: pods on create only (their resources are immutable), claims on create and update.
+    if (def.group === '' && namespace) {
+      if (def.resource === 'pods' && operation === 'CREATE') enforceLimitViolations('pods', obj.metadata.name ?? '', podLimitViolations(obj, limitRanges(namespace)));
+      if (def.resource === 'persistentvolumeclaims' && !old?.metadata.deletionTimestamp) enforceLimitViolations('persistentvolumeclaims', obj.metadata.name ?? '', claimLimitViolations(obj, limitRanges(namespace)));
+    }
+    // PodSecurity
+    if (def.group === '' && def.resource === 'namespaces') {
+      admitNamespaceSecurity(obj, old, () => listIn('', 'v1', 'pods', obj.metadata.name ?? ''), options.warnings);
+    } else if (def.group === '' && def.resource === 'pods' && namespace) {
+      admitPodSecurity(obj, old, namespaceLabels(namespace), options.warnings);
+    } else if (namespace) {
+      admitPodControllerSecurity(def.group, def.resource, obj, namespaceLabels(namespace), options.warnings);
+    }
+    // ResourceQuota
+    if (def.namespaced && namespace) {
+      admitResourceQuota(
+        { operation, group: def.group, resource: def.resource, obj, old },
+        {
+          quotas: (ns) => listIn('', 'v1', 'resourcequotas', ns),
+          objects: (group, resource, ns) => {
+            const found = registry.all().find((candidate) => candidate.group === group && candidate.resource === resource);
+            return found ? objects.list(found, { namespace: ns, labels: [], fields: [] }).items : [];
+          },
+          now: clock,
+        },
+      );
+    }
+  });
+}

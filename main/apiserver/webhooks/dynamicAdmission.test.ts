@@ -1,0 +1,177 @@
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../storage/sqliteStore';
+import { builtinResources } from '../../registry/resources';
+import { ApiServer, type ApiReply } from '../apiServer';
+import { ResourceRegistry } from '../resourceRegistry';
+import { OpenApiService } from '../openapi/openapiDocuments';
+import { makeTestCertificates, type TestCertificates } from './testCertificates';
+
+type Review = { request: { uid: string; operation: string; object: { metadata: { name?: string; labels?: Record<string, string> } } | null; oldObject: unknown; name?: string; namespace?: string } };
+type Handler = (review: Review, path: string) => Record<string, unknown>;
+
+let certificates: TestCertificates;
+let server: Server;
+let port = 0;
+let handler: Handler = () => ({ allowed: true });
+const seen: Array<{ path: string; review: Review }> = [];
+let store: SqliteStore;
+let api: ApiServer;
+
+beforeAll(async () => {
+  certificates = makeTestCertificates(['localhost'], ['127.0.0.1']);
+  server = createServer({ cert: certificates.certPem, key: certificates.keyPem }, (request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const review = JSON.parse(Buffer.concat(chunks).toString()) as Review;
+      const path = request.url ?? '';
+      seen.push({ path, review });
+      response.setHeader('Content-Type', 'application/json');
+      response.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, ...handler(review, path) } }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+async function request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<ApiReply> {
+  const url = new URL(path, 'https://x');
+  const reply = await api.handle({ method, path: url.pathname, query: url.searchParams, headers: { 'content-type': contentType }, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)) });
+  if ('watch' in reply) throw new Error('unexpected watch reply');
+  return reply;
+}
+
+function parse(reply: ApiReply): ReturnType<typeof JSON.parse> {
+  return JSON.parse(reply.body.toString());
+}
+
+function webhook(name: string, path: string, extra: Record<string, unknown> = {}) {
+  return {
+    name,
+    clientConfig: { url: `https://127.0.0.1:${port}${path}`, caBundle: Buffer.from(certificates.caPem).toString('base64') },
+    rules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+    sideEffects: 'None',
+    admissionReviewVersions: ['v1'],
+    ...extra,
+  };
+}
+
+async function create(path: string, obj: unknown): Promise<void> {
+  const reply = await request('POST', path, obj);
+  if (reply.status !== 201) throw new Error(`create failed: ${reply.body.toString()}`);
+}
+
+beforeEach(async () => {
+  seen.length = 0;
+  handler = () => ({ allowed: true });
+  store = SqliteStore.open(':memory:');
+  const registry = new ResourceRegistry(builtinResources());
+  const openapi = new OpenApiService();
+  openapi.setResources(registry.all());
+  api = new ApiServer({ store, registry, openapi, serverAddress: () => '127.0.0.1:6443', version: { major: '1', minor: '35' } });
+  await create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+});
+
+afterEach(() => store.dispose());
+
+const configMap = (name: string, labels: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data: { a: '1' } });
+
+describe('admission webhooks', () => {
+  it('rejects with the webhook message as upstream formats a denial', async () => {
+    await create('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', { metadata: { name: 'deny' }, webhooks: [webhook('deny.example.com', '/validate')] });
+    handler = (review) => (review.request.object?.metadata.name === 'bad' ? { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'bad names are not allowed' } } : { allowed: true });
+    const rejected = await request('POST', '/api/v1/namespaces/default/configmaps', configMap('bad'));
+    expect(rejected.status).toBe(403);
+    expect(parse(rejected)).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403, message: 'admission webhook "deny.example.com" denied the request: bad names are not allowed' });
+    expect((await request('GET', '/api/v1/namespaces/default/configmaps/bad')).status).toBe(404);
+    expect((await request('POST', '/api/v1/namespaces/default/configmaps', configMap('good'))).status).toBe(201);
+    const review = seen.at(-1)?.review.request;
+    expect(review).toMatchObject({ operation: 'CREATE', name: 'good', namespace: 'default', oldObject: null });
+    expect(seen.at(-1)?.path).toBe('/validate?timeout=10s');
+  });
+
+  it('applies a mutating webhook JSONPatch before the object is stored, and passes warnings on', async () => {
+    await create('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', { metadata: { name: 'label' }, webhooks: [webhook('label.example.com', '/mutate')] });
+    const patch = [{ op: 'add', path: '/metadata/labels/mutated', value: 'yes' }];
+    handler = () => ({ allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64'), warnings: ['labelled by the webhook'] });
+    const created = await request('POST', '/api/v1/namespaces/default/configmaps', configMap('one', { app: 'x' }));
+    expect(created.status).toBe(201);
+    expect(parse(created).metadata.labels).toEqual({ app: 'x', mutated: 'yes' });
+    expect(created.headers['Warning']).toBe('299 - "labelled by the webhook"');
+    expect(parse(await request('GET', '/api/v1/namespaces/default/configmaps/one')).metadata.labels).toEqual({ app: 'x', mutated: 'yes' });
+    const patched = await request('PATCH', '/api/v1/namespaces/default/configmaps/one', { metadata: { labels: { mutated: 'no' } } }, 'application/merge-patch+json');
+    expect(parse(patched).metadata.labels.mutated).toBe('yes');
+  });
+
+  it('calls only the webhooks whose object selector matches', async () => {
+    await create('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', { metadata: { name: 'selected' }, webhooks: [webhook('selected.example.com', '/v', { objectSelector: { matchLabels: { checked: 'true' } } })] });
+    handler = () => ({ allowed: false, status: { message: 'no' } });
+    expect((await request('POST', '/api/v1/namespaces/default/configmaps', configMap('free'))).status).toBe(201);
+    const denied = await request('POST', '/api/v1/namespaces/default/configmaps', configMap('checked', { checked: 'true' }));
+    expect(denied.status).toBe(400);
+    expect(parse(denied).message).toBe('admission webhook "selected.example.com" denied the request: no');
+  });
+
+  it('follows the failure policy when the webhook cannot be reached', async () => {
+    const unreachable = (name: string, failurePolicy: string) => ({ ...webhook(name, '/'), clientConfig: { url: 'https://127.0.0.1:1/' }, failurePolicy });
+    await create('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', { metadata: { name: 'ignore' }, webhooks: [unreachable('ignore.example.com', 'Ignore')] });
+    expect((await request('POST', '/api/v1/namespaces/default/configmaps', configMap('one'))).status).toBe(201);
+    await create('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', { metadata: { name: 'fail' }, webhooks: [unreachable('fail.example.com', 'Fail')] });
+    const failed = await request('POST', '/api/v1/namespaces/default/configmaps', configMap('two'));
+    expect(failed.status).toBe(500);
+    expect(parse(failed).message).toMatch(/^Internal error occurred: failed calling webhook "fail\.example\.com": failed to call webhook: Post "https:\/\/127\.0\.0\.1:1\/\?timeout=10s": .*ECONNREFUSED/);
+  });
+
+  it('sees deletes with the old object', async () => {
+    await create('/api/v1/namespaces/default/configmaps', configMap('keep'));
+    await create('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', { metadata: { name: 'nodelete' }, webhooks: [webhook('nodelete.example.com', '/d', { rules: [{ operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] })] });
+    handler = () => ({ allowed: false, status: { message: 'kept' } });
+    const denied = await request('DELETE', '/api/v1/namespaces/default/configmaps/keep');
+    expect(parse(denied).message).toBe('admission webhook "nodelete.example.com" denied the request: kept');
+    expect(seen.at(-1)?.review.request).toMatchObject({ operation: 'DELETE', object: null, oldObject: { metadata: { name: 'keep' } } });
+  });
+
+  it('validates webhook configurations with upstream messages and defaults them', async () => {
+    const invalid = await request('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', { metadata: { name: 'bad' }, webhooks: [{ name: 'short', clientConfig: {}, admissionReviewVersions: ['v1'] }] });
+    expect(invalid.status).toBe(422);
+    expect(parse(invalid).message).toBe('ValidatingWebhookConfiguration.admissionregistration.k8s.io "bad" is invalid: [webhooks[0].name: Invalid value: "short": should be a domain with at least three segments separated by dots, webhooks[0].clientConfig: Required value: exactly one of url or service is required, webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun]');
+    const created = parse(await request('POST', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', { metadata: { name: 'ok' }, webhooks: [{ ...webhook('ok.example.com', '/'), clientConfig: { service: { namespace: 'default', name: 'hook' } } }] }));
+    expect(created.webhooks[0]).toMatchObject({ failurePolicy: 'Fail', matchPolicy: 'Equivalent', namespaceSelector: {}, objectSelector: {}, timeoutSeconds: 10, reinvocationPolicy: 'Never', clientConfig: { service: { port: 443 } }, rules: [{ scope: '*' }] });
+  });
+});
+
+describe('ValidatingAdmissionPolicy', () => {
+  const policy = (validations: unknown[]) => ({
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicy',
+    metadata: { name: 'limit' },
+    spec: { matchConstraints: { resourceRules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] }, validations },
+  });
+  const binding = (actions: string[]) => ({ metadata: { name: 'limit-binding' }, spec: { policyName: 'limit', validationActions: actions } });
+
+  it('denies with upstream text when an expression is false', async () => {
+    await create('/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', policy([{ expression: "object.metadata.name.startsWith('ok-')" }]));
+    await create('/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', binding(['Deny']));
+    const denied = await request('POST', '/api/v1/namespaces/default/configmaps', configMap('nope'));
+    expect(denied.status).toBe(422);
+    expect(parse(denied)).toMatchObject({ reason: 'Invalid', message: `configmaps "nope" is forbidden: ValidatingAdmissionPolicy 'limit' with binding 'limit-binding' denied request: failed expression: object.metadata.name.startsWith('ok-')` });
+    expect((await request('POST', '/api/v1/namespaces/default/configmaps', configMap('ok-one'))).status).toBe(201);
+  });
+
+  it('warns instead under the Warn action, with the validation message and reason', async () => {
+    await create('/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', policy([{ expression: 'size(object.data) > 5', message: 'too little data', reason: 'Forbidden' }]));
+    await create('/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', binding(['Warn', 'Audit']));
+    const created = await request('POST', '/api/v1/namespaces/default/configmaps', configMap('small'));
+    expect(created.status).toBe(201);
+    expect(created.headers['Warning']).toBe(`299 - "Validation failed for ValidatingAdmissionPolicy 'limit' with binding 'limit-binding': too little data"`);
+  });
+
+  it('rejects a binding without validation actions', async () => {
+    const reply = await request('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', { metadata: { name: 'b' }, spec: { policyName: 'p' } });
+    expect(parse(reply).message).toBe('ValidatingAdmissionPolicyBinding.admissionregistration.k8s.io "b" is invalid: spec.validationActions: Required value: at least one validation action is required');
+  });
+});

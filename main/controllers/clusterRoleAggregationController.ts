@@ -1,0 +1,89 @@
+// ClusterRole aggregation (upstream pkg/controller/clusterroleaggregation): a ClusterRole with an
+// aggregationRule gets, as its rules, the union of the rules of every other ClusterRole its
+// selectors match — matched roles in name order, each rule once — so `admin`, `edit` and `view`
+// grow when a CRD's author labels a role `rbac.authorization.k8s.io/aggregate-to-view: "true"`.
+// Any ClusterRole change re-checks every aggregated role, as upstream's handler does.
+import type { KubeObject } from '../../shared/kubernetes/types';
+import { isRecord } from '../../shared/kubernetes/types';
+import type { ApiClient } from '../client/apiClient';
+import type { Informer, SharedInformerFactory } from '../client/informer';
+import { resources } from '../client/resources';
+import { WorkQueue } from '../client/workQueue';
+import { runWorkers } from '../client/controllerLoop';
+import { isConflict, isNotFound } from '../client/errors';
+import { selectorMatches } from './controllerUtils';
+
+export class ClusterRoleAggregationController {
+  private readonly queue = new WorkQueue<string>({ name: 'clusterrole-aggregator' });
+  private readonly clusterRoles: Informer;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly client: ApiClient,
+    factory: SharedInformerFactory,
+  ) {
+    this.clusterRoles = factory.informerFor(resources.clusterroles);
+    const enqueueAggregated = () => {
+      for (const role of this.clusterRoles.list()) if (isRecord(role.aggregationRule) && role.metadata.name) this.queue.add(role.metadata.name);
+    };
+    this.clusterRoles.onAdd(enqueueAggregated);
+    this.clusterRoles.onUpdate(enqueueAggregated);
+    this.clusterRoles.onDelete(enqueueAggregated);
+  }
+
+  start(): void {
+    this.running = runWorkers(this.queue, (name) => this.sync(name), 1);
+  }
+
+  async dispose(): Promise<void> {
+    this.queue.shutDown();
+    await this.running;
+  }
+
+  async sync(name: string): Promise<void> {
+    const role = this.clusterRoles.get(undefined, name);
+    if (!role || !isRecord(role.aggregationRule)) return;
+    const rules = aggregatedRules(role, this.clusterRoles.list());
+    if (sameRules(rules, Array.isArray(role.rules) ? role.rules : [])) return;
+    try {
+      await this.client.resource(resources.clusterroles).update({ ...role, rules });
+    } catch (error) {
+      // a newer version is on its way through the informer and will be synced again
+      if (isConflict(error) || isNotFound(error)) return;
+      throw error;
+    }
+  }
+}
+
+/** The rules an aggregated ClusterRole should have, given all ClusterRoles. */
+export function aggregatedRules(role: KubeObject, all: KubeObject[]): unknown[] {
+  const rule = isRecord(role.aggregationRule) ? role.aggregationRule : {};
+  const selectors = Array.isArray(rule.clusterRoleSelectors) ? rule.clusterRoleSelectors : [];
+  const sorted = [...all].sort((left, right) => (left.metadata.name ?? '').localeCompare(right.metadata.name ?? '', 'en'));
+  const result: unknown[] = [];
+  const seen = new Set<string>();
+  for (const selector of selectors) {
+    for (const candidate of sorted) {
+      if (candidate.metadata.name === role.metadata.name) continue;
+      if (!selectorMatches(selector, candidate.metadata.labels)) continue;
+      for (const candidateRule of Array.isArray(candidate.rules) ? candidate.rules : []) {
+        const key = ruleKey(candidateRule);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        result.push(candidateRule);
+      }
+    }
+  }
+  return result;
+}
+
+function sameRules(left: unknown[], right: unknown[]): boolean {
+  return left.length === right.length && left.every((rule, index) => ruleKey(rule) === ruleKey(right[index]));
+}
+
+/** Rules compare field by field, an absent list equal to an empty one (equality.Semantic). */
+function ruleKey(rule: unknown): string {
+  const record = isRecord(rule) ? rule : {};
+  const list = (value: unknown) => (Array.isArray(value) ? value : []);
+  return JSON.stringify([list(record.verbs), list(record.apiGroups), list(record.resources), list(record.resourceNames), list(record.nonResourceURLs)]);
+}
