@@ -34,6 +34,9 @@ await build({
   platform: 'node',
   target: 'node20',
   format: 'cjs',
+  // import.meta.url (kd-netd's binary is found next to the bundle) from the CommonJS file's own path
+  define: { 'import.meta.url': '__importMetaUrl' },
+  banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   external: ['better-sqlite3', 'dockerode', 'electron', 'cpu-features', 'ssh2'],
   logLevel: 'warning',
 });

@@ -332,7 +332,8 @@ export class ApiServer {
   /** pods/binding, as upstream pkg/registry/core/pod/storage BindingREST: sets spec.nodeName once. */
   private bind(request: ApiRequest, def: ResourceDef, namespace: string, name: string): ApiResponse {
     if (request.method !== 'POST') throw ApiError.methodNotAllowed();
-    const options = this.writeOptions(request.query);
+    // BindingREST writes the pod through the store directly: no managedFields entry (as upstream)
+    const options = { ...this.writeOptions(request.query), untracked: true };
     const body = this.body(request);
     if (!isRecord(body) || !isRecord(body.target) || typeof body.target.name !== 'string' || body.target.name === '') {
       throw ApiError.invalid('Binding', '', name, [{ type: 'FieldValueRequired', field: 'target.name', detail: 'Required value' }]);

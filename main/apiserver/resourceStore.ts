@@ -31,6 +31,8 @@ export interface WriteOptions {
   userAgent?: string;
   /** set for server-side apply: the applied object already carries its managedFields */
   apply?: { force: boolean };
+  /** writes that upstream makes below the field manager (pods/binding): managedFields stay as they are */
+  untracked?: boolean;
   /** collected `Warning` header texts */
   warnings: string[];
 }
@@ -487,7 +489,7 @@ export class ResourceStore {
 
   /** managedFields for a non-apply write (an apply computed them with the merge). */
   private recordManager(obj: KubeObject, options: WriteOptions, def: ResourceDef, live: KubeObject | undefined, subresource?: string): void {
-    if (options.apply) return;
+    if (options.apply || options.untracked) return;
     recordUpdate(live, obj, { manager: managerName(options.fieldManager, options.userAgent), apiVersion: apiVersionOf(def), kind: def.kind, subresource, hasStatus: def.hasStatus, now: nowTimestamp(this.clock()) });
   }
 

@@ -92,6 +92,7 @@ export class Cluster {
   kubelets: Kubelet[] = [];
   metricsCollectors: MetricsCollector[] = [];
   network!: NetworkPlan;
+  private kubeletClient!: ApiClient;
   private ingress: IngressController | undefined;
   private clusterId = '';
   private firstRuntime: DockerRuntime | undefined;
@@ -203,7 +204,11 @@ export class Cluster {
       );
     }
 
-    this.client = new ApiClient(new InProcessTransport(this.api));
+    this.client = new ApiClient(new InProcessTransport(this.api, { userAgent: componentUserAgent('kubedesk') }));
+    // each component writes under its upstream name, so managedFields read as on a real cluster
+    const controllerClient = new ApiClient(new InProcessTransport(this.api, { userAgent: componentUserAgent('kube-controller-manager') }));
+    const schedulerClient = new ApiClient(new InProcessTransport(this.api, { userAgent: componentUserAgent('kube-scheduler') }));
+    this.kubeletClient = new ApiClient(new InProcessTransport(this.api, { userAgent: componentUserAgent('kubelet') }));
     await bootstrapObjects(this.client, this.network);
     ensureBootstrapPolicy(this.api);
     port = await http.listen();
@@ -213,28 +218,28 @@ export class Cluster {
     await http.listenUnix(join(runDir, 'apiserver.sock'));
 
     const factory = this.register(new SharedInformerFactory(this.client));
-    const namespaces = new NamespaceController(this.client, factory);
+    const namespaces = new NamespaceController(controllerClient, factory);
     this.register(namespaces);
-    const namespaceDefaults = this.register(new NamespaceDefaultsController(this.client, factory, pki.caCertPem));
+    const namespaceDefaults = this.register(new NamespaceDefaultsController(controllerClient, factory, pki.caCertPem));
     // the controller manager (upstream kube-controller-manager's default controllers)
     const controllers = [
-      new ReplicaSetController(this.client, factory),
-      new DeploymentController(this.client, factory),
-      new GarbageCollector(this.client, factory),
-      new PodGarbageCollector(this.client, factory),
-      new EndpointsController(this.client, factory),
-      new EndpointSliceController(this.client, factory),
-      new NodeLifecycleController(this.client, factory),
-      new DisruptionController(this.client, factory),
-      new JobController(this.client, factory),
-      new CronJobController(this.client, factory),
-      new StatefulSetController(this.client, factory),
-      new DaemonSetController(this.client, factory),
-      new LocalPathProvisioner(this.client, factory, { volumesDir: join(this.options.dataDir, 'volumes') }),
-      new HorizontalPodAutoscalerController(this.client, factory),
-      new ResourceQuotaController(this.client, factory),
-      ...(pki.caKeyPem ? [new CertificateSigner(this.client, factory, { certPem: pki.caCertPem, keyPem: pki.caKeyPem })] : []),
-      new ClusterRoleAggregationController(this.client, factory),
+      new ReplicaSetController(controllerClient, factory),
+      new DeploymentController(controllerClient, factory),
+      new GarbageCollector(controllerClient, factory),
+      new PodGarbageCollector(controllerClient, factory),
+      new EndpointsController(controllerClient, factory),
+      new EndpointSliceController(controllerClient, factory),
+      new NodeLifecycleController(controllerClient, factory),
+      new DisruptionController(controllerClient, factory),
+      new JobController(controllerClient, factory),
+      new CronJobController(controllerClient, factory),
+      new StatefulSetController(controllerClient, factory),
+      new DaemonSetController(controllerClient, factory),
+      new LocalPathProvisioner(controllerClient, factory, { volumesDir: join(this.options.dataDir, 'volumes') }),
+      new HorizontalPodAutoscalerController(controllerClient, factory),
+      new ResourceQuotaController(controllerClient, factory),
+      ...(pki.caKeyPem ? [new CertificateSigner(controllerClient, factory, { certPem: pki.caCertPem, keyPem: pki.caKeyPem })] : []),
+      new ClusterRoleAggregationController(controllerClient, factory),
     ].map((controller) => this.register(controller));
     // cluster DNS (the kube-dns Service's backend) and the service proxy (kd-netd)
     const upstreams = process.env.KUBEDESK_DNS_UPSTREAM?.split(',').filter((entry) => entry.trim() !== '');
@@ -256,13 +261,13 @@ export class Cluster {
       }),
     );
     // the service proxy's host side: NodePort and LoadBalancer listeners on 127.0.0.1
-    const hostPorts = this.register(new HostPortController(this.client, factory, { dialer, recorder: new EventRecorder(this.client, { component: SERVICE_CONTROLLER_NAME }) }));
+    const hostPorts = this.register(new HostPortController(controllerClient, factory, { dialer, recorder: new EventRecorder(controllerClient, { component: SERVICE_CONTROLLER_NAME }) }));
     const ingressPorts =
       this.options.ingressHttpPort !== undefined || this.options.ingressHttpsPort !== undefined
         ? { http: this.options.ingressHttpPort ?? 0, https: this.options.ingressHttpsPort ?? 0 }
         : await IngressController.chooseIngressPorts({ http: 80, https: 443 });
     this.ingress = this.register(new IngressController(this.client, factory, { dialer, httpPort: ingressPorts.http, httpsPort: ingressPorts.https }));
-    const scheduler = this.register(new Scheduler(this.client, factory, new EventRecorder(this.client, { component: 'default-scheduler' })));
+    const scheduler = this.register(new Scheduler(schedulerClient, factory, new EventRecorder(schedulerClient, { component: 'default-scheduler' })));
     this.kubelets = await this.createKubelets(factory, pki.caCertPem);
     factory.start();
     await factory.waitForCacheSync();
@@ -297,7 +302,7 @@ export class Cluster {
       // the first node carries the control plane, so its usage includes kubedesk's own process
       this.metricsCollectors.push(this.register(new MetricsCollector(runtime, { nodeName, system: index === 0 ? processUsage : undefined })));
       const kubelet = new Kubelet({
-        client: this.client,
+        client: this.kubeletClient,
         factory,
         runtime,
         recorder: new EventRecorder(this.client, { component: 'kubelet', host: nodeName }),
@@ -355,4 +360,10 @@ export class Cluster {
       }
     }
   }
+}
+
+/** A User-Agent as client-go builds it: `<component>/<version> (<os>/<arch>) kubernetes/<commit>`. */
+function componentUserAgent(component: string): string {
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
+  return `${component}/${kubernetesVersion().gitVersion} (${process.platform}/${arch}) kubernetes/kubedesk`;
 }

@@ -8,15 +8,23 @@ import { ClientApiError, statusFromResponse } from '../client/errors';
 
 const MAX_STREAM_BYTES = 16 * 1024 * 1024;
 
+export interface InProcessTransportOptions {
+  /** sent as User-Agent: the API server names field managers after it (kube-controller-manager, kubelet…) */
+  userAgent?: string;
+}
+
 export class InProcessTransport implements Transport {
-  constructor(private readonly api: ApiServer) {}
+  constructor(
+    private readonly api: ApiServer,
+    private readonly options: InProcessTransportOptions = {},
+  ) {}
 
   async request(request: TransportRequest): Promise<TransportResponse> {
     const reply = await this.api.handle({
       method: request.method,
       path: request.path,
       query: new URLSearchParams(request.query ?? {}),
-      headers: { 'content-type': request.contentType ?? 'application/json', accept: 'application/json' },
+      headers: { 'content-type': request.contentType ?? 'application/json', accept: 'application/json', ...(this.options.userAgent ? { 'user-agent': this.options.userAgent } : {}) },
       // A deep copy keeps callers from sharing objects with the server, as a wire would.
       parsedBody: request.body === undefined ? undefined : structuredClone(request.body),
     });

@@ -27,13 +27,19 @@ describe('netdBinaryCandidates', () => {
   it('looks beside the bundle first, then in the repository dist/ when running from source, then under the working directory', () => {
     expect(netdBinaryCandidates('file:///repo/dist/kubedesk.mjs', 'amd64', '/work')).toEqual([
       '/repo/dist/netd/kd-netd-linux-amd64',
+      '/repo/netd/kd-netd-linux-amd64',
       '/dist/netd/kd-netd-linux-amd64',
       '/work/dist/netd/kd-netd-linux-amd64',
     ]);
     expect(netdBinaryCandidates('file:///repo/main/network/netd/netdImage.ts', 'arm64', '/repo')).toEqual([
       '/repo/main/network/netd/netd/kd-netd-linux-arm64',
+      '/repo/main/network/netd/kd-netd-linux-arm64',
       '/repo/dist/netd/kd-netd-linux-arm64',
     ]);
+  });
+
+  it("finds the binary from the Electron shell's bundle in dist/app/", () => {
+    expect(netdBinaryCandidates('file:///repo/dist/app/electronMain.cjs', 'amd64', '/')).toContain('/repo/dist/netd/kd-netd-linux-amd64');
   });
 
   it('falls back to the working directory when the module has no file URL (the CommonJS bundle)', () => {

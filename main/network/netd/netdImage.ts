@@ -45,6 +45,8 @@ export function netdBinaryCandidates(moduleUrl: string | undefined, architecture
   const candidates: string[] = [];
   if (moduleUrl && moduleUrl.startsWith('file:')) {
     candidates.push(fileURLToPath(new URL(`./netd/${name}`, moduleUrl)));
+    // the Electron shell's bundle lives in dist/app/
+    candidates.push(fileURLToPath(new URL(`../netd/${name}`, moduleUrl)));
     candidates.push(fileURLToPath(new URL(`../../../dist/netd/${name}`, moduleUrl)));
   }
   candidates.push(join(workingDirectory, 'dist', 'netd', name));
@@ -53,7 +55,7 @@ export function netdBinaryCandidates(moduleUrl: string | undefined, architecture
 
 /** The kd-netd executable for this machine's architecture; throws when it has not been built. */
 export function netdBinaryPath(): string {
-  // The CommonJS Electron bundle has no import.meta.url; the working directory fallback covers it.
+  // The CommonJS Electron bundle gets import.meta.url from its own path (scripts/build.mjs).
   const moduleUrl: unknown = import.meta.url;
   const candidates = netdBinaryCandidates(typeof moduleUrl === 'string' ? moduleUrl : undefined, netdArchitecture(process.arch), process.cwd());
   const found = candidates.find((candidate) => existsSync(candidate));
