@@ -12,7 +12,7 @@ import { ApiError } from './apiError';
 import { decodeBody, mediaType, MAX_BODY_BYTES, negotiate, type Negotiated } from './content';
 import { aggregatedContentType, aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, wantsAggregated } from './discovery';
 import type { OpenApiService } from './openapi/openapiDocuments';
-import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_REPLY, openApiV2Json, openApiV2Protobuf } from './openapi/openapiV2';
+import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_REPLY, openApiV2Protobuf } from './openapi/openapiV2';
 import type { ResourceRegistry } from './resourceRegistry';
 import { ResourceStore, type DeleteOptions, type FieldValidation, type WriteOptions } from './resourceStore';
 import { parseFieldSelector, parseLabelSelector, validateFieldSelector } from './selectors';
@@ -188,7 +188,7 @@ export class ApiServer {
       if (request.method !== 'GET') throw ApiError.methodNotAllowed();
       const accept = request.headers['accept'] ?? '';
       if (accept.includes(OPENAPI_V2_PROTOBUF) || accept.includes(OPENAPI_V2_PROTOBUF_REPLY)) return { status: 200, headers: { 'Content-Type': OPENAPI_V2_PROTOBUF_REPLY }, body: openApiV2Protobuf() };
-      return { status: 200, headers: { 'Content-Type': 'application/json' }, body: openApiV2Json() };
+      return { status: 200, headers: { 'Content-Type': 'application/json' }, body: this.options.openapi.swaggerV2() };
     }
     if (segments[1] !== 'v3') throw notFoundPath();
     if (request.method !== 'GET') throw ApiError.methodNotAllowed();

@@ -144,3 +144,19 @@ describe('HorizontalPodAutoscaler through autoscaling/v1', () => {
     await ok('delete', 'deployment', 'web', '-n', namespace);
   });
 });
+
+describe('the OpenAPI v2 document', () => {
+  it('is complete for JSON clients: definitions and paths for the served kinds', async () => {
+    const swagger = JSON.parse(await kubectlOk(cluster, ['get', '--raw', '/openapi/v2'], undefined, 60_000)) as {
+      swagger: string;
+      definitions: Record<string, unknown>;
+      paths: Record<string, Record<string, { operationId?: string }>>;
+    };
+    expect(swagger.swagger).toBe('2.0');
+    for (const name of ['io.k8s.api.core.v1.Pod', 'io.k8s.api.apps.v1.Deployment', 'io.k8s.api.rbac.v1.ClusterRole', 'io.k8s.api.scheduling.v1.PriorityClass', 'io.k8s.api.networking.v1.Ingress']) {
+      expect(swagger.definitions[name], name).toBeDefined();
+    }
+    expect(swagger.paths['/api/v1/namespaces/{namespace}/pods']?.post?.operationId).toBe('createCoreV1NamespacedPod');
+    expect(swagger.paths['/apis/apps/v1/deployments']?.get?.operationId).toBe('listAppsV1DeploymentForAllNamespaces');
+  });
+});

@@ -192,3 +192,36 @@ describe('generated schemas', () => {
     expect(builtinSchemas['io.k8s.api.core.v1.Event']['x-kubernetes-group-version-kind']).toEqual([{ group: '', kind: 'Event', version: 'v1' }]);
   });
 });
+
+describe('the /openapi/v2 document', () => {
+  const swagger = parse(new OpenApiService(SERVED).swaggerV2());
+  const definitions = record(swagger.definitions);
+  const paths = record(swagger.paths);
+
+  it('is Swagger 2.0 with a definition for every served kind, custom ones included', () => {
+    expect(swagger.swagger).toBe('2.0');
+    for (const name of ['io.k8s.api.core.v1.Pod', 'io.k8s.api.apps.v1.Deployment', 'io.k8s.api.apps.v1.DeploymentList', 'io.k8s.api.events.v1.Event', 'io.k8s.apimachinery.pkg.apis.meta.v1.Status']) {
+      expect(definitions[name], name).toBeDefined();
+    }
+    expect(Object.keys(definitions).some((name) => name.endsWith('.CronTab'))).toBe(true);
+  });
+
+  it('points every reference at a definition it has, with no v3 component paths left', () => {
+    const body = JSON.stringify(swagger);
+    expect(body).not.toContain('#/components/schemas/');
+    const references = [...body.matchAll(/"\$ref":"#\/definitions\/([^"]+)"/g)].map((match) => match[1]);
+    expect(references.length).toBeGreaterThan(50);
+    for (const reference of new Set(references)) expect(definitions[reference], reference).toBeDefined();
+  });
+
+  it('describes operations the Swagger 2.0 way: a body parameter, response schemas and the group-version-kind', () => {
+    const create = record(record(paths['/apis/apps/v1/namespaces/{namespace}/deployments']).post);
+    expect(create.operationId).toBe('createAppsV1NamespacedDeployment');
+    expect(create['x-kubernetes-group-version-kind']).toEqual({ group: 'apps', version: 'v1', kind: 'Deployment' });
+    const parameters = (create.parameters as unknown[]).map(record);
+    expect(parameters.find((parameter) => parameter.in === 'body')?.schema).toEqual({ $ref: '#/definitions/io.k8s.api.apps.v1.Deployment' });
+    expect(record(record(create.responses)['201']).schema).toEqual({ $ref: '#/definitions/io.k8s.api.apps.v1.Deployment' });
+    expect(create.consumes).toEqual(['*/*']);
+    for (const parameter of parameters) expect(parameter.in === 'body' || parameter.schema === undefined).toBe(true);
+  });
+});

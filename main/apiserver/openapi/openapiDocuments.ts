@@ -15,6 +15,7 @@
 //   client-node, which carries no patch-merge keys, so that content type is deliberately left out:
 //   kubectl then falls back to its compiled-in Go types, which carry the right merge keys.
 import { createHash } from 'node:crypto';
+import { buildSwaggerV2 } from './swaggerV2';
 import {
   builtinSchemaName,
   builtinSchemas,
@@ -66,6 +67,7 @@ export interface SerializedDocument {
 }
 
 export const KUBERNETES_VERSION = 'v1.35.0';
+
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 const API_CONVENTIONS = 'https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md';
@@ -395,6 +397,7 @@ export class OpenApiService {
   private resourcesByPath = new Map<string, ServedResource[]>();
   private readonly documents = new Map<string, SerializedDocument>();
   private cachedIndex: OpenApiIndex | undefined;
+  private cachedSwagger: string | undefined;
 
   constructor(resources: readonly ServedResource[] = []) {
     this.setResources(resources);
@@ -411,6 +414,16 @@ export class OpenApiService {
     this.resourcesByPath = byPath;
     this.documents.clear();
     this.cachedIndex = undefined;
+    this.cachedSwagger = undefined;
+  }
+
+  /** /openapi/v2 as JSON: every served group-version merged into one Swagger 2.0 document. */
+  swaggerV2(): string {
+    if (!this.cachedSwagger) {
+      const documents = [...this.resourcesByPath.values()].filter((list) => list.length > 0).map((list) => buildGroupVersionDocument(list[0].group, list[0].version, list));
+      this.cachedSwagger = JSON.stringify(buildSwaggerV2(documents, KUBERNETES_VERSION));
+    }
+    return this.cachedSwagger;
   }
 
   /** `{paths: {"api/v1": {serverRelativeURL: "/openapi/v3/api/v1?hash=…"}, …}}` listing every served group-version. */

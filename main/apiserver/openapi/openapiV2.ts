@@ -3,7 +3,7 @@
 // the document does not define, so a document without definitions lets those files through,
 // while every object is still validated strictly by the server on create. kubectl asks for the
 // gnostic protobuf encoding (openapi.v2.Document: swagger = 1, info = 2; Info: title = 1,
-// version = 2); JSON is served to everyone else.
+// version = 2). JSON clients get the complete document (swaggerV2.ts).
 import { KUBERNETES_VERSION } from './openapiDocuments';
 
 /** what kubectl asks for (an old name Go's mime parser cannot read back) … */
@@ -19,8 +19,4 @@ function field(number: number, payload: Buffer): Buffer {
 export function openApiV2Protobuf(): Buffer {
   const info = Buffer.concat([field(1, Buffer.from('Kubernetes')), field(2, Buffer.from(KUBERNETES_VERSION))]);
   return Buffer.concat([field(1, Buffer.from('2.0')), field(2, info)]);
-}
-
-export function openApiV2Json(): string {
-  return JSON.stringify({ swagger: '2.0', info: { title: 'Kubernetes', version: KUBERNETES_VERSION }, paths: {}, definitions: {} });
 }
