@@ -238,7 +238,7 @@ export class ApiServer {
       case 'POST': {
         this.requireVerb(def, 'create');
         if (def.namespaced && !namespace) throw notFoundPath();
-        const options = this.writeOptions(query, request.headers['user-agent']);
+        const options = this.writeOptions(query, request.headers['user-agent'], request.user);
         const body = this.body(request);
         const { object: created } = await this.dynamicAdmission.admitWrite({ operation: 'CREATE', def, namespace, name: nameOf(body), user: request.user, options }, (writeOptions, replacement) => ({ object: this.objects.create(def, namespace, replacement ?? body, writeOptions) }));
         return objectReply(201, created, request, def, options.warnings);
@@ -273,7 +273,7 @@ export class ApiServer {
       }
       case 'PUT': {
         this.requireVerb(def, 'update');
-        const options = this.writeOptions(query, request.headers['user-agent']);
+        const options = this.writeOptions(query, request.headers['user-agent'], request.user);
         const body = this.body(request);
         const old = this.objects.tryGet(def, namespace, name);
         const result = await this.dynamicAdmission.admitWrite({ operation: old ? 'UPDATE' : 'CREATE', def, namespace, name, oldObject: old, user: request.user, options }, (writeOptions, replacement) => this.objects.update(def, namespace, name, replacement ?? body, writeOptions));
@@ -308,7 +308,7 @@ export class ApiServer {
       case 'GET':
         return objectReply(200, this.objects.get(def, namespace, name), request, def, []);
       case 'PUT': {
-        const options = this.writeOptions(request.query, request.headers['user-agent']);
+        const options = this.writeOptions(request.query, request.headers['user-agent'], request.user);
         const body = this.body(request);
         const result = await this.dynamicAdmission.admitWrite({ operation: 'UPDATE', def, namespace, name, subresource: 'status', oldObject: this.objects.tryGet(def, namespace, name), user: request.user, options }, (writeOptions, replacement) => this.objects.update(def, namespace, name, replacement ?? body, writeOptions, 'status'));
         return objectReply(200, result.object, request, def, options.warnings);
@@ -404,7 +404,7 @@ export class ApiServer {
   private async patch(request: ApiRequest, def: ResourceDef, namespace: string, name: string, subresource?: 'status'): Promise<ApiResponse> {
     const contentType = mediaType(request.headers['content-type']);
     const patchBody = this.patchBody(request, contentType);
-    const options = this.writeOptions(request.query, request.headers['user-agent']);
+    const options = this.writeOptions(request.query, request.headers['user-agent'], request.user);
     const apiVersion = apiVersionOf(def);
     let createIfMissing: (() => unknown) | undefined;
     let apply: ApplyContext | undefined;
@@ -545,7 +545,7 @@ export class ApiServer {
     return { labels, fields };
   }
 
-  private writeOptions(query: URLSearchParams, userAgent?: string): WriteOptions {
+  private writeOptions(query: URLSearchParams, userAgent?: string, user?: ApiRequest['user']): WriteOptions {
     const dryRun = query.getAll('dryRun');
     for (const value of dryRun) if (value !== 'All') throw ApiError.invalid('CreateOptions', 'meta.k8s.io', '', [{ type: 'FieldValueNotSupported', field: 'dryRun', detail: `Unsupported value: "${value}": supported values: "All"` }]);
     const validation = query.get('fieldValidation') ?? 'Warn';
@@ -554,7 +554,7 @@ export class ApiServer {
     }
     const fieldManager = query.get('fieldManager') ?? undefined;
     if (fieldManager !== undefined && fieldManager.length > 128) throw ApiError.invalid('CreateOptions', 'meta.k8s.io', '', [{ type: 'FieldValueTooLong', field: 'fieldManager', detail: 'Too long: may not be more than 128 bytes' }]);
-    return { dryRun: dryRun.length > 0, fieldValidation: validation as FieldValidation, fieldManager, userAgent, warnings: [] };
+    return { dryRun: dryRun.length > 0, fieldValidation: validation as FieldValidation, fieldManager, userAgent, ...(user ? { user } : {}), warnings: [] };
   }
 
   private deleteOptions(request: ApiRequest): DeleteOptions {

@@ -33,6 +33,8 @@ export interface WriteOptions {
   apply?: { force: boolean };
   /** writes that upstream makes below the field manager (pods/binding): managedFields stay as they are */
   untracked?: boolean;
+  /** who writes (HTTPS requests and identified components); undefined for kubedesk's internal calls */
+  user?: { name: string; groups: string[]; uid?: string; extra?: Record<string, string[]> };
   /** collected `Warning` header texts */
   warnings: string[];
 }

@@ -200,3 +200,23 @@ describe('impersonation', () => {
     expect(JSON.parse(local.body)).toMatchObject({ status: { allowed: false } });
   });
 });
+
+describe('privilege escalation', () => {
+  it('lets a namespace admin grant only what it holds, as upstream refuses escalation', async () => {
+    await ok('create', 'serviceaccount', 'ns-admin', '-n', namespace);
+    await ok('create', 'rolebinding', 'ns-admin-is-admin', '--clusterrole=admin', `--serviceaccount=${namespace}:ns-admin`, '-n', namespace);
+    const as = `--as=system:serviceaccount:${namespace}:ns-admin`;
+    // within its own permissions: allowed
+    await until('the admin binding to take effect', async () => ((await cluster.kubectl(['create', 'role', 'delegated-pod-reader', '--verb=get,list', '--resource=pods', '-n', namespace, as])).code === 0 ? true : undefined), 10_000);
+    // nodes are cluster-scoped and not in `admin`: refused with upstream's message
+    const role = await cluster.kubectl(['create', 'role', 'node-reader', '--verb=list', '--resource=nodes', '-n', namespace, as]);
+    expect(role.code).not.toBe(0);
+    expect(role.stderr).toContain(`roles.rbac.authorization.k8s.io "node-reader" is forbidden: user "system:serviceaccount:${namespace}:ns-admin" (groups=["system:serviceaccounts" "system:serviceaccounts:${namespace}" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:`);
+    expect(role.stderr).toContain('{APIGroups:[""], Resources:["nodes"], Verbs:["list"]}');
+    // binding cluster-admin would hand out everything: refused; binding view (which it holds) works
+    const binding = await cluster.kubectl(['create', 'rolebinding', 'grab', '--clusterrole=cluster-admin', `--serviceaccount=${namespace}:default`, '-n', namespace, as]);
+    expect(binding.code).not.toBe(0);
+    expect(binding.stderr).toContain('rolebindings.rbac.authorization.k8s.io "grab" is forbidden');
+    await ok('create', 'rolebinding', 'share-view', '--clusterrole=view', `--serviceaccount=${namespace}:default`, '-n', namespace, as);
+  });
+});
