@@ -60,10 +60,13 @@ import { bootstrapObjects } from './bootstrap';
 import { writeKubeconfig, type WriteKubeconfigResult } from './kubeconfig';
 import { tokenAuthenticator } from './authentication';
 import { RbacAuthorizer } from '../apiserver/auth/rbacAuthorizer';
+import { rbacEscalationAdmission } from '../apiserver/auth/escalation';
 import { StoreRbacSource } from '../apiserver/auth/rbacSource';
 import { requestAuthorization } from '../apiserver/auth/requestAuthorization';
 import { registerReviewApis } from '../apiserver/auth/reviews';
 import { ensureBootstrapPolicy } from '../apiserver/auth/bootstrapPolicy';
+import { ensureComponentPolicy, NETWORK_SERVICE_ACCOUNT } from '../apiserver/auth/componentPolicy';
+import { componentClients, controllerUser, nodeUser, schedulerUser, type ComponentClients } from './componentIdentities';
 import { ClusterRoleAggregationController } from '../controllers/clusterRoleAggregationController';
 import { startCustomResourceDefinitions } from '../apiserver/crd/customResourceDefinitions';
 import { kubernetesVersion } from './version';
@@ -92,7 +95,7 @@ export class Cluster {
   kubelets: Kubelet[] = [];
   metricsCollectors: MetricsCollector[] = [];
   network!: NetworkPlan;
-  private kubeletClient!: ApiClient;
+  private componentClients!: ComponentClients;
   private ingress: IngressController | undefined;
   private clusterId = '';
   private firstRuntime: DockerRuntime | undefined;
@@ -163,9 +166,11 @@ export class Cluster {
         },
       },
     });
-    // RBAC for every caller of the HTTPS API; in-process components (controllers, scheduler,
-    // kubelets) bypass it, as privileged as upstream's loopback client (system:masters)
+    // RBAC for every caller of the HTTPS API and for the in-process components, which act as
+    // their own users (componentIdentities.ts); only bootstrap and the shared informers' cache use
+    // the privileged loopback client (upstream's system:apiserver)
     const authorizer = new RbacAuthorizer(this.register(new StoreRbacSource(store)));
+    this.api.objects.addValidatingAdmission(rbacEscalationAdmission(authorizer, registry));
     registerReviewApis(this.api, { authorizer, authenticator });
     const http = new HttpServer({ api: this.api, authenticator, authorization: requestAuthorization(authorizer), cert: pki.serverCertPem, key: pki.serverKeyPem, port: this.options.port, isReady: () => this.ready });
     this.register({ dispose: () => http.close() });
@@ -205,12 +210,16 @@ export class Cluster {
     }
 
     this.client = new ApiClient(new InProcessTransport(this.api, { userAgent: componentUserAgent('kubedesk') }));
-    // each component writes under its upstream name, so managedFields read as on a real cluster
-    const controllerClient = new ApiClient(new InProcessTransport(this.api, { userAgent: componentUserAgent('kube-controller-manager') }));
-    const schedulerClient = new ApiClient(new InProcessTransport(this.api, { userAgent: componentUserAgent('kube-scheduler') }));
-    this.kubeletClient = new ApiClient(new InProcessTransport(this.api, { userAgent: componentUserAgent('kubelet') }));
+    // each component writes under its upstream name, so managedFields read as on a real cluster,
+    // and acts as its upstream identity: controllers as their kube-system ServiceAccounts
+    // (--use-service-account-credentials, User-Agent `kube-controller-manager/… /<controller>`)
+    this.componentClients = componentClients(this.api, requestAuthorization(authorizer));
+    const components = this.componentClients;
+    const controllerClient = (serviceAccount: string) => components.clientFor(controllerUser(serviceAccount), `${componentUserAgent('kube-controller-manager')}/${serviceAccount}`);
+    const schedulerClient = components.clientFor(schedulerUser(), componentUserAgent('kube-scheduler'));
     await bootstrapObjects(this.client, this.network);
     ensureBootstrapPolicy(this.api);
+    ensureComponentPolicy(this.api);
     port = await http.listen();
     this.server = `https://127.0.0.1:${port}`;
     // Pods reach the API server and cluster DNS through unix sockets in the directory kd-netd
@@ -218,28 +227,29 @@ export class Cluster {
     await http.listenUnix(join(runDir, 'apiserver.sock'));
 
     const factory = this.register(new SharedInformerFactory(this.client));
-    const namespaces = new NamespaceController(controllerClient, factory);
+    const namespaces = new NamespaceController(controllerClient('namespace-controller'), factory);
     this.register(namespaces);
-    const namespaceDefaults = this.register(new NamespaceDefaultsController(controllerClient, factory, pki.caCertPem));
+    // service-account-controller and root-ca-cert-publisher in one (both roles are bound to its ServiceAccount)
+    const namespaceDefaults = this.register(new NamespaceDefaultsController(controllerClient('service-account-controller'), factory, pki.caCertPem));
     // the controller manager (upstream kube-controller-manager's default controllers)
     const controllers = [
-      new ReplicaSetController(controllerClient, factory),
-      new DeploymentController(controllerClient, factory),
-      new GarbageCollector(controllerClient, factory),
-      new PodGarbageCollector(controllerClient, factory),
-      new EndpointsController(controllerClient, factory),
-      new EndpointSliceController(controllerClient, factory),
-      new NodeLifecycleController(controllerClient, factory),
-      new DisruptionController(controllerClient, factory),
-      new JobController(controllerClient, factory),
-      new CronJobController(controllerClient, factory),
-      new StatefulSetController(controllerClient, factory),
-      new DaemonSetController(controllerClient, factory),
-      new LocalPathProvisioner(controllerClient, factory, { volumesDir: join(this.options.dataDir, 'volumes') }),
-      new HorizontalPodAutoscalerController(controllerClient, factory),
-      new ResourceQuotaController(controllerClient, factory),
-      ...(pki.caKeyPem ? [new CertificateSigner(controllerClient, factory, { certPem: pki.caCertPem, keyPem: pki.caKeyPem })] : []),
-      new ClusterRoleAggregationController(controllerClient, factory),
+      new ReplicaSetController(controllerClient('replicaset-controller'), factory),
+      new DeploymentController(controllerClient('deployment-controller'), factory),
+      new GarbageCollector(controllerClient('generic-garbage-collector'), factory),
+      new PodGarbageCollector(controllerClient('pod-garbage-collector'), factory),
+      new EndpointsController(controllerClient('endpoint-controller'), factory),
+      new EndpointSliceController(controllerClient('endpointslice-controller'), factory),
+      new NodeLifecycleController(controllerClient('node-controller'), factory),
+      new DisruptionController(controllerClient('disruption-controller'), factory),
+      new JobController(controllerClient('job-controller'), factory),
+      new CronJobController(controllerClient('cronjob-controller'), factory),
+      new StatefulSetController(controllerClient('statefulset-controller'), factory),
+      new DaemonSetController(controllerClient('daemon-set-controller'), factory),
+      new LocalPathProvisioner(controllerClient('persistent-volume-binder'), factory, { volumesDir: join(this.options.dataDir, 'volumes') }),
+      new HorizontalPodAutoscalerController(controllerClient('horizontal-pod-autoscaler'), factory),
+      new ResourceQuotaController(controllerClient('resourcequota-controller'), factory),
+      ...(pki.caKeyPem ? [new CertificateSigner(controllerClient('certificate-controller'), factory, { certPem: pki.caCertPem, keyPem: pki.caKeyPem })] : []),
+      new ClusterRoleAggregationController(controllerClient('clusterrole-aggregation-controller'), factory),
     ].map((controller) => this.register(controller));
     // cluster DNS (the kube-dns Service's backend) and the service proxy (kd-netd)
     const upstreams = process.env.KUBEDESK_DNS_UPSTREAM?.split(',').filter((entry) => entry.trim() !== '');
@@ -261,12 +271,14 @@ export class Cluster {
       }),
     );
     // the service proxy's host side: NodePort and LoadBalancer listeners on 127.0.0.1
-    const hostPorts = this.register(new HostPortController(controllerClient, factory, { dialer, recorder: new EventRecorder(controllerClient, { component: SERVICE_CONTROLLER_NAME }) }));
+    const serviceControllerClient = controllerClient('service-controller');
+    const hostPorts = this.register(new HostPortController(serviceControllerClient, factory, { dialer, recorder: new EventRecorder(serviceControllerClient, { component: SERVICE_CONTROLLER_NAME }) }));
     const ingressPorts =
       this.options.ingressHttpPort !== undefined || this.options.ingressHttpsPort !== undefined
         ? { http: this.options.ingressHttpPort ?? 0, https: this.options.ingressHttpsPort ?? 0 }
         : await IngressController.chooseIngressPorts({ http: 80, https: 443 });
-    this.ingress = this.register(new IngressController(this.client, factory, { dialer, httpPort: ingressPorts.http, httpsPort: ingressPorts.https }));
+    // kubedesk's network components act as kube-system/kubedesk-network (ClusterRole system:kubedesk:network)
+    this.ingress = this.register(new IngressController(controllerClient(NETWORK_SERVICE_ACCOUNT), factory, { dialer, httpPort: ingressPorts.http, httpsPort: ingressPorts.https }));
     const scheduler = this.register(new Scheduler(schedulerClient, factory, new EventRecorder(schedulerClient, { component: 'default-scheduler' })));
     this.kubelets = await this.createKubelets(factory, pki.caCertPem);
     factory.start();
@@ -301,11 +313,13 @@ export class Cluster {
       const internalIP = await runtime.start().then((prepared) => prepared.network.gateway, () => '127.0.0.1');
       // the first node carries the control plane, so its usage includes kubedesk's own process
       this.metricsCollectors.push(this.register(new MetricsCollector(runtime, { nodeName, system: index === 0 ? processUsage : undefined })));
+      // each kubelet acts as system:node:<node> (system:node is bound to the group system:nodes)
+      const kubeletClient = this.componentClients.clientFor(nodeUser(nodeName), componentUserAgent('kubelet'));
       const kubelet = new Kubelet({
-        client: this.kubeletClient,
+        client: kubeletClient,
         factory,
         runtime,
-        recorder: new EventRecorder(this.client, { component: 'kubelet', host: nodeName }),
+        recorder: new EventRecorder(kubeletClient, { component: 'kubelet', host: nodeName }),
         identity: { nodeName, zone: zoneFor(index), controlPlane: index === 0, internalIP, dataDir: nodeDir },
         podsDir: join(nodeDir, 'pods'),
         caCertPem,
