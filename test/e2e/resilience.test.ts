@@ -91,8 +91,12 @@ describe.runIf(restartDocker)('Docker restarts', () => {
     daemon.unref();
     await until('dockerd back', async () => (dockerUp() ? true : undefined), 60_000, 250);
     await until('node Ready', async () => ((await ok('get', 'node', 'kubedesk', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')) === 'True' ? true : undefined), 40_000, 250);
-    await runningPod('survivor');
-    const restarts = Number(await ok('get', 'pod', 'survivor', '-o', 'jsonpath={.status.containerStatuses[0].restartCount}'));
+    // The pod's status still says Running from before the outage until the kubelet's relist sees the
+    // stopped containers, so wait for the restart itself rather than for Running.
+    const restarts = await until('the survivor restarted and ready again', async () => {
+      const [count, ready] = (await ok('get', 'pod', 'survivor', '-o', 'jsonpath={.status.containerStatuses[0].restartCount} {.status.containerStatuses[0].ready}')).split(' ');
+      return Number(count) >= 1 && ready === 'true' ? Number(count) : undefined;
+    }, 60_000, 250);
     expect(restarts).toBeGreaterThanOrEqual(1);
   }, 240_000);
 });
