@@ -6,8 +6,8 @@
 // tenth (kubeadm's convention, 10.96.0.10 on a default cluster).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chooseSubnet, hostNetworks, parseCidr, splitSubnet } from '../kubelet/runtime/dockerNetwork';
-import { indexedIpv4 } from './addresses';
+import { chooseSubnet, hostNetworks, splitSubnet } from '../kubelet/runtime/dockerNetwork';
+import { indexedIpv4, parseCidr } from '../../shared/net/ipv4';
 
 export interface NetworkPlan {
   subnet: string;

@@ -12,7 +12,7 @@ import { isRecord } from '../../shared/kubernetes/types';
 import { backendsFor, clusterIpOf, servicePorts, slicesOfService } from '../../shared/kubernetes/serviceEndpoints';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
-import { cidrContains } from './addresses';
+import { cidrContains } from '../../shared/net/ipv4';
 
 /** Where kd-netd finds the host's unix sockets and its configuration (the mounted run directory). */
 export const netdRunPath = '/run/kubedesk';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../shared/kubernetes/types';
-import { ServiceAllocator, indexedIp } from './serviceAllocation';
+import { ServiceAllocator } from './serviceAllocation';
 
 const config = { serviceRange: '10.123.128.0/17', nodePortRange: { min: 30000, max: 30009 } };
 
@@ -85,10 +85,5 @@ describe('ServiceAllocator', () => {
     const updated = service('a', { type: 'ClusterIP', clusterIP: '10.123.200.1', ports: [{ port: 80, protocol: 'TCP', nodePort: 30001 }] });
     expect(allocator.allocate(updated, old, [old])).toEqual([]);
     expect((updated.spec as { ports: Array<{ nodePort?: number }> }).ports[0].nodePort).toBeUndefined();
-  });
-
-  it('numbers the fixed addresses from the start of the range', () => {
-    expect(indexedIp('10.123.128.0/17', 1)).toBe('10.123.128.1');
-    expect(indexedIp('10.123.128.0/17', 10)).toBe('10.123.128.10');
   });
 });

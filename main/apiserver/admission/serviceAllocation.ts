@@ -10,6 +10,7 @@
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import { fieldErrors, type FieldError } from '../../registry/fieldErrors';
+import { cidrSize, formatIpv4, parseCidr, parseIpv4 } from '../../../shared/net/ipv4';
 
 export interface ServiceNetworkConfig {
   /** IPv4 CIDR that ClusterIPs come from, e.g. 10.123.128.0/17 */
@@ -25,28 +26,10 @@ interface Range {
   text: string;
 }
 
-function parseIp(text: string): number | undefined {
-  const parts = text.split('.');
-  if (parts.length !== 4 || parts.some((part) => !/^\d{1,3}$/.test(part) || Number(part) > 255)) return undefined;
-  return parts.reduce((value, part) => value * 256 + Number(part), 0);
-}
-
-function formatIp(value: number): string {
-  return [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join('.');
-}
-
 function parseRange(cidr: string): Range {
-  const [address, prefixText] = cidr.split('/');
-  const base = parseIp(address ?? '');
-  const prefix = Number(prefixText);
-  if (base === undefined || !Number.isInteger(prefix) || prefix < 8 || prefix > 30) throw new Error(`invalid service range ${cidr}`);
-  return { base, size: 2 ** (32 - prefix), text: cidr };
-}
-
-/** The n-th address of the range (1 = the first usable one, as upstream's GetIndexedIP). */
-export function indexedIp(serviceRange: string, index: number): string {
-  const range = parseRange(serviceRange);
-  return formatIp(range.base + index);
+  const parsed = parseCidr(cidr);
+  if (!parsed || parsed.prefix < 8 || parsed.prefix > 30) throw new Error(`invalid service range ${cidr}`);
+  return { base: parsed.address, size: cidrSize(parsed), text: cidr };
 }
 
 function specOf(service: KubeObject): Record<string, unknown> {
@@ -124,7 +107,7 @@ export class ServiceAllocator {
     const requested = typeof spec.clusterIP === 'string' ? spec.clusterIP : '';
     if (requested !== '') {
       // IPv6 or a second family cannot be served by kubedesk's single IPv4 range.
-      const value = parseIp(requested);
+      const value = parseIpv4(requested);
       const ips = Array.isArray(spec.clusterIPs) ? spec.clusterIPs : [requested];
       if (value === undefined || value < this.range.base || value >= this.range.base + this.range.size) {
         errors.push(fieldErrors.invalid('spec.clusterIPs', ips, `failed to allocate IP ${requested}: the provided IP (${requested}) is not in the valid range. The range of valid IPs is ${this.range.text}`));
@@ -154,11 +137,11 @@ export class ServiceAllocator {
     const reserved = Math.max(first, Math.min(256, Math.floor(this.range.size / 16)));
     for (let attempt = 0; attempt < 64; attempt++) {
       const offset = reserved + Math.floor(Math.random() * (last - reserved + 1));
-      const ip = formatIp(this.range.base + offset);
+      const ip = formatIpv4(this.range.base + offset);
       if (!used.has(ip)) return ip;
     }
     for (let offset = first; offset <= last; offset++) {
-      const ip = formatIp(this.range.base + offset);
+      const ip = formatIpv4(this.range.base + offset);
       if (!used.has(ip)) return ip;
     }
     return undefined;

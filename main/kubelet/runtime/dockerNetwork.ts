@@ -6,11 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
-
-export interface Cidr {
-  address: number; // network address as an unsigned 32-bit integer
-  prefix: number;
-}
+import { cidrsOverlap, formatIpv4, parseCidr, type Cidr } from '../../../shared/net/ipv4';
 
 export interface ClusterNetwork {
   id: string;
@@ -21,41 +17,6 @@ export interface ClusterNetwork {
   podRange: string;
   /** free for Service ClusterIPs (upper half); '' when the network was not created by us */
   serviceRange: string;
-}
-
-export function parseIPv4(text: string): number | undefined {
-  const parts = text.split('.');
-  if (parts.length !== 4) return undefined;
-  let value = 0;
-  for (const part of parts) {
-    if (!/^\d{1,3}$/.test(part)) return undefined;
-    const octet = Number(part);
-    if (octet > 255) return undefined;
-    value = value * 256 + octet;
-  }
-  return value;
-}
-
-export function formatIPv4(value: number): string {
-  return [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join('.');
-}
-
-export function parseCidr(text: string): Cidr | undefined {
-  const [address, prefixText] = text.split('/');
-  const parsed = parseIPv4(address ?? '');
-  const prefix = prefixText === undefined ? 32 : Number(prefixText);
-  if (parsed === undefined || !Number.isInteger(prefix) || prefix < 0 || prefix > 32) return undefined;
-  return { address: (parsed & maskOf(prefix)) >>> 0, prefix };
-}
-
-function maskOf(prefix: number): number {
-  return prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
-}
-
-export function cidrsOverlap(first: Cidr, second: Cidr): boolean {
-  const prefix = Math.min(first.prefix, second.prefix);
-  const mask = maskOf(prefix);
-  return ((first.address & mask) >>> 0) === ((second.address & mask) >>> 0);
 }
 
 /**
@@ -85,9 +46,9 @@ export function splitSubnet(subnet: string): { gateway: string; podRange: string
   const half = cidr.prefix + 1;
   const size = 2 ** (32 - half);
   return {
-    gateway: formatIPv4(cidr.address + 1),
-    podRange: `${formatIPv4(cidr.address)}/${half}`,
-    serviceRange: `${formatIPv4(cidr.address + size)}/${half}`,
+    gateway: formatIpv4(cidr.address + 1),
+    podRange: `${formatIpv4(cidr.address)}/${half}`,
+    serviceRange: `${formatIpv4(cidr.address + size)}/${half}`,
   };
 }
 

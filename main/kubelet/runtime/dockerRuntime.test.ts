@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTestImages } from '../../../test/support/images';
 import { RuntimeLabels, type ContainerConfig, type SandboxStatus, type StreamSession } from './containerRuntime';
 import { DockerRuntime, ImagePullError, ensurePauseImage, entrypointAndCmd, normalizeImageReference, splitImageReference } from './dockerRuntime';
-import { parseCidr, cidrsOverlap } from './dockerNetwork';
+import { parseCidr, cidrsOverlap } from '../../../shared/net/ipv4';
 import { pauseImageTag } from './pauseImage';
 
 const clusterId = `t${randomBytes(6).toString('hex')}`;

@@ -27,7 +27,8 @@ import {
   type StreamOptions,
   type StreamSession,
 } from './containerRuntime';
-import { chooseSubnet, hostNetworks, parseCidr, splitSubnet, type Cidr, type ClusterNetwork } from './dockerNetwork';
+import { chooseSubnet, hostNetworks, splitSubnet, type ClusterNetwork } from './dockerNetwork';
+import { parseCidr, type Cidr } from '../../../shared/net/ipv4';
 import { mergeStreams, splitStreams } from './dockerStreams';
 import { pauseArchitecture, pauseExecutable, pauseImageLabel, pauseImageTag } from './pauseImage';
 import { readFirstTarFile, writeTar } from './tar';
