@@ -23,6 +23,7 @@ import type { ApiReply, ApiRequest, ApiResponse, ApiServer, ApiStreamReply, Subr
 import type { UpgradeHandler } from '../httpServer';
 import { resolveProxyLocation, type ProxyKind, type ProxyLocation, type ProxyLookup } from './proxyLocation';
 import { rewriteHtml, rewriteUrl, type RewriteContext } from './urlRewrite';
+import { closeTogether } from '../../../shared/net/closeTogether';
 
 /** What the proxy needs from host networking (main/network's PodDialer has this shape). */
 export interface ProxyDialer {
@@ -460,15 +461,7 @@ async function serveUpgrade(options: ProxyOptions, target: ProxyPath, url: URL, 
     throw new Error(`invalid upgrade response: status code ${responseHead.status}`);
   }
   client.write(responseHead.bytes);
-  // once one side is gone the other is closed, as upstream returns after either copy ends
-  const closeBoth = () => {
-    backend.destroy();
-    client.destroy();
-  };
-  backend.once('close', closeBoth);
-  client.once('close', closeBoth);
-  backend.on('error', closeBoth);
-  client.on('error', closeBoth);
+  closeTogether(backend, client);
   backend.pipe(client);
   backend.resume();
   // a refusal (>= 400) is passed on as the backend wrote it and then the connection ends

@@ -7,6 +7,7 @@ import { request, type IncomingMessage, type OutgoingHttpHeaders, type ServerRes
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import { hopByHopTest, rawHeaderValues } from '../../../shared/http/hopByHop';
+import { closeTogether } from '../../../shared/net/closeTogether';
 
 export interface ForwardInfo {
   clientIp: string;
@@ -111,14 +112,7 @@ export function proxyUpgrade(req: IncomingMessage, client: Duplex, head: Buffer,
   const lines = [`${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/1.1`, ...headers.map(([name, value]) => `${name}: ${value}`), '', ''];
   backend.write(lines.join('\r\n'));
   if (head.length > 0) backend.write(head);
-  const close = () => {
-    client.destroy();
-    backend.destroy();
-  };
-  backend.on('error', close);
-  client.on('error', close);
-  backend.on('close', close);
-  client.on('close', close);
+  closeTogether(client, backend);
   backend.pipe(client);
   client.pipe(backend);
 }
