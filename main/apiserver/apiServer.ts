@@ -32,6 +32,7 @@ import { PatchError } from './patch/patchError';
 import { applyConfiguration, type ApplyContext } from './fieldManager/apply';
 import { nowTimestamp } from './objectMeta';
 import { DynamicAdmission } from './webhooks/dynamicAdmission';
+import { StoreCache } from './storeCache';
 
 export interface ApiRequest {
   method: string;
@@ -118,7 +119,7 @@ export class ApiServer {
       ...priorityAdmissionHooks(options.registry),
     ], options.serviceNetwork ? [serviceAllocator(new ServiceAllocator(options.serviceNetwork))] : []);
     installAdmissionPlugins(this.objects, options.registry);
-    this.dynamicAdmission = new DynamicAdmission({ objects: this.objects, registry: options.registry });
+    this.dynamicAdmission = new DynamicAdmission({ objects: this.objects, registry: options.registry, cache: new StoreCache(options.store) });
   }
 
   get registry(): ResourceRegistry {

@@ -1,8 +1,9 @@
 // The RBAC objects the authorizer reads, straight from the store and cached until one of the four
-// RBAC resources changes (a store watch marks the cache stale), the way upstream's authorizer
-// reads through shared informers instead of etcd on every request.
+// RBAC resources changes (StoreCache), the way upstream's authorizer reads through shared
+// informers instead of etcd on every request.
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import type { Disposable, Store } from '../../storage/store';
+import { StoreCache } from '../storeCache';
 import { bindingOf, policyRulesOf, type Binding, type PolicyRule, type RbacSource } from './rbacAuthorizer';
 
 const GROUP = 'rbac.authorization.k8s.io';
@@ -19,14 +20,10 @@ interface Snapshot {
 }
 
 export class StoreRbacSource implements RbacSource, Disposable {
-  private snapshot: Snapshot | undefined;
-  private readonly watches: Disposable[] = [];
+  private readonly cache: StoreCache;
 
   constructor(private readonly store: Store) {
-    const revision = store.currentRevision();
-    for (const resource of [CLUSTER_ROLES, ROLES, CLUSTER_ROLE_BINDINGS, ROLE_BINDINGS]) {
-      this.watches.push(store.watch({ resource, fromRevision: revision }, () => (this.snapshot = undefined)));
-    }
+    this.cache = new StoreCache(store);
   }
 
   clusterRole(name: string): PolicyRule[] | undefined {
@@ -46,11 +43,14 @@ export class StoreRbacSource implements RbacSource, Disposable {
   }
 
   dispose(): void {
-    for (const watch of this.watches.splice(0)) watch.dispose();
+    this.cache.dispose();
   }
 
   private current(): Snapshot {
-    if (this.snapshot) return this.snapshot;
+    return this.cache.get('rbac', [CLUSTER_ROLES, ROLES, CLUSTER_ROLE_BINDINGS, ROLE_BINDINGS], () => this.build());
+  }
+
+  private build(): Snapshot {
     const all = (resource: string): KubeObject[] => this.store.list(resource, {}).items;
     const snapshot: Snapshot = { clusterRoles: new Map(), roles: new Map(), clusterRoleBindings: [], roleBindings: new Map() };
     for (const role of all(CLUSTER_ROLES)) snapshot.clusterRoles.set(role.metadata.name ?? '', policyRulesOf(role));
@@ -62,7 +62,6 @@ export class StoreRbacSource implements RbacSource, Disposable {
       list.push(binding);
       snapshot.roleBindings.set(binding.namespace, list);
     }
-    this.snapshot = snapshot;
     return snapshot;
   }
 }

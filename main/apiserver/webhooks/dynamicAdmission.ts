@@ -24,9 +24,12 @@ import { admissionRequest, admissionReview, callingError, deniedError, parseAdmi
 import { isExemptResource, labelsOf, namespaceSelectorMatches, objectSelectorMatches, ruleMatches, type AdmissionAttributes, type AdmissionOperation, type AdmissionUser } from './matching';
 import { celRequest, evaluatePolicies, matchConditionsHold } from './validatingAdmissionPolicy';
 import { postJson, webhookEndpoint, type WebhookDialer } from './webhookClient';
+import type { StoreCache } from '../storeCache';
 
 export interface DynamicAdmissionOptions {
   objects: ResourceStore;
+  /** the configurations are read once per change of their kinds, not on every write */
+  cache: StoreCache;
   registry: ResourceRegistry;
   dialer?: WebhookDialer;
 }
@@ -127,9 +130,11 @@ export class DynamicAdmission {
     await this.validate(this.webhooks('validatingwebhookconfigurations', attributes), attributes, warnings);
   }
 
-  private list(resource: string): KubeObject[] {
+  /** The stored configurations of one admissionregistration kind; shared, so callers must not change it. */
+  private list(resource: string): readonly KubeObject[] {
     const def = this.options.registry.lookup('admissionregistration.k8s.io', 'v1', resource);
-    return def ? this.options.objects.list(def, { labels: [], fields: [] }).items : [];
+    if (!def) return [];
+    return this.options.cache.get(`admission/${resource}`, [`${resource}.admissionregistration.k8s.io`], () => Object.freeze(this.options.objects.list(def, { labels: [], fields: [] }).items));
   }
 
   private hasPolicies(): boolean {
@@ -138,7 +143,7 @@ export class DynamicAdmission {
 
   /** Webhooks whose rules and selectors match, configurations in name order as upstream sorts them. */
   private webhooks(resource: string, attributes: AdmissionAttributes, checkObject = true): Webhook[] {
-    const configurations = this.list(resource).sort((left, right) => (left.metadata.name ?? '').localeCompare(right.metadata.name ?? ''));
+    const configurations = [...this.list(resource)].sort((left, right) => (left.metadata.name ?? '').localeCompare(right.metadata.name ?? ''));
     const matched: Webhook[] = [];
     for (const configuration of configurations) {
       for (const spec of Array.isArray(configuration.webhooks) ? configuration.webhooks : []) {

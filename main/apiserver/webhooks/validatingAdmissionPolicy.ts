@@ -17,8 +17,8 @@ import { WebhookStatusError } from './admissionReview';
 import { namespaceSelectorMatches, objectSelectorMatches, ruleMatches, type AdmissionAttributes } from './matching';
 
 export interface PolicyContext {
-  policies: KubeObject[];
-  bindings: KubeObject[];
+  policies: readonly KubeObject[];
+  bindings: readonly KubeObject[];
   namespaceLabels(name: string): Record<string, string> | undefined;
   namespaceObject(name: string): KubeObject | undefined;
   /** the parameter object a binding's paramRef names (paramKind is resolved by the caller) */
