@@ -134,9 +134,10 @@ describe('applyConfiguration', () => {
     expect(() => applyConfiguration(undefined, config, deploymentContext('a'))).toThrow('metadata.managedFields must be nil');
   });
 
-  it('answers 500 as upstream for an associative list item without its key', () => {
+  it("answers 400 BadRequest with upstream's text for an associative list item without its key", () => {
     const error = conflictOf(() => applyConfiguration(undefined, deployment({ template: { spec: { containers: [{ image: 'x' }] } } }), deploymentContext('a')));
-    expect(error.code).toBe(500);
+    expect(error.code).toBe(400);
+    expect(error.message).toMatch(/^failed to create typed patch object \(default\/web; apps\/v1, Kind=Deployment\): /);
     expect(error.message).toContain('associative list with keys has an element that omits key field "name"');
   });
 

@@ -69,13 +69,18 @@ class ConflictList extends Error {
   }
 }
 
+/**
+ * An applied configuration that does not fit its type (a keyed-list item without its key) is the
+ * client's bad input: 400 with upstream's text. Upstream still answers 500 here (kubernetes#139253,
+ * with a pull request to make it BadRequest); kubedesk answers bad input with a 4xx.
+ */
 function toApiError(error: unknown, context: ApplyContext, config: Record<string, unknown>): unknown {
   if (error instanceof TypeError) {
     const metadata = isRecord(config.metadata) ? config.metadata : {};
     const group = context.apiVersion.includes('/') ? context.apiVersion.split('/')[0] : '';
     const version = context.apiVersion.split('/').pop() ?? '';
     const gvk = `${group ? `${group}/` : ''}${version}, Kind=${context.kind}`;
-    return ApiError.internal(`failed to create typed patch object (${String(metadata.namespace ?? '')}/${String(metadata.name ?? '')}; ${gvk}): ${error.message}`);
+    return ApiError.badRequest(`failed to create typed patch object (${String(metadata.namespace ?? '')}/${String(metadata.name ?? '')}; ${gvk}): ${error.message}`);
   }
   return error;
 }
