@@ -1,11 +1,11 @@
 // Per-kind strategy hooks (upstream pkg/registry/<group>/<kind>/strategy.go): what status an
 // object starts with, what survives an update of the main resource, plus the kind's defaults,
-// validation and printer, gathered from registry/defaults, registry/validation and registry/printers.
+// validation and printer, gathered from registry/defaults, registry/validation and shared/printers.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { FieldError } from './fieldErrors';
 import type { TableDef } from './types';
-import { tableDefs, defaultTableDef } from './printers';
+import { tableDefs, defaultTableDef } from '../../shared/printers';
 import { validators } from './validation';
 import { defaulters } from './defaults';
 import { podQosClass } from './podQos';

@@ -4,21 +4,8 @@
 import type { KubeObject } from '../../shared/kubernetes/types';
 import type { FieldError } from './fieldErrors';
 
-/** metav1.TableColumnDefinition */
-export interface ColumnDefinition {
-  name: string;
-  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
-  format: string;
-  description: string;
-  priority: number;
-}
-
-/** How a kind prints in `kubectl get`: the column set of upstream printers.go and a row function. */
-export interface TableDef {
-  columns: ColumnDefinition[];
-  /** Cells in column order. `now` is injected so rows are testable (Age columns). */
-  row(obj: KubeObject, now: Date): unknown[];
-}
+export type { ColumnDefinition, TableDef } from '../../shared/printers/table';
+import type { TableDef } from '../../shared/printers/table';
 
 export interface SubresourceDef {
   /** e.g. `status`, `scale`, `log`, `exec` */
