@@ -1,7 +1,8 @@
 // Builds dist/: the cluster (main/) bundled by esbuild into one ESM file for fast start-up, with
-// native and Docker modules left external. The UI bundle joins here when the renderer lands.
+// native and Docker modules left external; the web UI (renderer/) into dist/renderer, which the
+// cluster serves at /ui/.
 import { build } from 'esbuild';
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 
 const schemas = 'main/apiserver/openapi/schemas.generated.json';
@@ -40,3 +41,29 @@ await build({
   external: ['better-sqlite3', 'dockerode', 'electron', 'cpu-features', 'ssh2'],
   logLevel: 'warning',
 });
+
+// The web UI: React app and stylesheet (xterm's CSS inlined), the page, the icon, and Monaco's
+// AMD build (loaded on demand by the YAML editor; copied once per Monaco version).
+await build({
+  entryPoints: { app: 'renderer/main.tsx' },
+  outdir: 'dist/renderer',
+  bundle: true,
+  platform: 'browser',
+  target: ['chrome120'],
+  format: 'esm',
+  sourcemap: 'linked',
+  minify: true,
+  jsx: 'automatic',
+  define: { 'process.env.NODE_ENV': '"production"' },
+  logLevel: 'warning',
+});
+await build({ entryPoints: { app: 'renderer/styles.css' }, outdir: 'dist/renderer', bundle: true, minify: true, loader: { '.woff': 'file', '.woff2': 'file', '.ttf': 'file' }, logLevel: 'warning' });
+cpSync('renderer/index.html', 'dist/renderer/index.html');
+cpSync('assets/icon.svg', 'dist/renderer/icon.svg');
+const monacoVersion = JSON.parse(readFileSync('node_modules/monaco-editor/package.json', 'utf8')).version;
+const monacoTarget = 'dist/renderer/monaco';
+if (!existsSync(`${monacoTarget}/${monacoVersion}`)) {
+  mkdirSync(monacoTarget, { recursive: true });
+  cpSync('node_modules/monaco-editor/min/vs', `${monacoTarget}/vs`, { recursive: true });
+  cpSync('node_modules/monaco-editor/package.json', `${monacoTarget}/${monacoVersion}`);
+}

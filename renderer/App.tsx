@@ -1,0 +1,142 @@
+// The page: sidebar of kinds, top bar (namespaces, command palette, theme), the routed view, the
+// terminal dock and notices. Shown only when signed in; otherwise the sign-in form.
+import { useEffect } from 'react';
+import { useAppState, useKind, useKinds } from './context';
+import { ResourceList } from './views/ResourceList';
+import { ResourceDetail } from './views/detail/ResourceDetail';
+import { CreateFromYaml } from './views/create/CreateFromYaml';
+import { Overview } from './views/overview/Overview';
+import { PortForwards } from './views/portforwards/PortForwards';
+import { Dock } from './terminals/Dock';
+import { CommandPalette } from './palette/CommandPalette';
+import { NamespacePicker } from './components/NamespacePicker';
+import { Notices } from './components/Notices';
+import { SignIn } from './components/SignIn';
+import { formatRoute, type Route } from './store/routes';
+import type { KindConfig, Section } from './kinds/kindConfig';
+
+const SECTIONS: Section[] = ['Workloads', 'Network', 'Config', 'Storage', 'Cluster', 'Custom resources'];
+
+export function App() {
+  const session = useAppState((state) => state.session);
+  const setPaletteOpen = useAppState((state) => state.setPaletteOpen);
+  useEffect(() => {
+    const onKey = (event: globalThis.KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'k') {
+        event.preventDefault();
+        setPaletteOpen(true);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [setPaletteOpen]);
+  if (session === 'unknown') return <div className="splash">kubedesk</div>;
+  if (session === 'signed-out') return <SignIn />;
+  return (
+    <div className="app">
+      <Sidebar />
+      <div className="main">
+        <TopBar />
+        <main className="content">
+          <RouteView />
+        </main>
+        <Dock />
+      </div>
+      <CommandPalette />
+      <Notices />
+    </div>
+  );
+}
+
+function RouteView() {
+  const route = useAppState((state) => state.route);
+  switch (route.view) {
+    case 'overview':
+      return <Overview />;
+    case 'create':
+      return <CreateFromYaml />;
+    case 'portforwards':
+      return <PortForwards />;
+    case 'list':
+      return <KindList kindKey={route.kindKey} />;
+    case 'detail':
+      return <KindDetail route={route} />;
+  }
+}
+
+function KindList({ kindKey }: { kindKey: string }) {
+  const config = useKind(kindKey);
+  if (!config) return <div className="empty">Unknown kind “{kindKey}”. Its CustomResourceDefinition may not be established yet.</div>;
+  return <ResourceList key={config.key} config={config} />;
+}
+
+function KindDetail({ route }: { route: Extract<Route, { view: 'detail' }> }) {
+  const config = useKind(route.kindKey);
+  if (!config) return <div className="empty">Unknown kind “{route.kindKey}”.</div>;
+  return <ResourceDetail key={`${config.key}/${route.namespace ?? ''}/${route.name}`} config={config} namespace={route.namespace} name={route.name} tab={route.tab} />;
+}
+
+function Sidebar() {
+  const kinds = useKinds();
+  const route = useAppState((state) => state.route);
+  const current = formatRoute(route.view === 'detail' ? { view: 'list', kindKey: route.kindKey } : route);
+  const link = (target: Route, label: string, testId?: string) => {
+    const href = formatRoute(target);
+    return (
+      <a key={href} href={href} className={href === current ? 'active' : ''} data-testid={testId}>
+        {label}
+      </a>
+    );
+  };
+  const bySection = (section: Section): KindConfig[] => kinds.filter((kind) => kind.section === section);
+  return (
+    <nav className="sidebar" aria-label="Kinds">
+      <div className="brand">
+        <img src="icon.svg" alt="" width={22} height={22} /> kubedesk
+      </div>
+      {link({ view: 'overview' }, 'Overview', 'nav-overview')}
+      {link({ view: 'create' }, 'Create from YAML', 'nav-create')}
+      {link({ view: 'portforwards' }, 'Port forwards', 'nav-portforwards')}
+      {SECTIONS.map((section) => {
+        const sectionKinds = bySection(section);
+        if (sectionKinds.length === 0) return null;
+        return (
+          <div className="nav-section" key={section}>
+            <h2>{section}</h2>
+            {sectionKinds.map((kind) => link({ view: 'list', kindKey: kind.key }, kind.title, `nav-${kind.key}`))}
+          </div>
+        );
+      })}
+    </nav>
+  );
+}
+
+function TopBar() {
+  const setPaletteOpen = useAppState((state) => state.setPaletteOpen);
+  const theme = useAppState((state) => state.theme);
+  const setTheme = useAppState((state) => state.setTheme);
+  const tasks = useAppState((state) => state.tasks);
+  const next = theme === 'system' ? 'light' : theme === 'light' ? 'dark' : 'system';
+  return (
+    <header className="topbar">
+      <NamespacePicker />
+      <button className="palette-button" onClick={() => setPaletteOpen(true)} data-testid="open-palette">
+        Search or jump to… <kbd>Ctrl K</kbd>
+      </button>
+      <div className="spacer" />
+      {tasks.length > 0 && (
+        <div className="tasks" role="status">
+          {tasks.map((task) => (
+            <span key={task.id} className="task">
+              <span className="spinner" /> {task.title}
+              {task.progress !== undefined ? ` ${Math.round(task.progress * 100)}%` : ''}
+            </span>
+          ))}
+        </div>
+      )}
+      <button className="ghost" title={`Theme: ${theme} (click for ${next})`} onClick={() => setTheme(next)} data-testid="theme-toggle">
+        {theme === 'system' ? '◐ System' : theme === 'light' ? '☀ Light' : '☾ Dark'}
+      </button>
+    </header>
+  );
+}

@@ -1,0 +1,71 @@
+// What every component can reach: the store, the Kubernetes client, the watch manager and the
+// desktop bridge (absent in a plain browser). Hooks wrap selectors so views stay small.
+import { createContext, useContext, useEffect, useMemo, useState } from 'react';
+import { useStore } from 'zustand';
+import type { KubeObject } from '../shared/kubernetes/types';
+import type { KubeClient } from './api/kubeClient';
+import { allKinds, customResourceDefinitions, kindByKey } from './kinds';
+import type { KindConfig } from './kinds/kindConfig';
+import type { AppState, AppStore } from './store/store';
+import { emptyCollection, type Collection } from './store/watchMerge';
+import type { WatchManager } from './store/watchManager';
+
+export interface AppServices {
+  store: AppStore;
+  client: KubeClient;
+  watches: WatchManager;
+}
+
+export const AppContext = createContext<AppServices | undefined>(undefined);
+
+export function useServices(): AppServices {
+  const services = useContext(AppContext);
+  if (!services) throw new Error('AppContext missing');
+  return services;
+}
+
+export function useAppState<T>(selector: (state: AppState) => T): T {
+  return useStore(useServices().store, selector);
+}
+
+/** The cached collection of a kind, watched while the component is mounted. */
+export function useCollection(config: KindConfig | undefined): Collection {
+  const { watches } = useServices();
+  useEffect(() => (config ? watches.acquire(config) : undefined), [watches, config]);
+  return useAppState((state) => (config ? state.collections[config.key] : undefined) ?? emptyCollection);
+}
+
+/** Built-in kinds plus one per CustomResourceDefinition (watched). */
+export function useKinds(): KindConfig[] {
+  const crds = useCollection(customResourceDefinitions);
+  return useMemo(() => allKinds(Object.values(crds.items)), [crds.items]);
+}
+
+export function useKind(key: string): KindConfig | undefined {
+  const kinds = useKinds();
+  return kindByKey(kinds, key);
+}
+
+/** Objects of a collection inside the selected namespaces (all when none selected). */
+export function useNamespacedItems(config: KindConfig | undefined): { items: KubeObject[]; collection: Collection } {
+  const collection = useCollection(config);
+  const selected = useAppState((state) => state.selectedNamespaces);
+  const items = useMemo(() => filterByNamespaces(Object.values(collection.items), config?.namespaced ?? false, selected), [collection.items, config, selected]);
+  return { items, collection };
+}
+
+export function filterByNamespaces(items: KubeObject[], namespaced: boolean, selected: string[]): KubeObject[] {
+  if (!namespaced || selected.length === 0) return items;
+  const wanted = new Set(selected);
+  return items.filter((item) => wanted.has(item.metadata.namespace ?? ''));
+}
+
+/** Current time, ticking every `intervalMs` (age columns). */
+export function useNow(intervalMs = 1000): Date {
+  const [now, setNow] = useState(() => new Date());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(new Date()), intervalMs);
+    return () => clearInterval(timer);
+  }, [intervalMs]);
+  return now;
+}

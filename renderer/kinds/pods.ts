@@ -1,0 +1,50 @@
+// Pods: kubectl's columns (READY, STATUS, RESTARTS, AGE, IP, NODE…), status colouring from the
+// STATUS kubectl would print, and the containers in the summary.
+import { isRecord, type KubeObject } from '../../shared/kubernetes/types';
+import { summarizePod } from '../../shared/printers/pod';
+import { podTable } from '../../shared/printers/pod';
+import type { KindConfig, SummaryField } from './kindConfig';
+import { podStatusTone, stringField } from './tones';
+
+export const pods: KindConfig = {
+  key: 'pods',
+  kind: 'Pod',
+  group: '',
+  version: 'v1',
+  plural: 'pods',
+  namespaced: true,
+  title: 'Pods',
+  section: 'Workloads',
+  table: podTable,
+  statusColumn: 'Status',
+  shortNames: ['po'],
+  tone: (pod) => podStatusTone(summarizePod(pod, new Date()).status),
+  summary(pod) {
+    const summary = summarizePod(pod, new Date());
+    const fields: SummaryField[] = [
+      { label: 'Status', value: summary.status, tone: podStatusTone(summary.status) },
+      { label: 'Ready', value: summary.ready },
+      { label: 'Restarts', value: summary.restarts },
+      { label: 'Node', value: stringField(pod, 'spec', 'nodeName') || '<none>', link: stringField(pod, 'spec', 'nodeName') ? { kindKey: 'nodes', name: stringField(pod, 'spec', 'nodeName') } : undefined },
+      { label: 'Pod IP', value: stringField(pod, 'status', 'podIP') || '<none>' },
+      { label: 'QoS class', value: stringField(pod, 'status', 'qosClass') || '<none>' },
+      { label: 'Service account', value: stringField(pod, 'spec', 'serviceAccountName') || 'default' },
+    ];
+    for (const container of containersOf(pod)) fields.push({ label: `Container ${container.name}`, value: container.image });
+    return fields;
+  },
+};
+
+export interface ContainerInfo {
+  name: string;
+  image: string;
+  init: boolean;
+}
+
+/** The pod's containers (init containers first), for container pickers and the summary. */
+export function containersOf(pod: KubeObject): ContainerInfo[] {
+  const spec = isRecord(pod.spec) ? pod.spec : {};
+  const list = (value: unknown, init: boolean): ContainerInfo[] =>
+    Array.isArray(value) ? value.filter(isRecord).map((container) => ({ name: String(container.name ?? ''), image: String(container.image ?? ''), init })) : [];
+  return [...list(spec.initContainers, true), ...list(spec.containers, false)];
+}

@@ -1,0 +1,57 @@
+// Status colouring shared by several kinds: what counts as healthy, progressing or failed, in the
+// words kubectl prints (Running, CrashLoopBackOff, Completed, …).
+import type { KubeObject } from '../../shared/kubernetes/types';
+import { isRecord } from '../../shared/kubernetes/types';
+import type { Tone } from './kindConfig';
+
+const ERROR_STATUSES = /BackOff|Err|Error|Failed|OOMKilled|Invalid|Evicted|NodeLost|Unknown|ContainerStatusUnknown|DeadlineExceeded/;
+
+/** Tone of a pod STATUS cell as kubectl prints it. */
+export function podStatusTone(status: string): Tone {
+  if (status === 'Running' || status === 'Completed' || status === 'Succeeded') return status === 'Running' ? 'ok' : 'muted';
+  if (ERROR_STATUSES.test(status)) return 'error';
+  if (status === 'Terminating') return 'muted';
+  return 'warn';
+}
+
+/** `ready/desired` style counts: all ready = ok, none = error (when some are wanted), else warn. */
+export function countTone(ready: number, desired: number): Tone {
+  if (desired === 0) return 'muted';
+  if (ready >= desired) return 'ok';
+  return ready === 0 ? 'error' : 'warn';
+}
+
+/** status.conditions[type].status, or undefined. */
+export function conditionStatus(object: KubeObject, type: string): string | undefined {
+  const status = object.status;
+  if (!isRecord(status) || !Array.isArray(status.conditions)) return undefined;
+  for (const condition of status.conditions) if (isRecord(condition) && condition.type === type) return typeof condition.status === 'string' ? condition.status : undefined;
+  return undefined;
+}
+
+export function numberField(value: unknown, ...path: string[]): number {
+  let current = value;
+  for (const key of path) current = isRecord(current) ? current[key] : undefined;
+  return typeof current === 'number' ? current : 0;
+}
+
+export function stringField(value: unknown, ...path: string[]): string {
+  let current = value;
+  for (const key of path) current = isRecord(current) ? current[key] : undefined;
+  return typeof current === 'string' ? current : '';
+}
+
+export function recordField(value: unknown, ...path: string[]): Record<string, unknown> | undefined {
+  let current = value;
+  for (const key of path) current = isRecord(current) ? current[key] : undefined;
+  return isRecord(current) ? current : undefined;
+}
+
+/** spec.selector.matchLabels of workloads (their pods' labels). */
+export function matchLabels(object: KubeObject): Record<string, string> | undefined {
+  const labels = recordField(object, 'spec', 'selector', 'matchLabels');
+  if (!labels) return undefined;
+  const result: Record<string, string> = {};
+  for (const [key, value] of Object.entries(labels)) if (typeof value === 'string') result[key] = value;
+  return result;
+}

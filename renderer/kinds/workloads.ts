@@ -1,0 +1,136 @@
+// Workload kinds (apps and batch): kubectl's columns, readiness colouring from ready/desired
+// counts, the pods they run (by their selector) and their rollout state in the summary.
+import type { KubeObject } from '../../shared/kubernetes/types';
+import { daemonSetTable, deploymentTable, replicaSetTable, statefulSetTable } from '../../shared/printers/apps';
+import { cronJobTable, jobTable } from '../../shared/printers/batch';
+import type { KindConfig, SummaryField } from './kindConfig';
+import { conditionStatus, countTone, matchLabels, numberField, stringField } from './tones';
+
+function replicasSummary(object: KubeObject, readyField: string): SummaryField[] {
+  const desired = numberField(object, 'spec', 'replicas');
+  const ready = numberField(object, 'status', readyField);
+  return [
+    { label: 'Replicas', value: `${ready} ready of ${desired} desired`, tone: countTone(ready, desired) },
+    { label: 'Updated', value: String(numberField(object, 'status', 'updatedReplicas')) },
+    { label: 'Available', value: String(numberField(object, 'status', 'availableReplicas')) },
+  ];
+}
+
+export const deployments: KindConfig = {
+  key: 'deployments.apps',
+  kind: 'Deployment',
+  group: 'apps',
+  version: 'v1',
+  plural: 'deployments',
+  namespaced: true,
+  title: 'Deployments',
+  section: 'Workloads',
+  table: deploymentTable,
+  statusColumn: 'Ready',
+  shortNames: ['deploy'],
+  tone: (object) => countTone(numberField(object, 'status', 'readyReplicas'), numberField(object, 'spec', 'replicas')),
+  podSelector: matchLabels,
+  summary: (object) => [
+    ...replicasSummary(object, 'readyReplicas'),
+    { label: 'Strategy', value: stringField(object, 'spec', 'strategy', 'type') || 'RollingUpdate' },
+    { label: 'Progressing', value: conditionStatus(object, 'Progressing') ?? 'Unknown' },
+    { label: 'Paused', value: object.spec && (object.spec as Record<string, unknown>).paused === true ? 'yes' : 'no' },
+  ],
+};
+
+export const statefulSets: KindConfig = {
+  key: 'statefulsets.apps',
+  kind: 'StatefulSet',
+  group: 'apps',
+  version: 'v1',
+  plural: 'statefulsets',
+  namespaced: true,
+  title: 'StatefulSets',
+  section: 'Workloads',
+  table: statefulSetTable,
+  statusColumn: 'Ready',
+  shortNames: ['sts'],
+  tone: (object) => countTone(numberField(object, 'status', 'readyReplicas'), numberField(object, 'spec', 'replicas')),
+  podSelector: matchLabels,
+  summary: (object) => [...replicasSummary(object, 'readyReplicas'), { label: 'Service', value: stringField(object, 'spec', 'serviceName') || '<none>' }],
+};
+
+export const daemonSets: KindConfig = {
+  key: 'daemonsets.apps',
+  kind: 'DaemonSet',
+  group: 'apps',
+  version: 'v1',
+  plural: 'daemonsets',
+  namespaced: true,
+  title: 'DaemonSets',
+  section: 'Workloads',
+  table: daemonSetTable,
+  statusColumn: 'Ready',
+  shortNames: ['ds'],
+  tone: (object) => countTone(numberField(object, 'status', 'numberReady'), numberField(object, 'status', 'desiredNumberScheduled')),
+  podSelector: matchLabels,
+  summary: (object) => [
+    { label: 'Desired', value: String(numberField(object, 'status', 'desiredNumberScheduled')) },
+    { label: 'Ready', value: String(numberField(object, 'status', 'numberReady')), tone: countTone(numberField(object, 'status', 'numberReady'), numberField(object, 'status', 'desiredNumberScheduled')) },
+    { label: 'Up to date', value: String(numberField(object, 'status', 'updatedNumberScheduled')) },
+  ],
+};
+
+export const replicaSets: KindConfig = {
+  key: 'replicasets.apps',
+  kind: 'ReplicaSet',
+  group: 'apps',
+  version: 'v1',
+  plural: 'replicasets',
+  namespaced: true,
+  title: 'ReplicaSets',
+  section: 'Workloads',
+  table: replicaSetTable,
+  statusColumn: 'Ready',
+  shortNames: ['rs'],
+  tone: (object) => countTone(numberField(object, 'status', 'readyReplicas'), numberField(object, 'spec', 'replicas')),
+  podSelector: matchLabels,
+  summary: (object) => replicasSummary(object, 'readyReplicas'),
+};
+
+export const jobs: KindConfig = {
+  key: 'jobs.batch',
+  kind: 'Job',
+  group: 'batch',
+  version: 'v1',
+  plural: 'jobs',
+  namespaced: true,
+  title: 'Jobs',
+  section: 'Workloads',
+  table: jobTable,
+  statusColumn: 'Status',
+  tone: (object) => (conditionStatus(object, 'Failed') === 'True' ? 'error' : conditionStatus(object, 'Complete') === 'True' ? 'ok' : 'warn'),
+  podSelector: matchLabels,
+  summary: (object) => [
+    { label: 'Completions', value: `${numberField(object, 'status', 'succeeded')} of ${numberField(object, 'spec', 'completions') || 1}` },
+    { label: 'Active', value: String(numberField(object, 'status', 'active')) },
+    { label: 'Failed', value: String(numberField(object, 'status', 'failed')), tone: numberField(object, 'status', 'failed') > 0 ? 'error' : undefined },
+    { label: 'Started', value: stringField(object, 'status', 'startTime') || '<not yet>' },
+  ],
+};
+
+export const cronJobs: KindConfig = {
+  key: 'cronjobs.batch',
+  kind: 'CronJob',
+  group: 'batch',
+  version: 'v1',
+  plural: 'cronjobs',
+  namespaced: true,
+  title: 'CronJobs',
+  section: 'Workloads',
+  table: cronJobTable,
+  statusColumn: 'Suspend',
+  shortNames: ['cj'],
+  tone: (object) => (object.spec && (object.spec as Record<string, unknown>).suspend === true ? 'muted' : 'ok'),
+  summary: (object) => [
+    { label: 'Schedule', value: stringField(object, 'spec', 'schedule') },
+    { label: 'Suspended', value: object.spec && (object.spec as Record<string, unknown>).suspend === true ? 'yes' : 'no' },
+    { label: 'Last schedule', value: stringField(object, 'status', 'lastScheduleTime') || '<never>' },
+    { label: 'Last success', value: stringField(object, 'status', 'lastSuccessfulTime') || '<never>' },
+  ],
+};

@@ -1,0 +1,40 @@
+// Entry point of the web UI: creates the store, the client and the watch manager, checks the
+// session, follows the URL hash and the OS theme, and renders the app.
+import { createRoot } from 'react-dom/client';
+import { App } from './App';
+import { HttpKubeClient } from './api/kubeClient';
+import { AppContext } from './context';
+import { createAppStore } from './store/store';
+import { WatchManager } from './store/watchManager';
+import { applyTheme } from './theme';
+
+const preferences = {
+  get: (key: string) => window.localStorage.getItem(key),
+  set: (key: string, value: string) => window.localStorage.setItem(key, value),
+};
+const store = createAppStore({
+  preferences,
+  initialHash: window.location.hash,
+  onNavigate: (hash) => {
+    if (window.location.hash !== hash) window.location.hash = hash;
+  },
+});
+const client = new HttpKubeClient(window.location.origin);
+const watches = new WatchManager(client, store);
+
+window.addEventListener('hashchange', () => store.getState().routeChanged(window.location.hash));
+applyTheme(store);
+
+void fetch('/ui/session', { credentials: 'same-origin' }).then(
+  (response) => store.getState().setSession(response.ok ? 'signed-in' : 'signed-out'),
+  () => store.getState().setSession('signed-out'),
+);
+
+const root = document.getElementById('root');
+if (root) {
+  createRoot(root).render(
+    <AppContext.Provider value={{ store, client, watches }}>
+      <App />
+    </AppContext.Provider>,
+  );
+}

@@ -1,0 +1,4 @@
+// PLACEHOLDER (overview engineer replaces this file): the Ctrl/Cmd+K command palette.
+export function CommandPalette() {
+  return null;
+}

@@ -1,0 +1,40 @@
+// The UI's locations as hash routes (`#/pods`, `#/deployments.apps/default/web`), parsed and
+// formatted by pure functions so links, the palette and the back button agree.
+export type Route =
+  | { view: 'overview' }
+  | { view: 'list'; kindKey: string }
+  | { view: 'detail'; kindKey: string; namespace?: string; name: string; tab?: string }
+  | { view: 'create' }
+  | { view: 'portforwards' };
+
+const CLUSTER_SCOPE = '_';
+
+export function parseRoute(hash: string): Route {
+  const parts = hash.replace(/^#?\/?/, '').split('/').filter((part) => part !== '').map((part) => decodeURIComponent(part));
+  if (parts.length === 0 || parts[0] === 'overview') return { view: 'overview' };
+  if (parts[0] === 'create') return { view: 'create' };
+  if (parts[0] === 'portforwards') return { view: 'portforwards' };
+  if (parts.length === 1) return { view: 'list', kindKey: parts[0] };
+  if (parts.length >= 3) {
+    const route: Route = { view: 'detail', kindKey: parts[0], name: parts[2], ...(parts[1] !== CLUSTER_SCOPE ? { namespace: parts[1] } : {}) };
+    return parts[3] ? { ...route, tab: parts[3] } : route;
+  }
+  return { view: 'list', kindKey: parts[0] };
+}
+
+export function formatRoute(route: Route): string {
+  switch (route.view) {
+    case 'overview':
+      return '#/overview';
+    case 'create':
+      return '#/create';
+    case 'portforwards':
+      return '#/portforwards';
+    case 'list':
+      return `#/${route.kindKey}`;
+    case 'detail': {
+      const base = `#/${route.kindKey}/${encodeURIComponent(route.namespace ?? CLUSTER_SCOPE)}/${encodeURIComponent(route.name)}`;
+      return route.tab ? `${base}/${route.tab}` : base;
+    }
+  }
+}

@@ -1,0 +1,145 @@
+// Keeps one list+watch per kind while any view needs it (reference-counted, lingering a little
+// after the last view leaves so going back is instant), like a shared informer: list in pages
+// (the first page paints at once), watch from the list's resourceVersion, relist on 410 Gone,
+// reconnect with back-off otherwise. Events are handed to the store in batches, so a burst of
+// watch events costs one render, not one per event.
+import type { WatchEvent } from '../../shared/kubernetes/types';
+import type { KubeClient, WatchHandle } from '../api/kubeClient';
+import { resourcePath, type KindConfig } from '../kinds/kindConfig';
+import type { AppStore } from './store';
+
+export interface WatchManagerOptions {
+  pageSize?: number;
+  /** how long events are gathered before one store update */
+  batchMs?: number;
+  /** how long a watch outlives its last subscriber */
+  lingerMs?: number;
+}
+
+interface Subscription {
+  config: KindConfig;
+  references: number;
+  watch?: WatchHandle;
+  stopped: boolean;
+  lingerTimer?: ReturnType<typeof setTimeout>;
+  retryTimer?: ReturnType<typeof setTimeout>;
+  backoffMs: number;
+  pending: WatchEvent[];
+  flushTimer?: ReturnType<typeof setTimeout>;
+}
+
+export class WatchManager {
+  private readonly subscriptions = new Map<string, Subscription>();
+  private readonly pageSize: number;
+  private readonly batchMs: number;
+  private readonly lingerMs: number;
+
+  constructor(
+    private readonly client: KubeClient,
+    private readonly store: AppStore,
+    options: WatchManagerOptions = {},
+  ) {
+    this.pageSize = options.pageSize ?? 500;
+    this.batchMs = options.batchMs ?? 50;
+    this.lingerMs = options.lingerMs ?? 30_000;
+  }
+
+  /** Starts (or joins) the watch of a kind; call the returned function when done. */
+  acquire(config: KindConfig): () => void {
+    let subscription = this.subscriptions.get(config.key);
+    if (!subscription) {
+      subscription = { config, references: 0, stopped: false, backoffMs: 250, pending: [] };
+      this.subscriptions.set(config.key, subscription);
+      void this.relist(subscription);
+    }
+    const current = subscription;
+    current.references++;
+    if (current.lingerTimer) {
+      clearTimeout(current.lingerTimer);
+      current.lingerTimer = undefined;
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      current.references--;
+      if (current.references === 0) current.lingerTimer = setTimeout(() => this.stop(current), this.lingerMs);
+    };
+  }
+
+  dispose(): void {
+    for (const subscription of [...this.subscriptions.values()]) this.stop(subscription);
+  }
+
+  private stop(subscription: Subscription): void {
+    subscription.stopped = true;
+    subscription.watch?.close();
+    clearTimeout(subscription.retryTimer);
+    clearTimeout(subscription.flushTimer);
+    clearTimeout(subscription.lingerTimer);
+    this.subscriptions.delete(subscription.config.key);
+  }
+
+  private async relist(subscription: Subscription): Promise<void> {
+    const { config } = subscription;
+    const path = resourcePath(config);
+    let continueToken: string | undefined;
+    let first = true;
+    let resourceVersion = '';
+    try {
+      do {
+        const page = await this.client.list(path, { limit: this.pageSize, continueToken });
+        if (subscription.stopped) return;
+        continueToken = page.continueToken;
+        resourceVersion = page.resourceVersion;
+        this.store.getState().listPage(config.key, page.items, page.resourceVersion, first, !continueToken);
+        first = false;
+      } while (continueToken);
+    } catch (error) {
+      if (subscription.stopped) return;
+      this.store.getState().collectionFailed(config.key, error instanceof Error ? error.message : String(error));
+      this.retry(subscription, () => void this.relist(subscription));
+      return;
+    }
+    subscription.backoffMs = 250;
+    this.startWatch(subscription, resourceVersion);
+  }
+
+  private startWatch(subscription: Subscription, resourceVersion: string): void {
+    if (subscription.stopped) return;
+    const path = resourcePath(subscription.config);
+    subscription.watch = this.client.watch(path, resourceVersion, {
+      onEvent: (event) => {
+        subscription.backoffMs = 250;
+        subscription.pending.push(event);
+        subscription.flushTimer ??= setTimeout(() => this.flush(subscription), this.batchMs);
+      },
+      onClose: ({ gone }) => {
+        if (subscription.stopped) return;
+        this.flush(subscription);
+        if (gone) {
+          void this.relist(subscription);
+          return;
+        }
+        this.retry(subscription, () => this.startWatch(subscription, this.store.getState().collections[subscription.config.key]?.resourceVersion ?? resourceVersion));
+      },
+    });
+  }
+
+  private flush(subscription: Subscription): void {
+    clearTimeout(subscription.flushTimer);
+    subscription.flushTimer = undefined;
+    if (subscription.pending.length === 0) return;
+    const events = subscription.pending;
+    subscription.pending = [];
+    this.store.getState().applyEvents(subscription.config.key, events);
+  }
+
+  private retry(subscription: Subscription, action: () => void): void {
+    const delay = subscription.backoffMs;
+    subscription.backoffMs = Math.min(subscription.backoffMs * 2, 5_000);
+    subscription.retryTimer = setTimeout(() => {
+      if (!subscription.stopped) action();
+    }, delay);
+  }
+}
