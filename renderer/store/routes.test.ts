@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { formatRoute, parseRoute, type Route } from './routes';
+
+describe('routes', () => {
+  const cases: { hash: string; route: Route }[] = [
+    { hash: '#/overview', route: { view: 'overview' } },
+    { hash: '#/create', route: { view: 'create' } },
+    { hash: '#/portforwards', route: { view: 'portforwards' } },
+    { hash: '#/pods', route: { view: 'list', kindKey: 'pods' } },
+    { hash: '#/deployments.apps/default/web', route: { view: 'detail', kindKey: 'deployments.apps', namespace: 'default', name: 'web' } },
+    { hash: '#/nodes/_/kubedesk', route: { view: 'detail', kindKey: 'nodes', name: 'kubedesk' } },
+    { hash: '#/pods/default/web-1/yaml', route: { view: 'detail', kindKey: 'pods', namespace: 'default', name: 'web-1', tab: 'yaml' } },
+  ];
+  for (const { hash, route } of cases) {
+    it(`parses and formats ${hash}`, () => {
+      expect(parseRoute(hash)).toEqual(route);
+      expect(formatRoute(route)).toBe(hash);
+    });
+  }
+
+  it('sends an empty hash to the overview', () => {
+    expect(parseRoute('')).toEqual({ view: 'overview' });
+    expect(parseRoute('#/')).toEqual({ view: 'overview' });
+  });
+
+  it('escapes names that contain slashes or spaces', () => {
+    const route: Route = { view: 'detail', kindKey: 'configmaps', namespace: 'a b', name: 'x/y' };
+    expect(parseRoute(formatRoute(route))).toEqual(route);
+  });
+});

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../shared/kubernetes/types';
+import { createAppStore, type Preferences } from './store';
+
+function memoryPreferences(initial: Record<string, string> = {}): Preferences & { values: Map<string, string> } {
+  const values = new Map(Object.entries(initial));
+  return { values, get: (key) => values.get(key) ?? null, set: (key, value) => void values.set(key, value) };
+}
+
+const pod = (name: string, resourceVersion: string): KubeObject => ({ metadata: { name, namespace: 'default', resourceVersion } });
+
+describe('the app store', () => {
+  it('fills a collection from list pages and applies watch events to it', () => {
+    const store = createAppStore({ preferences: memoryPreferences() });
+    store.getState().listPage('pods', [pod('a', '1')], '1', true, true);
+    store.getState().applyEvents('pods', [{ type: 'ADDED', object: pod('b', '2') }]);
+    expect(Object.keys(store.getState().collections.pods.items).sort()).toEqual(['default/a', 'default/b']);
+  });
+
+  it('ignores events for a kind that was never listed', () => {
+    const store = createAppStore({ preferences: memoryPreferences() });
+    store.getState().applyEvents('pods', [{ type: 'ADDED', object: pod('b', '2') }]);
+    expect(store.getState().collections.pods).toBeUndefined();
+  });
+
+  it('does not notify subscribers when events change nothing', () => {
+    const store = createAppStore({ preferences: memoryPreferences() });
+    store.getState().listPage('pods', [pod('a', '1')], '1', true, true);
+    let notified = 0;
+    store.subscribe(() => notified++);
+    store.getState().applyEvents('pods', [{ type: 'ADDED', object: pod('a', '1') }]);
+    expect(notified).toBe(0);
+  });
+
+  it('marks a failed collection with the error and keeps its items', () => {
+    const store = createAppStore({ preferences: memoryPreferences() });
+    store.getState().listPage('pods', [pod('a', '1')], '1', true, true);
+    store.getState().collectionFailed('pods', 'forbidden');
+    expect(store.getState().collections.pods).toMatchObject({ phase: 'error', error: 'forbidden' });
+    expect(Object.keys(store.getState().collections.pods.items)).toEqual(['default/a']);
+  });
+
+  it('remembers the namespace selection, sorted and without duplicates', () => {
+    const preferences = memoryPreferences();
+    const store = createAppStore({ preferences });
+    store.getState().setNamespaces(['web', 'default', 'web']);
+    expect(store.getState().selectedNamespaces).toEqual(['default', 'web']);
+    expect(createAppStore({ preferences }).getState().selectedNamespaces).toEqual(['default', 'web']);
+  });
+
+  it('survives a garbled remembered selection', () => {
+    expect(createAppStore({ preferences: memoryPreferences({ 'kubedesk.namespaces': '{nope' }) }).getState().selectedNamespaces).toEqual([]);
+  });
+
+  it('navigates and reports the new hash, and follows hash changes from the browser', () => {
+    const hashes: string[] = [];
+    const store = createAppStore({ preferences: memoryPreferences(), initialHash: '#/pods', onNavigate: (hash) => hashes.push(hash) });
+    expect(store.getState().route).toEqual({ view: 'list', kindKey: 'pods' });
+    store.getState().navigate({ view: 'detail', kindKey: 'pods', namespace: 'default', name: 'a' });
+    expect(hashes).toEqual(['#/pods/default/a']);
+    store.getState().routeChanged('#/overview');
+    expect(store.getState().route).toEqual({ view: 'overview' });
+  });
+
+  it('opens dock tabs once, activates them, and picks a neighbour when the active tab closes', () => {
+    const store = createAppStore({ preferences: memoryPreferences() });
+    const shell = { id: 'shell:a', type: 'shell' as const, namespace: 'default', pod: 'a', title: 'a' };
+    const logs = { id: 'logs:a', type: 'logs' as const, namespace: 'default', pods: ['a'], title: 'a logs' };
+    store.getState().openDockTab(shell);
+    store.getState().openDockTab(logs);
+    store.getState().openDockTab(shell);
+    expect(store.getState().dockTabs.map((tab) => tab.id)).toEqual(['shell:a', 'logs:a']);
+    expect(store.getState().activeDockTab).toBe('shell:a');
+    store.getState().closeDockTab('shell:a');
+    expect(store.getState().activeDockTab).toBe('logs:a');
+    store.getState().closeDockTab('logs:a');
+    expect(store.getState()).toMatchObject({ dockTabs: [], activeDockTab: undefined, dockOpen: false });
+  });
+
+  it('remembers the theme and tracks tasks and notices', () => {
+    const preferences = memoryPreferences();
+    const store = createAppStore({ preferences });
+    store.getState().setTheme('dark');
+    expect(createAppStore({ preferences }).getState().theme).toBe('dark');
+    const task = store.getState().startTask('Draining node');
+    store.getState().updateTask(task, 0.5);
+    expect(store.getState().tasks).toEqual([{ id: task, title: 'Draining node', progress: 0.5 }]);
+    store.getState().finishTask(task);
+    expect(store.getState().tasks).toEqual([]);
+    for (let index = 0; index < 7; index++) store.getState().notify('info', `n${index}`);
+    expect(store.getState().notices.map((notice) => notice.text)).toEqual(['n2', 'n3', 'n4', 'n5', 'n6']);
+  });
+});

@@ -1,0 +1,107 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { KubeObject, WatchEvent } from '../../shared/kubernetes/types';
+import type { KubeClient, ListPage, WatchHandlers } from '../api/kubeClient';
+import { pods } from '../kinds';
+import { createAppStore } from './store';
+import { WatchManager } from './watchManager';
+
+const pod = (name: string, resourceVersion: string): KubeObject => ({ metadata: { name, namespace: 'default', resourceVersion } });
+
+class FakeClient {
+  pages: ListPage[] = [];
+  listCalls: { path: string; continueToken?: string }[] = [];
+  watches: { path: string; resourceVersion: string; handlers: WatchHandlers; closed: boolean }[] = [];
+  async list(path: string, options: { continueToken?: string }): Promise<ListPage> {
+    this.listCalls.push({ path, continueToken: options.continueToken });
+    const page = this.pages.shift();
+    if (!page) throw new Error('no page');
+    return page;
+  }
+  watch(path: string, resourceVersion: string, handlers: WatchHandlers) {
+    const entry = { path, resourceVersion, handlers, closed: false };
+    this.watches.push(entry);
+    return { close: () => void (entry.closed = true) };
+  }
+}
+
+function setup(pages: ListPage[]) {
+  const client = new FakeClient();
+  client.pages = pages;
+  const store = createAppStore({ preferences: { get: () => null, set: () => undefined } });
+  const manager = new WatchManager(client as unknown as KubeClient, store, { pageSize: 2, batchMs: 10, lingerMs: 100 });
+  return { client, store, manager };
+}
+
+afterEach(() => vi.useRealTimers());
+
+describe('WatchManager', () => {
+  it('lists in pages, then watches from the last page’s resourceVersion', async () => {
+    vi.useFakeTimers();
+    const { client, store, manager } = setup([
+      { items: [pod('a', '1'), pod('b', '2')], resourceVersion: '7', continueToken: 'next' },
+      { items: [pod('c', '3')], resourceVersion: '7' },
+    ]);
+    manager.acquire(pods);
+    await vi.runAllTimersAsync();
+    expect(client.listCalls).toEqual([{ path: '/api/v1/pods', continueToken: undefined }, { path: '/api/v1/pods', continueToken: 'next' }]);
+    expect(Object.keys(store.getState().collections.pods.items)).toHaveLength(3);
+    expect(store.getState().collections.pods.phase).toBe('ready');
+    expect(client.watches).toHaveLength(1);
+    expect(client.watches[0].resourceVersion).toBe('7');
+  });
+
+  it('shares one watch between subscribers and batches events into one store update', async () => {
+    vi.useFakeTimers();
+    const { client, store, manager } = setup([{ items: [], resourceVersion: '1' }]);
+    manager.acquire(pods);
+    manager.acquire(pods);
+    await vi.runAllTimersAsync();
+    expect(client.watches).toHaveLength(1);
+    let updates = 0;
+    store.subscribe(() => updates++);
+    for (let index = 0; index < 100; index++) client.watches[0].handlers.onEvent({ type: 'ADDED', object: pod(`p${index}`, String(index + 2)) } as WatchEvent);
+    await vi.advanceTimersByTimeAsync(20);
+    expect(updates).toBe(1);
+    expect(Object.keys(store.getState().collections.pods.items)).toHaveLength(100);
+    expect(store.getState().collections.pods.resourceVersion).toBe('101');
+  });
+
+  it('resumes from the last seen version when the watch drops, and relists on 410 Gone', async () => {
+    vi.useFakeTimers();
+    const { client, manager } = setup([{ items: [], resourceVersion: '1' }, { items: [pod('fresh', '50')], resourceVersion: '50' }]);
+    manager.acquire(pods);
+    await vi.runAllTimersAsync();
+    client.watches[0].handlers.onEvent({ type: 'ADDED', object: pod('a', '5') });
+    client.watches[0].handlers.onClose({ gone: false });
+    await vi.advanceTimersByTimeAsync(300);
+    expect(client.watches[1].resourceVersion).toBe('5');
+    client.watches[1].handlers.onClose({ gone: true });
+    await vi.runAllTimersAsync();
+    expect(client.listCalls).toHaveLength(2);
+    expect(client.watches[2].resourceVersion).toBe('50');
+  });
+
+  it('stops the watch a while after the last subscriber leaves, not at once', async () => {
+    vi.useFakeTimers();
+    const { client, manager } = setup([{ items: [], resourceVersion: '1' }]);
+    const release = manager.acquire(pods);
+    await vi.runAllTimersAsync();
+    release();
+    release();
+    await vi.advanceTimersByTimeAsync(50);
+    expect(client.watches[0].closed).toBe(false);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(client.watches[0].closed).toBe(true);
+  });
+
+  it('marks the collection failed and retries when listing fails', async () => {
+    vi.useFakeTimers();
+    const { client, store, manager } = setup([]);
+    manager.acquire(pods);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(store.getState().collections.pods).toMatchObject({ phase: 'error', error: 'no page' });
+    client.pages.push({ items: [pod('a', '1')], resourceVersion: '1' });
+    await vi.advanceTimersByTimeAsync(300);
+    expect(store.getState().collections.pods.phase).toBe('ready');
+  });
+});
