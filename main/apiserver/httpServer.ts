@@ -2,7 +2,12 @@
 // everything but the health and version endpoints, as upstream's anonymous-auth defaults allow),
 // body size limits, and streaming of watch replies (headers flushed at once, one JSON event per
 // line — kubectl wait hangs otherwise). Upgrade requests (exec, attach, port-forward) are passed to
-// registered upgrade handlers.
+// registered upgrade handlers; other WebSocket GETs on API paths get the API's reply as frames
+// (watches, logs: websocketStreams.ts), as upstream's apiserver serves them.
+// The web UI signs in with a session cookie instead of a bearer token. Browsers send cookies on
+// requests other sites start, so a cookie-authenticated request that changes state, and every
+// cookie-authenticated WebSocket (which the same-origin policy does not guard), must carry this
+// server's own Origin; no CORS headers are ever sent, so other origins cannot read replies.
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -13,6 +18,7 @@ import { ApiError } from './apiError';
 import { MAX_BODY_BYTES } from './content';
 import type { ApiRequest, ApiResponse, ApiServer, ApiStreamReply, ApiWatchReply } from './apiServer';
 import { errorReply } from './apiServer';
+import { WebSocketReplies, encodeWatchEvent, isIdentityTransform, isWebSocketRequest, writeUpgradeRefusal } from './websocketStreams';
 
 export interface UserInfo {
   name: string;
@@ -39,6 +45,36 @@ export interface HttpServerOptions {
   staticHandler?: (request: IncomingMessage, response: ServerResponse) => boolean;
   /** impersonation and authorization after authentication (auth/requestAuthorization.ts); without it every authenticated user may do anything */
   authorization?: { admit(request: IncomingMessage, user: UserInfo): UserInfo };
+  /**
+   * Browser sessions (the UI's cookie), tried when the bearer-token authenticator does not know the
+   * request. Such requests must come from this server's own origin (sessionRequestRefusal).
+   */
+  sessionAuthenticator?: Authenticator;
+}
+
+/** Methods that do not change state: a cookie-authenticated request with one of them needs no Origin. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** The API server's proxy subresources, which serve whatever a pod answers. */
+const PROXY_PATH = /^\/api\/v1\/(?:namespaces\/[^/]+\/)?(?:pods|services|nodes)\/[^/]+\/proxy(?:\/|$)/;
+
+/** True when `origin` is exactly this server's own origin as a browser names it. */
+export function isOwnOrigin(origin: string | undefined, port: number): boolean {
+  return origin === `https://127.0.0.1:${port}` || origin === `https://localhost:${port}`;
+}
+
+/**
+ * Why a request authenticated by the session cookie is refused, or undefined when it may go on:
+ * state-changing methods and every upgrade need this server's Origin (a missing one too, since
+ * browsers always send it on those), and the proxy subresources are closed to sessions because
+ * they would serve a pod's pages — and scripts — on the UI's own origin.
+ */
+export function sessionRequestRefusal(request: { method: string; path: string; origin: string | undefined; upgrade: boolean }, port: number): ApiError | undefined {
+  if (request.upgrade || !SAFE_METHODS.has(request.method)) {
+    if (request.origin === undefined) return new ApiError(403, 'Forbidden', 'forbidden: a request signed in with the UI session must carry an Origin header');
+    if (!isOwnOrigin(request.origin, port)) return new ApiError(403, 'Forbidden', `forbidden: the UI session cannot be used from origin "${request.origin}"`);
+  }
+  if (PROXY_PATH.test(request.path)) return new ApiError(403, 'Forbidden', 'forbidden: the API server proxy is not available to UI sessions; use a bearer token (kubectl proxy) or port-forward');
+  return undefined;
 }
 
 const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
@@ -52,6 +88,7 @@ export class HttpServer {
   private readonly sockets = new Set<Duplex>();
   private readonly unixServers: NetServer[] = [];
   private readonly requestHandlers: RawRequestHandler[] = [];
+  private readonly webSocketReplies = new WebSocketReplies({ maxWatchBufferBytes: MAX_WATCH_BUFFER });
 
   constructor(private readonly options: HttpServerOptions) {
     this.server = https.createServer({ cert: options.cert, key: options.key, keepAlive: true, keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (request, response) => {
@@ -117,6 +154,7 @@ export class HttpServer {
 
   async close(): Promise<void> {
     for (const unixServer of this.unixServers.splice(0)) unixServer.close();
+    this.webSocketReplies.closeAll();
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -130,10 +168,10 @@ export class HttpServer {
     } else if (this.options.staticHandler?.(request, response)) {
       return;
     } else {
-      const authenticated = this.options.authenticator.authenticate(request.headers);
-      if (!authenticated) {
+      const authenticated = this.authenticate(request, path, false);
+      if (authenticated instanceof ApiError) {
         request.resume();
-        writeReply(response, errorReply(ApiError.unauthorized()));
+        writeReply(response, errorReply(authenticated));
         return;
       }
       try {
@@ -166,23 +204,47 @@ export class HttpServer {
     response.end(text);
   }
 
+  /**
+   * Bearer token first (kubectl, pods), else the UI's session cookie, which must also pass
+   * sessionRequestRefusal. Returns the error to answer when neither lets the request in.
+   */
+  private authenticate(request: IncomingMessage, path: string, upgrade: boolean): UserInfo | ApiError {
+    const byToken = this.options.authenticator.authenticate(request.headers);
+    if (byToken) return byToken;
+    const bySession = this.options.sessionAuthenticator?.authenticate(request.headers);
+    if (!bySession) return ApiError.unauthorized();
+    const origin = request.headers.origin;
+    const refusal = sessionRequestRefusal({ method: request.method ?? 'GET', path, origin: typeof origin === 'string' ? origin : undefined, upgrade }, this.port());
+    return refusal ?? bySession;
+  }
+
   private onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const authenticated = this.options.authenticator.authenticate(request.headers);
-    if (!authenticated) {
-      socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n' + JSON.stringify(ApiError.unauthorized().toStatus()));
+    // a client reset after Node lets go of the upgraded socket must not become an uncaught error
+    socket.on('error', () => socket.destroy());
+    const url = new URL(request.url ?? '/', 'https://localhost');
+    const authenticated = this.authenticate(request, url.pathname, true);
+    if (authenticated instanceof ApiError) {
+      writeUpgradeRefusal(socket, errorReply(authenticated));
       return;
     }
     let user: UserInfo;
     try {
       user = this.options.authorization ? this.options.authorization.admit(request, authenticated) : authenticated;
     } catch (error) {
-      const reply = errorReply(error);
-      socket.end(`HTTP/1.1 ${reply.status} ${reply.status === 403 ? 'Forbidden' : 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(reply.body)}\r\nConnection: close\r\n\r\n${String(reply.body)}`);
+      writeUpgradeRefusal(socket, errorReply(error));
       return;
     }
     for (const handler of this.upgradeHandlers) if (handler(request, socket, head, user)) return;
-    const status = JSON.stringify(new ApiError(400, 'BadRequest', 'upgrade is not supported for this path').toStatus());
-    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(status)}\r\nConnection: close\r\n\r\n${status}`);
+    const path = url.pathname;
+    if (isWebSocketRequest(request) && request.method === 'GET' && /^\/apis?(?:\/|$)/.test(path)) {
+      const apiRequest: ApiRequest = { method: 'GET', path, query: url.searchParams, headers: flattenHeaders(request.headers), body: Buffer.alloc(0), user };
+      this.options.api
+        .handle(apiRequest)
+        .then((reply) => this.webSocketReplies.serve(request, socket, head, reply, { plainBodyAsStream: /\/pods\/[^/]+\/log$/.test(path) }))
+        .catch((error: unknown) => writeUpgradeRefusal(socket, errorReply(error)));
+      return;
+    }
+    writeUpgradeRefusal(socket, errorReply(new ApiError(400, 'BadRequest', 'upgrade is not supported for this path')));
   }
 }
 
@@ -217,29 +279,10 @@ function writeReply(response: ServerResponse, reply: { status: number; headers: 
   response.end(body);
 }
 
-/** Serialized lines shared across watchers of the same event (fan-out encodes once). */
-const lineCache = new WeakMap<object, Map<string, string>>();
-
-function encodeEvent(type: WatchEventType, object: KubeObject, transform: ApiWatchReply['transform'], identity: boolean): string {
-  if (!identity) return JSON.stringify({ type, object: transform(object, type) }) + '\n';
-  let byType = lineCache.get(object);
-  if (!byType) {
-    byType = new Map();
-    lineCache.set(object, byType);
-  }
-  let line = byType.get(type);
-  if (line === undefined) {
-    line = JSON.stringify({ type, object }) + '\n';
-    byType.set(type, line);
-  }
-  return line;
-}
-
 function streamWatch(request: IncomingMessage, response: ServerResponse, reply: ApiWatchReply): void {
   response.writeHead(200, { ...reply.headers, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   response.flushHeaders();
-  const probe: KubeObject = { metadata: {} };
-  const identity = reply.transform(probe, 'ADDED') === probe;
+  const identity = isIdentityTransform(reply);
   let ended = false;
   // Events are queued and written once per turn of the event loop: the write that caused them
   // answers its own client first (fan-out stays off the request path, as upstream's watch cache
@@ -260,7 +303,7 @@ function streamWatch(request: IncomingMessage, response: ServerResponse, reply: 
   const sink = {
     send(type: WatchEventType, object: KubeObject) {
       if (ended) return;
-      pending.push(encodeEvent(type, object, reply.transform, identity));
+      pending.push(encodeWatchEvent(type, object, reply.transform, identity));
       if (!scheduled) {
         scheduled = true;
         setImmediate(flush);

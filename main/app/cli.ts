@@ -118,6 +118,7 @@ async function serve(options: CliOptions): Promise<number> {
   const result = cluster.kubeconfigResult;
   process.stdout.write(`kubedesk: cluster ready at ${cluster.server} in ${Date.now() - started} ms (data dir ${options.dataDir})\n`);
   process.stdout.write(`kubedesk: kubeconfig ${options.kubeconfig}, context "kubedesk"\n`);
+  process.stdout.write(`kubedesk: UI at ${cluster.uiLoginUrl()}\n`);
   const ingress = cluster.ingressPorts();
   if (ingress) process.stdout.write(`kubedesk: Ingress on http://127.0.0.1:${ingress.http} and https://127.0.0.1:${ingress.https}\n`);
   if (result && !result.currentContextSet) {
@@ -133,17 +134,29 @@ async function serve(options: CliOptions): Promise<number> {
 }
 
 async function reset(options: CliOptions): Promise<number> {
-  const clusterId = readClusterId(options.dataDir);
+  const { containersError } = await removeCluster(options.dataDir, options.kubeconfig);
+  if (containersError) process.stderr.write(`kubedesk: could not remove the cluster's containers (is Docker running?): ${containersError}\n`);
+  process.stdout.write(`kubedesk: removed the cluster in ${options.dataDir}\n`);
+  return 0;
+}
+
+/**
+ * Removes a (stopped) cluster: its containers and network, its data dir and its kubeconfig entries.
+ * `kubedesk reset` and the desktop app's "Reset cluster" both use it. Docker being unreachable does
+ * not stop the rest; the error comes back for the caller to report.
+ */
+export async function removeCluster(dataDir: string, kubeconfig: string): Promise<{ containersError?: string }> {
+  let containersError: string | undefined;
+  const clusterId = readClusterId(dataDir);
   if (clusterId) {
     // Containers, sandboxes and the network carry the cluster id; remove exactly those.
     try {
       await new DockerRuntime({ clusterId, nodeName: '', networkName: networkNameFor(clusterId) }).removeClusterResources();
     } catch (error) {
-      process.stderr.write(`kubedesk: could not remove the cluster's containers (is Docker running?): ${error instanceof Error ? error.message : String(error)}\n`);
+      containersError = error instanceof Error ? error.message : String(error);
     }
   }
-  if (existsSync(options.dataDir)) rmSync(options.dataDir, { recursive: true, force: true });
-  if (existsSync(options.kubeconfig)) removeKubeconfigEntries(options.kubeconfig);
-  process.stdout.write(`kubedesk: removed the cluster in ${options.dataDir}\n`);
-  return 0;
+  if (existsSync(dataDir)) rmSync(dataDir, { recursive: true, force: true });
+  if (existsSync(kubeconfig)) removeKubeconfigEntries(kubeconfig);
+  return containersError === undefined ? {} : { containersError };
 }

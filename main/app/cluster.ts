@@ -42,6 +42,8 @@ import { Kubelet } from '../kubelet/kubelet';
 import { DockerRuntime } from '../kubelet/runtime/dockerRuntime';
 import { ensureClusterId, networkNameFor, nodeNameFor, zoneFor } from './clusterIdentity';
 import { HostPortController, SERVICE_CONTROLLER_NAME } from '../network/hostPorts/hostPortController';
+import { PortForwardController } from '../network/portForwards/portForwardController';
+import { portForwardResourceDef } from '../network/portForwards/portForwardResource';
 import { directDialer, podIpsRoutable, tunnelDialer } from '../network/dialer';
 import { apiServerLookup, createProxyHandlers } from '../apiserver/proxy/proxyHandler';
 import { IngressController } from '../network/ingress/ingressController';
@@ -59,13 +61,15 @@ import { InProcessTransport } from './inProcessTransport';
 import { bootstrapObjects } from './bootstrap';
 import { writeKubeconfig, type WriteKubeconfigResult } from './kubeconfig';
 import { tokenAuthenticator } from './authentication';
+import { UiSessions } from './ui/uiSessions';
+import { createUiRoutes } from './ui/uiRoutes';
 import { RbacAuthorizer } from '../apiserver/auth/rbacAuthorizer';
 import { rbacEscalationAdmission } from '../apiserver/auth/escalation';
 import { StoreRbacSource } from '../apiserver/auth/rbacSource';
 import { requestAuthorization } from '../apiserver/auth/requestAuthorization';
 import { registerReviewApis } from '../apiserver/auth/reviews';
 import { ensureBootstrapPolicy } from '../apiserver/auth/bootstrapPolicy';
-import { ensureComponentPolicy, NETWORK_SERVICE_ACCOUNT } from '../apiserver/auth/componentPolicy';
+import { ensureComponentPolicy, NETWORK_SERVICE_ACCOUNT, PORT_FORWARD_SERVICE_ACCOUNT } from '../apiserver/auth/componentPolicy';
 import { componentClients, controllerUser, nodeUser, schedulerUser, type ComponentClients } from './componentIdentities';
 import { ClusterRoleAggregationController } from '../controllers/clusterRoleAggregationController';
 import { startCustomResourceDefinitions } from '../apiserver/crd/customResourceDefinitions';
@@ -98,6 +102,8 @@ export class Cluster {
   private componentClients!: ComponentClients;
   private ingress: IngressController | undefined;
   private clusterId = '';
+  private uiSessions: UiSessions | undefined;
+  private caCertPem = '';
   private firstRuntime: DockerRuntime | undefined;
 
   private constructor(readonly options: ClusterOptions) {}
@@ -135,7 +141,8 @@ export class Cluster {
     const store = this.register(SqliteStore.open(join(dataDir, 'state.db')));
     this.register(startCompactor(store, { intervalMs: 60_000, keepRevisions: 10_000 }));
 
-    const registry = new ResourceRegistry(builtinResources());
+    // kubedesk's own kind beside the built-ins: PortForward (kubedesk.dev/v1alpha1)
+    const registry = new ResourceRegistry([...builtinResources(), portForwardResourceDef()]);
     const openapi = new OpenApiService();
     openapi.setResources(registry.all());
     this.register(registry.onDidChange(() => openapi.setResources(registry.all())));
@@ -172,7 +179,21 @@ export class Cluster {
     const authorizer = new RbacAuthorizer(this.register(new StoreRbacSource(store)));
     this.api.objects.addValidatingAdmission(rbacEscalationAdmission(authorizer, registry));
     registerReviewApis(this.api, { authorizer, authenticator });
-    const http = new HttpServer({ api: this.api, authenticator, authorization: requestAuthorization(authorizer), cert: pki.serverCertPem, key: pki.serverKeyPem, port: this.options.port, isReady: () => this.ready });
+    // the web UI on the API's own origin: static files, sign-in, and the session cookie as a second way in
+    const uiSessions = new UiSessions({ adminToken: token });
+    this.uiSessions = uiSessions;
+    this.caCertPem = pki.caCertPem;
+    const http = new HttpServer({
+      api: this.api,
+      authenticator,
+      sessionAuthenticator: uiSessions,
+      staticHandler: createUiRoutes({ sessions: uiSessions, port: () => port }),
+      authorization: requestAuthorization(authorizer),
+      cert: pki.serverCertPem,
+      key: pki.serverKeyPem,
+      port: this.options.port,
+      isReady: () => this.ready,
+    });
     this.register({ dispose: () => http.close() });
     const podsDef = registry.lookup('', 'v1', 'pods');
     if (podsDef) {
@@ -273,6 +294,8 @@ export class Cluster {
     // the service proxy's host side: NodePort and LoadBalancer listeners on 127.0.0.1
     const serviceControllerClient = controllerClient('service-controller');
     const hostPorts = this.register(new HostPortController(serviceControllerClient, factory, { dialer, recorder: new EventRecorder(serviceControllerClient, { component: SERVICE_CONTROLLER_NAME }) }));
+    // PortForwards: listeners on 127.0.0.1 that follow their pod across replacement
+    const portForwards = this.register(new PortForwardController(controllerClient(PORT_FORWARD_SERVICE_ACCOUNT), factory, { dialer }));
     const ingressPorts =
       this.options.ingressHttpPort !== undefined || this.options.ingressHttpsPort !== undefined
         ? { http: this.options.ingressHttpPort ?? 0, https: this.options.ingressHttpsPort ?? 0 }
@@ -288,6 +311,7 @@ export class Cluster {
     for (const controller of controllers) controller.start();
     scheduler.start();
     hostPorts.start();
+    portForwards.start();
     serviceProxy.start();
     await this.ingress.start();
     for (const kubelet of this.kubelets) await kubelet.start();
@@ -360,8 +384,27 @@ export class Cluster {
     return this.ingress?.ports();
   }
 
+  /** A fresh one-time sign-in link for the web UI (valid 24 hours, for one sign-in). */
+  uiLoginUrl(): string {
+    if (!this.uiSessions || !this.server) throw new Error('the cluster has not started');
+    return `${this.server}/ui/login?token=${this.uiSessions.issueLoginToken()}`;
+  }
+
+  /** The cluster CA certificate (PEM), which the desktop shell trusts for the UI's origin. */
+  get caPem(): string {
+    return this.caCertPem;
+  }
+
   isReady(): boolean {
     return this.ready;
+  }
+
+  /**
+   * Stops (does not remove) the cluster's containers, pods and kd-netd, for the desktop app's
+   * "stop containers on quit". Call it after dispose(): running kubelets would restart them.
+   */
+  async stopContainers(): Promise<void> {
+    await this.firstRuntime?.stopClusterContainers();
   }
 
   async dispose(): Promise<void> {

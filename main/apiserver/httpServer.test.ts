@@ -1,0 +1,171 @@
+// The HttpServer's two ways in — bearer token, then the UI's session cookie — and the Origin rules
+// that hold for the cookie, with the real ApiServer behind it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WebSocket } from 'ws';
+import { builtinResources } from '../registry/resources';
+import { SqliteStore } from '../storage/sqliteStore';
+import { ApiServer } from './apiServer';
+import { HttpServer, isOwnOrigin, sessionRequestRefusal } from './httpServer';
+import { OpenApiService } from './openapi/openapiDocuments';
+import { ensurePki } from './pki';
+import { ResourceRegistry } from './resourceRegistry';
+
+const TOKEN = 'http-test-token';
+const COOKIE = 'kubedesk-session=good-session';
+let directory: string;
+let store: SqliteStore;
+let server: HttpServer;
+let caPem: string;
+let port: number;
+
+function request(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const outgoing = https.request({ host: '127.0.0.1', port, method, path, ca: caPem, agent: false, headers: { accept: 'application/json', ...(payload ? { 'content-type': 'application/json' } : {}), ...headers } }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
+    });
+    outgoing.on('error', reject);
+    outgoing.end(payload);
+  });
+}
+
+/** Opens a WebSocket; resolves 101 when it opens, else the refused handshake's status. */
+function webSocketStatus(path: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(`wss://127.0.0.1:${port}${path}`, { ca: caPem, headers });
+    socket.once('open', () => {
+      socket.close();
+      resolve(101);
+    });
+    socket.once('unexpected-response', (_request, response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    socket.on('error', () => undefined);
+  });
+}
+
+beforeAll(async () => {
+  directory = mkdtempSync(join(tmpdir(), 'kubedesk-http-'));
+  const pki = await ensurePki(directory);
+  caPem = pki.caCertPem;
+  store = SqliteStore.open(':memory:');
+  const registry = new ResourceRegistry(builtinResources());
+  const openapi = new OpenApiService();
+  openapi.setResources(registry.all());
+  const api = new ApiServer({ store, registry, openapi, serverAddress: () => `127.0.0.1:${port}`, version: { major: '1', minor: '35', gitVersion: 'v1.35.0' } });
+  server = new HttpServer({
+    api,
+    authenticator: { authenticate: (headers) => (headers.authorization === `Bearer ${TOKEN}` ? { name: 'admin', groups: ['system:masters'] } : undefined) },
+    sessionAuthenticator: { authenticate: (headers) => (headers.cookie === COOKIE ? { name: 'kubedesk-admin', groups: ['system:masters'] } : undefined) },
+    cert: pki.serverCertPem,
+    key: pki.serverKeyPem,
+    port: 0,
+    isReady: () => true,
+  });
+  port = await server.listen();
+  await request('POST', '/api/v1/namespaces', { authorization: `Bearer ${TOKEN}` }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+});
+
+afterAll(async () => {
+  await server.close();
+  store.dispose();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+describe('isOwnOrigin', () => {
+  it.each([
+    ['https://127.0.0.1:6443', true],
+    ['https://localhost:6443', true],
+    ['https://127.0.0.1:6444', false],
+    ['http://127.0.0.1:6443', false],
+    ['https://127.0.0.1', false],
+    ['https://evil.example', false],
+    ['https://127.0.0.1:6443/', false],
+    ['null', false],
+    [undefined, false],
+  ])('treats %s as own origin: %s', (origin, own) => {
+    expect(isOwnOrigin(origin, 6443)).toBe(own);
+  });
+});
+
+describe('sessionRequestRefusal', () => {
+  const own = 'https://127.0.0.1:6443';
+  it.each([
+    ['GET', '/api/v1/pods', undefined, false, undefined],
+    ['HEAD', '/api/v1/pods', 'https://evil.example', false, undefined],
+    ['OPTIONS', '/api/v1/pods', undefined, false, undefined],
+    ['POST', '/api/v1/namespaces/default/pods', own, false, undefined],
+    ['POST', '/api/v1/namespaces/default/pods', undefined, false, 'must carry an Origin header'],
+    ['PUT', '/api/v1/namespaces/default/pods/web', 'https://evil.example', false, 'cannot be used from origin "https://evil.example"'],
+    ['PATCH', '/api/v1/namespaces/default/pods/web', 'https://localhost:6443', false, undefined],
+    ['DELETE', '/api/v1/namespaces/default/pods/web', 'null', false, 'cannot be used from origin "null"'],
+    ['GET', '/api/v1/namespaces/default/pods?watch=true', undefined, true, 'must carry an Origin header'],
+    ['GET', '/api/v1/namespaces/default/pods/web/exec', 'https://127.0.0.1:1', true, 'cannot be used from origin'],
+    ['GET', '/api/v1/namespaces/default/pods/web/exec', own, true, undefined],
+    ['GET', '/api/v1/namespaces/default/services/web:80/proxy/', own, false, 'proxy is not available'],
+    ['GET', '/api/v1/namespaces/default/pods/web/proxy', own, false, 'proxy is not available'],
+    ['GET', '/api/v1/nodes/node-0/proxy/metrics', own, false, 'proxy is not available'],
+  ])('%s %s from %s (upgrade %s): %s', (method, path, origin, upgrade, refusal) => {
+    const error = sessionRequestRefusal({ method, path: path.split('?')[0], origin, upgrade }, 6443);
+    if (refusal === undefined) expect(error).toBeUndefined();
+    else {
+      expect(error?.code).toBe(403);
+      expect(error?.reason).toBe('Forbidden');
+      expect(error?.message).toContain(refusal);
+    }
+  });
+});
+
+describe('authentication by bearer token or session cookie', () => {
+  const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
+
+  it('answers 401 without a token or a session', async () => {
+    expect((await request('GET', '/api/v1/namespaces/default/configmaps', {})).status).toBe(401);
+    expect((await request('GET', '/api/v1/namespaces/default/configmaps', { cookie: 'kubedesk-session=unknown' })).status).toBe(401);
+  });
+
+  it('reads with the session cookie from anywhere the cookie comes', async () => {
+    expect((await request('GET', '/api/v1/namespaces/default/configmaps', { cookie: COOKIE })).status).toBe(200);
+  });
+
+  it.each([
+    ['no Origin', {}, 403],
+    ['a foreign Origin', { origin: 'https://evil.example' }, 403],
+    ['this server as Origin', { origin: 'ORIGIN' }, 201],
+  ])('answers a write with the session cookie and %s with %i', async (name, extra: Record<string, string>, status) => {
+    const headers = { cookie: COOKIE, ...Object.fromEntries(Object.entries(extra).map(([key, value]) => [key, value.replace('ORIGIN', `https://127.0.0.1:${port}`)])) };
+    const reply = await request('POST', '/api/v1/namespaces/default/configmaps', headers, configMap(`session-${name.replace(/\W+/g, '-').toLowerCase()}`));
+    expect(reply.status).toBe(status);
+    if (status === 403) expect(JSON.parse(reply.body)).toMatchObject({ kind: 'Status', reason: 'Forbidden', code: 403 });
+    expect(reply.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('lets a bearer token write without an Origin, whatever cookie comes along', async () => {
+    const reply = await request('POST', '/api/v1/namespaces/default/configmaps', { authorization: `Bearer ${TOKEN}`, cookie: COOKIE, origin: 'https://evil.example' }, configMap('bearer'));
+    expect(reply.status).toBe(201);
+  });
+
+  it.each([
+    ['the session cookie and no Origin', { cookie: COOKIE }, 403],
+    ['the session cookie and a foreign Origin', { cookie: COOKIE, origin: 'https://evil.example' }, 403],
+    ['the session cookie and this server as Origin', { cookie: COOKIE, origin: 'ORIGIN' }, 101],
+    ['the bearer token and no Origin', { authorization: `Bearer ${TOKEN}` }, 101],
+    ['nothing', {}, 401],
+  ])('answers a WebSocket watch with %s with %i', async (_name, headers: Record<string, string>, status) => {
+    const withOrigin = Object.fromEntries(Object.entries(headers).map(([key, value]) => [key, value.replace('ORIGIN', `https://127.0.0.1:${port}`)]));
+    expect(await webSocketStatus('/api/v1/namespaces/default/configmaps?watch=true', withOrigin)).toBe(status);
+  });
+
+  it('answers an upgrade on a path nothing serves with 400', async () => {
+    expect(await webSocketStatus('/not-an-api-path', { authorization: `Bearer ${TOKEN}` })).toBe(400);
+  });
+});
