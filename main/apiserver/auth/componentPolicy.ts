@@ -39,6 +39,9 @@ export const NODE_USER_PREFIX = 'system:node:';
 /** kubedesk's ingress controller, service proxy and DNS server run as this ServiceAccount of kube-system. */
 export const NETWORK_SERVICE_ACCOUNT = 'kubedesk-network';
 export const NETWORK_CLUSTER_ROLE = 'system:kubedesk:network';
+/** kubedesk's PortForward controller (kubedesk.dev PortForwards) runs as this ServiceAccount of kube-system. */
+export const PORT_FORWARD_SERVICE_ACCOUNT = 'kubedesk-port-forward';
+export const PORT_FORWARD_CLUSTER_ROLE = 'system:kubedesk:port-forward';
 
 /** upstream's system:controller:<name> roles for the controllers kubedesk runs (controller-roles.yaml) */
 const controllerRules: Record<string, PolicyRule[]> = {
@@ -199,7 +202,7 @@ const sharedRoles: Record<string, string[]> = {
 
 /** The controllers' ServiceAccount names in kube-system (plus kubedesk's network components'). */
 export function controllerServiceAccountNames(): string[] {
-  return [...Object.keys(controllerRules), NETWORK_SERVICE_ACCOUNT];
+  return [...Object.keys(controllerRules), NETWORK_SERVICE_ACCOUNT, PORT_FORWARD_SERVICE_ACCOUNT];
 }
 
 /** system:kubedesk:network: what the ingress controller, service proxy and cluster DNS read and write. */
@@ -211,6 +214,14 @@ const networkRules: PolicyRule[] = [
   // the IngressClass `kubedesk`, created when missing
   rule(['create'], ['networking.k8s.io'], ['ingressclasses']),
   eventsRule,
+];
+
+/** system:kubedesk:port-forward: the PortForward controller reads forwards and their targets and writes forward status only. */
+const portForwardRules: PolicyRule[] = [
+  rule(READ, ['kubedesk.dev'], ['portforwards']),
+  rule(['patch', 'update'], ['kubedesk.dev'], ['portforwards/status']),
+  rule(READ, [''], ['pods', 'services']),
+  rule(READ, ['discovery.k8s.io'], ['endpointslices']),
 ];
 
 /** upstream's system:kube-scheduler and system:volume-scheduler (cluster-roles.yaml) */
@@ -293,6 +304,7 @@ function componentRoles(): RoleSpec[] {
     subjects: [serviceAccount(name), ...(sharedRoles[name] ?? []).map(serviceAccount)],
   }));
   roles.push({ name: NETWORK_CLUSTER_ROLE, rules: networkRules, subjects: [serviceAccount(NETWORK_SERVICE_ACCOUNT)] });
+  roles.push({ name: PORT_FORWARD_CLUSTER_ROLE, rules: portForwardRules, subjects: [serviceAccount(PORT_FORWARD_SERVICE_ACCOUNT)] });
   roles.push({ name: 'system:kube-scheduler', rules: schedulerRules, subjects: [{ kind: 'User', name: KUBE_SCHEDULER_USER }] });
   roles.push({ name: 'system:volume-scheduler', rules: volumeSchedulerRules, subjects: [{ kind: 'User', name: KUBE_SCHEDULER_USER }] });
   roles.push({ name: 'system:node', rules: nodeRules, subjects: [{ kind: 'Group', name: NODES_GROUP }] });
