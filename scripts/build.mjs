@@ -28,7 +28,7 @@ await build({
 
 // The Electron shell and its preload script are CommonJS, as Electron's main process loads them.
 await build({
-  entryPoints: { electronMain: 'main/app/electronMain.ts', preload: 'preload/preload.ts' },
+  entryPoints: { electronMain: 'main/app/electronMain.ts' },
   outdir: 'dist/app',
   outExtension: { '.js': '.cjs' },
   bundle: true,
@@ -41,6 +41,10 @@ await build({
   external: ['better-sqlite3', 'dockerode', 'electron', 'cpu-features', 'ssh2'],
   logLevel: 'warning',
 });
+
+// The preload runs in Electron's sandbox: no __filename, `require` only for 'electron' — so it gets
+// no banner and no import.meta.url shim.
+await build({ entryPoints: { preload: 'preload/preload.ts' }, outdir: 'dist/app', outExtension: { '.js': '.cjs' }, bundle: true, platform: 'node', target: 'node20', format: 'cjs', external: ['electron'], logLevel: 'warning' });
 
 // The web UI: React app and stylesheet (xterm's CSS inlined), the page, the icon, and Monaco's
 // AMD build (loaded on demand by the YAML editor; copied once per Monaco version).

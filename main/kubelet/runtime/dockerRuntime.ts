@@ -1003,6 +1003,16 @@ export class DockerRuntime implements ContainerRuntime {
 
   // ---- housekeeping ----
 
+  /**
+   * Stops (keeps) every running container of this cluster, all nodes: the desktop app's "stop
+   * containers on quit". The next start's kubelets find them exited and restart them per the pods'
+   * restartPolicy, as after a node reboot.
+   */
+  async stopClusterContainers(timeoutSeconds = 10): Promise<void> {
+    const containers = await this.docker.listContainers({ filters: { label: [`${RuntimeLabels.cluster}=${this.clusterId}`], status: ['running'] } });
+    await Promise.all(containers.map((container) => this.stopContainer(container.Id, timeoutSeconds)));
+  }
+
   /** Removes every container of this cluster (all nodes) and its networks: `kubedesk reset`, tests. */
   async removeClusterResources(): Promise<void> {
     const containers = await this.docker.listContainers({ all: true, filters: { label: [`${RuntimeLabels.cluster}=${this.clusterId}`] } });

@@ -1,0 +1,46 @@
+// The tray: the cluster's state at a glance, plus Open and Quit, so the cluster stays reachable when
+// the window is closed or behind others. Pure template builders; the shell hands them to Electron.
+import type { MenuItemTemplate } from './electronModule';
+
+export type ClusterStatus =
+  | { state: 'starting' }
+  | { state: 'running'; pods: number }
+  | { state: 'stopping' }
+  | { state: 'stopped' }
+  | { state: 'error'; message: string };
+
+export function clusterStatusText(status: ClusterStatus): string {
+  switch (status.state) {
+    case 'starting':
+      return 'Cluster: starting…';
+    case 'running':
+      return `Cluster: running (${status.pods} ${status.pods === 1 ? 'pod' : 'pods'})`;
+    case 'stopping':
+      return 'Cluster: stopping…';
+    case 'stopped':
+      return 'Cluster: stopped';
+    case 'error':
+      return 'Cluster: error';
+  }
+}
+
+/** The tooltip carries the error's message too, which a menu line would truncate. */
+export function trayToolTip(status: ClusterStatus): string {
+  const text = `kubedesk — ${clusterStatusText(status)}`;
+  return status.state === 'error' ? `${text}: ${status.message.slice(0, 200)}` : text;
+}
+
+export interface TrayActions {
+  open(): void;
+  quit(): void;
+}
+
+export function trayMenuTemplate(status: ClusterStatus, actions: TrayActions): MenuItemTemplate[] {
+  return [
+    { id: 'status', label: clusterStatusText(status), enabled: false },
+    { type: 'separator' },
+    { id: 'open', label: 'Open kubedesk', click: () => actions.open() },
+    { type: 'separator' },
+    { id: 'quit', label: 'Quit kubedesk', click: () => actions.quit() },
+  ];
+}
