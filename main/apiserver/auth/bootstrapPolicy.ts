@@ -75,6 +75,10 @@ const clusterRoles: RoleSpec[] = [
       rule(READ, ['networking.k8s.io'], ['ingresses', 'ingresses/status', 'networkpolicies']),
     ],
   },
+  // kubedesk's own PortForward kind: forwarding a port is what pods/portforward allows, so edit
+  // (and admin) may manage forwards and view may read them, as upstream aggregates a CRD's roles.
+  { name: 'kubedesk:aggregate-to-edit', labels: { [AGGREGATE_TO('edit')]: 'true' }, rules: [rule(WRITE, ['kubedesk.dev'], ['portforwards'])] },
+  { name: 'kubedesk:aggregate-to-view', labels: { [AGGREGATE_TO('view')]: 'true' }, rules: [rule(READ, ['kubedesk.dev'], ['portforwards', 'portforwards/status'])] },
   { name: 'system:auth-delegator', rules: [rule(['create'], ['authentication.k8s.io'], ['tokenreviews']), rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews'])] },
   {
     name: 'system:basic-user',
