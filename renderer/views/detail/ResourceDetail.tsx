@@ -1,13 +1,434 @@
-// PLACEHOLDER (detail-view engineer replaces this file): the generic detail page of one object.
-import type { KindConfig } from '../../kinds/kindConfig';
+// The generic detail page of one object, for any kind (per-kind data comes from its KindConfig):
+// a header with the status and actions, and tabs — Summary (metadata, the kind's summary,
+// conditions, owners and owned objects, related pods, containers of a pod), YAML, and Events —
+// all live from watches, as `kubectl describe` shows them but updating. A deleted object stays
+// on screen with a banner.
+import { useMemo, useRef, type ReactNode } from 'react';
+import type { KubeObject } from '../../../shared/kubernetes/types';
+import { actionsFor, type Action, type ActionContext } from '../../actions/actions';
+import { useDialogs } from '../../components/Modal';
+import { useAppState, useCollection, useKinds, useServices } from '../../context';
+import { events as eventKind, kindByKey, pods as podKind } from '../../kinds';
+import { objectKey, type KindConfig, type ObjectLink, type Tone } from '../../kinds/kindConfig';
+import { formatRoute, type Route } from '../../store/routes';
+import { stringField } from '../../kinds/tones';
+import { Age } from '../ResourceList';
+import { PortForwardButtons } from '../portforwards/PortForwardButtons';
+import { chipsOf, childKindKeys, conditionsOf, containerRows, eventsAbout, isWorkload, ownedBy, ownersOf, podsMatching } from './detailModel';
+import { YamlTab } from './YamlTab';
 
-export function ResourceDetail({ config, namespace, name }: { config: KindConfig; namespace?: string; name: string; tab?: string }) {
+const TABS = ['summary', 'yaml', 'events'] as const;
+type Tab = (typeof TABS)[number];
+
+export function ResourceDetail({ config, namespace, name, tab }: { config: KindConfig; namespace?: string; name: string; tab?: string }) {
+  const collection = useCollection(config);
+  const key = config.namespaced && namespace ? `${namespace}/${name}` : name;
+  const live = collection.items[key] as KubeObject | undefined;
+  // the last version seen, kept on screen after a deletion
+  const lastSeen = useRef<KubeObject | undefined>(undefined);
+  if (live) lastSeen.current = live;
+  const object = live ?? lastSeen.current;
+  const deleted = !live && lastSeen.current !== undefined;
+  const currentTab: Tab = TABS.find((candidate) => candidate === tab) ?? 'summary';
+
+  if (!object) {
+    if (collection.phase === 'error') return <div className="banner error">Cannot read {config.title}: {collection.error}</div>;
+    if (collection.phase !== 'ready') return <div className="empty">Loading {config.kind} {name}…</div>;
+    return (
+      <div className="empty" data-testid="detail-not-found">
+        {config.kind} “{namespace ? `${namespace}/` : ''}
+        {name}” does not exist. <a href={formatRoute({ view: 'list', kindKey: config.key })}>All {config.title}</a>
+      </div>
+    );
+  }
   return (
-    <section>
-      <h1>
-        {config.kind} {namespace ? `${namespace}/` : ''}
-        {name}
-      </h1>
+    <section className="detail" aria-label={`${config.kind} ${name}`}>
+      <DetailHeader config={config} object={object} deleted={deleted} />
+      {deleted && (
+        <div className="banner error" data-testid="detail-deleted">
+          This object was deleted.
+        </div>
+      )}
+      <nav className="detail-tabs" role="tablist">
+        {TABS.map((candidate) => (
+          <a
+            key={candidate}
+            role="tab"
+            aria-selected={candidate === currentTab}
+            className={candidate === currentTab ? 'active' : ''}
+            href={formatRoute({ view: 'detail', kindKey: config.key, namespace, name, tab: candidate === 'summary' ? undefined : candidate })}
+            data-testid={`detail-tab-${candidate}`}
+          >
+            {candidate === 'yaml' ? 'YAML' : candidate[0].toUpperCase() + candidate.slice(1)}
+          </a>
+        ))}
+      </nav>
+      <div className="detail-body">
+        {currentTab === 'summary' && <SummaryTab config={config} object={object} />}
+        {currentTab === 'yaml' && <YamlTab key={object.metadata.uid} config={config} object={object} deleted={deleted} />}
+        {currentTab === 'events' && <EventsSection object={object} />}
+      </div>
     </section>
+  );
+}
+
+function useActionContext(): { context: ActionContext; element: ReactNode } {
+  const services = useServices();
+  const dialogs = useDialogs();
+  const context = useMemo<ActionContext>(() => ({ ...services, confirm: dialogs.confirm, prompt: dialogs.prompt }), [services, dialogs.confirm, dialogs.prompt]);
+  return { context, element: dialogs.element };
+}
+
+function DetailHeader({ config, object, deleted }: { config: KindConfig; object: KubeObject; deleted: boolean }) {
+  const { context, element } = useActionContext();
+  const actions = useMemo(() => actionsFor(config, object), [config, object]);
+  const tone = config.tone?.(object);
+  const statusField = config.summary?.(object).find((field) => field.tone !== undefined);
+  const run = (action: Action) => void action.run(context);
+  return (
+    <header className="view-header detail-header">
+      <span className="detail-kind">{config.kind}</span>
+      <h1 data-testid="detail-name">{object.metadata.name}</h1>
+      {object.metadata.namespace && (
+        <a className="chip" href={formatRoute({ view: 'detail', kindKey: 'namespaces', name: object.metadata.namespace })} title="Namespace">
+          {object.metadata.namespace}
+        </a>
+      )}
+      {statusField && <span className={`status-pill tone-${statusField.tone ?? tone ?? 'muted'}`}>{statusField.value}</span>}
+      {object.metadata.deletionTimestamp && <span className="status-pill tone-muted">Terminating</span>}
+      <div className="detail-actions">
+        {config.podSelector && isWorkload(config.key) && !deleted && <WorkloadLogsButton config={config} object={object} />}
+        {!deleted &&
+          actions.map((action) => (
+            <button key={action.id} className={action.danger ? 'danger-outline' : ''} onClick={() => run(action)} data-testid={`action-${action.id}`}>
+              {action.title}
+            </button>
+          ))}
+      </div>
+      {element}
+    </header>
+  );
+}
+
+/** "Logs" of a workload: one dock tab merging the logs of all its pods. */
+function WorkloadLogsButton({ config, object }: { config: KindConfig; object: KubeObject }) {
+  const podCollection = useCollection(podKind);
+  const openDockTab = useAppState((state) => state.openDockTab);
+  const podNames = useMemo(() => podsMatching(Object.values(podCollection.items), object.metadata.namespace, config.podSelector?.(object)).map((pod) => pod.metadata.name ?? ''), [podCollection.items, config, object]);
+  return (
+    <button
+      disabled={podNames.length === 0}
+      title={podNames.length === 0 ? 'No pods yet' : `Logs of ${podNames.length} pod(s), merged`}
+      onClick={() => openDockTab({ id: `logs:${config.key}/${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`, type: 'logs', namespace: object.metadata.namespace ?? 'default', pods: podNames, title: `logs ${config.kind.toLowerCase()}/${object.metadata.name ?? ''}` })}
+      data-testid="action-logs"
+    >
+      Logs
+    </button>
+  );
+}
+
+function linkHref(link: ObjectLink): string {
+  return formatRoute({ view: 'detail', kindKey: link.kindKey, namespace: link.namespace, name: link.name } satisfies Route);
+}
+
+function SummaryTab({ config, object }: { config: KindConfig; object: KubeObject }) {
+  const summary = config.summary?.(object) ?? [];
+  const conditions = conditionsOf(object);
+  return (
+    <div className="summary-grid">
+      <Card title="Metadata">
+        <dl className="fields">
+          <dt>Name</dt>
+          <dd className="mono">{object.metadata.name}</dd>
+          {object.metadata.namespace && (
+            <>
+              <dt>Namespace</dt>
+              <dd>
+                <a href={linkHref({ kindKey: 'namespaces', name: object.metadata.namespace })}>{object.metadata.namespace}</a>
+              </dd>
+            </>
+          )}
+          <dt>Created</dt>
+          <dd title={object.metadata.creationTimestamp}>
+            <Age timestamp={object.metadata.creationTimestamp} /> ago <span className="hint">{object.metadata.creationTimestamp}</span>
+          </dd>
+          <dt>UID</dt>
+          <dd className="mono">{object.metadata.uid}</dd>
+          <dt>Labels</dt>
+          <dd>
+            <Chips record={object.metadata.labels} />
+          </dd>
+          <dt>Annotations</dt>
+          <dd>
+            <Chips record={object.metadata.annotations} long />
+          </dd>
+          {(object.metadata.finalizers?.length ?? 0) > 0 && (
+            <>
+              <dt>Finalizers</dt>
+              <dd>{object.metadata.finalizers?.map((finalizer) => <span key={finalizer} className="chip mono">{finalizer}</span>)}</dd>
+            </>
+          )}
+        </dl>
+      </Card>
+      {summary.length > 0 && (
+        <Card title={config.kind}>
+          <dl className="fields" data-testid="detail-summary">
+            {summary.map((field, index) => (
+              <FieldRow key={`${field.label}-${index}`} label={field.label} tone={field.tone}>
+                {field.link ? <a href={linkHref(field.link)}>{field.value}</a> : field.value}
+              </FieldRow>
+            ))}
+          </dl>
+        </Card>
+      )}
+      {config.key === 'pods' && <ContainersCard pod={object} />}
+      {(config.key === 'pods' || config.key === 'services') && (
+        <Card title="Port forwarding">
+          <PortForwardButtons config={config} object={object} />
+        </Card>
+      )}
+      {conditions.length > 0 && (
+        <Card title="Conditions" wide>
+          <table className="mini-table" data-testid="detail-conditions">
+            <thead>
+              <tr>
+                <th>Type</th>
+                <th>Status</th>
+                <th>Reason</th>
+                <th>Message</th>
+                <th>Last transition</th>
+              </tr>
+            </thead>
+            <tbody>
+              {conditions.map((condition) => (
+                <tr key={condition.type}>
+                  <td>{condition.type}</td>
+                  <td className={condition.tone ? `tone-${condition.tone}` : ''}>{condition.status}</td>
+                  <td>{condition.reason}</td>
+                  <td className="message">{condition.message}</td>
+                  <td title={condition.lastTransitionTime}>{condition.lastTransitionTime ? <><Age timestamp={condition.lastTransitionTime} /> ago</> : ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Card>
+      )}
+      <RelationsCard config={config} object={object} />
+      {config.podSelector && config.key !== 'pods' && <RelatedPods config={config} object={object} />}
+      <Card title="Recent events" wide>
+        <EventsSection object={object} limit={8} />
+      </Card>
+    </div>
+  );
+}
+
+function Card({ title, children, wide }: { title: string; children: ReactNode; wide?: boolean }) {
+  return (
+    <section className={`card${wide ? ' wide' : ''}`}>
+      <h2>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+function FieldRow({ label, tone, children }: { label: string; tone?: Tone; children: ReactNode }) {
+  return (
+    <>
+      <dt>{label}</dt>
+      <dd className={tone ? `tone-${tone}` : ''}>{children}</dd>
+    </>
+  );
+}
+
+function Chips({ record, long }: { record: Record<string, string> | undefined; long?: boolean }) {
+  const chips = chipsOf(record);
+  if (chips.length === 0) return <span className="hint">none</span>;
+  return (
+    <div className="chips">
+      {chips.map((chip) => (
+        <span key={chip.key} className="chip mono" title={`${chip.key}=${chip.value}`}>
+          {chip.key}={long && chip.value.length > 80 ? `${chip.value.slice(0, 80)}…` : chip.value}
+        </span>
+      ))}
+    </div>
+  );
+}
+
+function RelationsCard({ config, object }: { config: KindConfig; object: KubeObject }) {
+  const kinds = useKinds();
+  const owners = ownersOf(object, kinds);
+  const childConfig = kindByKey(kinds, childKindKeys(config.key)[0] ?? '');
+  const children = useCollection(childConfig);
+  const owned = useMemo(() => ownedBy(Object.values(children.items), object.metadata.uid), [children.items, object.metadata.uid]);
+  if (owners.length === 0 && !childConfig) return null;
+  return (
+    <Card title="Owners and owned objects">
+      <dl className="fields" data-testid="detail-relations">
+        <dt>Owned by</dt>
+        <dd>
+          {owners.length === 0 ? (
+            <span className="hint">none</span>
+          ) : (
+            owners.map((owner) => (
+              <div key={`${owner.kind}/${owner.name}`}>
+                {owner.kind}{' '}
+                {owner.link ? <a href={linkHref(owner.link)}>{owner.name}</a> : owner.name}
+                {owner.controller && <span className="hint"> (controller)</span>}
+              </div>
+            ))
+          )}
+        </dd>
+        {childConfig && (
+          <>
+            <dt>{childConfig.title}</dt>
+            <dd>
+              {owned.length === 0 ? (
+                <span className="hint">{children.phase === 'ready' ? 'none' : 'loading…'}</span>
+              ) : (
+                owned.map((child) => (
+                  <div key={child.metadata.uid ?? objectKey(child)}>
+                    <a href={linkHref({ kindKey: childConfig.key, namespace: child.metadata.namespace, name: child.metadata.name ?? '' })}>{child.metadata.name}</a>{' '}
+                    <ToneText config={childConfig} object={child} />
+                  </div>
+                ))
+              )}
+            </dd>
+          </>
+        )}
+      </dl>
+    </Card>
+  );
+}
+
+function ToneText({ config, object }: { config: KindConfig; object: KubeObject }) {
+  const field = config.summary?.(object).find((candidate) => candidate.tone !== undefined);
+  if (!field) return null;
+  return <span className={`hint tone-${field.tone ?? 'muted'}`}>{field.value}</span>;
+}
+
+function RelatedPods({ config, object }: { config: KindConfig; object: KubeObject }) {
+  const podCollection = useCollection(podKind);
+  const selector = config.podSelector?.(object);
+  const matching = useMemo(() => podsMatching(Object.values(podCollection.items), object.metadata.namespace, selector), [podCollection.items, object.metadata.namespace, JSON.stringify(selector)]);
+  return (
+    <Card title={`Pods (${matching.length})`} wide>
+      {matching.length === 0 ? (
+        <div className="hint">{podCollection.phase === 'ready' ? 'No pods match the selector.' : 'loading…'}</div>
+      ) : (
+        <table className="mini-table" data-testid="detail-pods">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Status</th>
+              <th>Node</th>
+              <th>Age</th>
+            </tr>
+          </thead>
+          <tbody>
+            {matching.map((pod) => {
+              const status = podKind.summary?.(pod)[0];
+              return (
+                <tr key={pod.metadata.uid ?? pod.metadata.name}>
+                  <td>
+                    <a href={linkHref({ kindKey: 'pods', namespace: pod.metadata.namespace, name: pod.metadata.name ?? '' })}>{pod.metadata.name}</a>
+                  </td>
+                  <td className={status?.tone ? `tone-${status.tone}` : ''}>{status?.value}</td>
+                  <td>{stringField(pod, 'spec', 'nodeName')}</td>
+                  <td>
+                    <Age timestamp={pod.metadata.creationTimestamp} />
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </Card>
+  );
+}
+
+function ContainersCard({ pod }: { pod: KubeObject }) {
+  const openDockTab = useAppState((state) => state.openDockTab);
+  const rows = containerRows(pod);
+  const namespace = pod.metadata.namespace ?? 'default';
+  const name = pod.metadata.name ?? '';
+  return (
+    <Card title="Containers" wide>
+      <table className="mini-table" data-testid="detail-containers">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>State</th>
+            <th>Ready</th>
+            <th>Restarts</th>
+            <th>Image</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={`${row.init ? 'init:' : ''}${row.name}`} data-container={row.name}>
+              <td>
+                {row.name}
+                {row.init && <span className="hint"> (init)</span>}
+              </td>
+              <td className={row.tone ? `tone-${row.tone}` : ''}>{row.state}</td>
+              <td>{row.ready ? 'yes' : 'no'}</td>
+              <td>{row.restarts}</td>
+              <td className="mono">{row.image}</td>
+              <td className="row-actions">
+                <button disabled={!row.state.startsWith('Running')} onClick={() => openDockTab({ id: `shell:${namespace}/${name}/${row.name}`, type: 'shell', namespace, pod: name, container: row.name, title: `sh ${name}/${row.name}` })} data-testid={`container-shell-${row.name}`}>
+                  Shell
+                </button>
+                <button onClick={() => openDockTab({ id: `logs:${namespace}/${name}/${row.name}`, type: 'logs', namespace, pods: [name], container: row.name, title: `logs ${name}/${row.name}` })} data-testid={`container-logs-${row.name}`}>
+                  Logs
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Card>
+  );
+}
+
+function EventsSection({ object, limit }: { object: KubeObject; limit?: number }) {
+  const eventCollection = useCollection(eventKind);
+  const rows = useMemo(() => eventsAbout(Object.values(eventCollection.items), object.metadata.uid), [eventCollection.items, object.metadata.uid]);
+  const shown = limit ? rows.slice(0, limit) : rows;
+  if (rows.length === 0) return <div className="hint" data-testid="detail-events">{eventCollection.phase === 'ready' ? 'No events.' : 'loading…'}</div>;
+  return (
+    <table className="mini-table events" data-testid="detail-events">
+      <thead>
+        <tr>
+          <th>Type</th>
+          <th>Reason</th>
+          <th>Age</th>
+          <th>From</th>
+          <th>Message</th>
+        </tr>
+      </thead>
+      <tbody>
+        {shown.map((event) => (
+          <tr key={event.uid} className={event.type === 'Warning' ? 'warning' : ''}>
+            <td className={event.type === 'Warning' ? 'tone-warn' : 'tone-muted'}>{event.type}</td>
+            <td>{event.reason}</td>
+            <td title={event.time}>
+              <Age timestamp={event.time} />
+              {event.count > 1 ? ` (x${event.count})` : ''}
+            </td>
+            <td>{event.source}</td>
+            <td className="message">{event.message}</td>
+          </tr>
+        ))}
+        {limit && rows.length > limit && (
+          <tr>
+            <td colSpan={5} className="hint">
+              {rows.length - limit} older event(s) in the Events tab
+            </td>
+          </tr>
+        )}
+      </tbody>
+    </table>
   );
 }

@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../shared/kubernetes/types';
+import { cordonPatch, deleteOptions, drainSkipReason, evictionBody, jobFromCronJob, jsonEqual, manualJobName, parseReplicas, podsToEvict, randomSuffix, restartPatch, rfc3339, rollbackPlan, scalePatch, suspendPatch } from './actionBodies';
+
+describe('simple action bodies', () => {
+  it.each([
+    ['scale', scalePatch(3), { spec: { replicas: 3 } }],
+    ['restart', restartPatch(new Date('2025-03-04T05:06:07.890Z')), { spec: { template: { metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': '2025-03-04T05:06:07Z' } } } } }],
+    ['cordon', cordonPatch(true), { spec: { unschedulable: true } }],
+    ['uncordon', cordonPatch(false), { spec: { unschedulable: null } }],
+    ['suspend', suspendPatch(true), { spec: { suspend: true } }],
+    ['resume', suspendPatch(false), { spec: { suspend: false } }],
+    ['delete', deleteOptions(), { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background' }],
+    ['eviction', evictionBody({ metadata: { name: 'p', namespace: 'ns' } }), { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'p', namespace: 'ns' } }],
+  ])('%s sends what kubectl sends', (_name, body, expected) => {
+    expect(body).toEqual(expected);
+  });
+
+  it.each([
+    ['3', { ok: true, replicas: 3 }],
+    [' 0 ', { ok: true, replicas: 0 }],
+    ['-1', { ok: false }],
+    ['2.5', { ok: false }],
+    ['many', { ok: false }],
+    ['99999999999', { ok: false }],
+  ])('parses the replica count %j', (text, expected) => {
+    expect(parseReplicas(text)).toMatchObject(expected);
+  });
+
+  it('formats times as RFC 3339 without fractions', () => {
+    expect(rfc3339(new Date(Date.UTC(2024, 0, 2, 3, 4, 5, 600)))).toBe('2024-01-02T03:04:05Z');
+  });
+});
+
+function pod(name: string, extra: Partial<KubeObject['metadata']> = {}, nodeName = 'node-1'): KubeObject {
+  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', ...extra }, spec: { nodeName } };
+}
+
+describe('drain', () => {
+  it.each([
+    ['a plain pod', pod('a'), undefined],
+    ['a DaemonSet pod', pod('b', { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'd', uid: 'u', controller: true }] }), 'DaemonSet-managed'],
+    ['a ReplicaSet pod', pod('c', { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'r', uid: 'u', controller: true }] }), undefined],
+    ['a mirror pod', pod('d', { annotations: { 'kubernetes.io/config.mirror': 'x' } }), 'mirror pod'],
+    ['a terminating pod', pod('e', { deletionTimestamp: '2025-01-01T00:00:00Z' }), 'already terminating'],
+  ])('treats %s as kubectl drain --ignore-daemonsets does', (_name, candidate, reason) => {
+    expect(drainSkipReason(candidate)).toBe(reason);
+  });
+
+  it('evicts only the pods on the node that are not skipped', () => {
+    const pods = [pod('a'), pod('elsewhere', {}, 'node-2'), pod('d', { annotations: { 'kubernetes.io/config.mirror': 'x' } })];
+    expect(podsToEvict(pods, 'node-1').map((item) => item.metadata.name)).toEqual(['a']);
+  });
+});
+
+describe('triggering a Job from a CronJob', () => {
+  const cronJob: KubeObject = {
+    apiVersion: 'batch/v1',
+    kind: 'CronJob',
+    metadata: { name: 'nightly', namespace: 'ops', uid: 'cron-uid' },
+    spec: { schedule: '0 0 * * *', jobTemplate: { metadata: { labels: { team: 'ops' }, annotations: { note: 'n' } }, spec: { template: { spec: { containers: [{ name: 'c', image: 'busybox' }], restartPolicy: 'Never' } } } } },
+  };
+
+  it('builds the Job `kubectl create job --from=cronjob/nightly` creates', () => {
+    expect(jobFromCronJob(cronJob, 'nightly-manual-abcde')).toEqual({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: {
+        name: 'nightly-manual-abcde',
+        namespace: 'ops',
+        annotations: { 'cronjob.kubernetes.io/instantiate': 'manual', note: 'n' },
+        labels: { team: 'ops' },
+        ownerReferences: [{ apiVersion: 'batch/v1', kind: 'CronJob', name: 'nightly', uid: 'cron-uid', controller: true }],
+      },
+      spec: { template: { spec: { containers: [{ name: 'c', image: 'busybox' }], restartPolicy: 'Never' } } },
+    });
+  });
+
+  it('keeps generated names within 63 characters', () => {
+    expect(manualJobName('x'.repeat(70), 'abcde')).toHaveLength(63);
+    expect(manualJobName('nightly', 'abcde')).toBe('nightly-manual-abcde');
+  });
+
+  it('draws suffixes from the lower-case alphabet', () => {
+    expect(randomSuffix(() => 0)).toBe('bbbbb');
+    expect(randomSuffix(() => 0.999)).toMatch(/^[a-z0-9]{5}$/);
+  });
+});
+
+describe('rollback to the previous revision', () => {
+  const template = (image: string, hash?: string) => ({ metadata: { labels: { app: 'web', ...(hash ? { 'pod-template-hash': hash } : {}) } }, spec: { containers: [{ name: 'web', image }] } });
+  const deployment = (image: string, extra: Record<string, unknown> = {}): KubeObject => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web', namespace: 'default', uid: 'dep-uid', annotations: { 'deployment.kubernetes.io/revision': '3', 'kubectl.kubernetes.io/last-applied-configuration': '{}' } },
+    spec: { template: template(image), ...extra },
+  });
+  const replicaSet = (revision: string, image: string, owner = 'dep-uid', annotations: Record<string, string> = {}): KubeObject => ({
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: { name: `web-${revision}`, namespace: 'default', annotations: { 'deployment.kubernetes.io/revision': revision, ...annotations }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: owner, controller: true }] },
+    spec: { template: template(image, `hash${revision}`) },
+  });
+
+  it('patches the template of the second-newest revision, minus pod-template-hash', () => {
+    const plan = rollbackPlan(deployment('v3'), [replicaSet('1', 'v1'), replicaSet('3', 'v3'), replicaSet('2', 'v2', 'dep-uid', { team: 'a', 'deployment.kubernetes.io/desired-replicas': '5' }), replicaSet('9', 'other', 'someone-else')]);
+    expect(plan).toEqual({
+      ok: true,
+      revision: 2,
+      patch: [
+        { op: 'replace', path: '/spec/template', value: template('v2') },
+        { op: 'replace', path: '/metadata/annotations', value: { 'deployment.kubernetes.io/revision': '3', 'kubectl.kubernetes.io/last-applied-configuration': '{}', team: 'a' } },
+      ],
+    });
+  });
+
+  it.each([
+    ['no earlier revision', deployment('v3'), [replicaSet('3', 'v3')], false, 'no rollout history found for deployment "web"'],
+    ['a paused deployment', deployment('v3', { paused: true }), [replicaSet('2', 'v2'), replicaSet('3', 'v3')], false, /cannot rollback a paused deployment/],
+    ['a template that already matches', deployment('v2'), [replicaSet('2', 'v2'), replicaSet('3', 'v3')], true, 'skipped rollback (current template already matches revision 2)'],
+  ])('refuses with %s', (_name, current, replicaSets, skipped, message) => {
+    const plan = rollbackPlan(current, replicaSets);
+    expect(plan.ok).toBe(false);
+    if (!plan.ok) {
+      expect(plan.skipped).toBe(skipped);
+      expect(plan.message).toMatch(message);
+    }
+  });
+
+  it.each([
+    [{ a: 1, b: [1, 2] }, { b: [1, 2], a: 1 }, true],
+    [{ a: 1 }, { a: 1, b: undefined }, true],
+    [{ a: [1, 2] }, { a: [2, 1] }, false],
+    [{ a: { b: 1 } }, { a: { b: 2 } }, false],
+  ])('compares JSON %j and %j structurally', (left, right, expected) => {
+    expect(jsonEqual(left, right)).toBe(expected);
+  });
+});

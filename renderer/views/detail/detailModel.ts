@@ -1,0 +1,192 @@
+// The detail page's pure data: conditions (as `kubectl describe` lists them), owner and owned
+// objects (ownerReferences, as the garbage collector links them), which kinds an object's children
+// are, the pods a selector matches, events about the object newest first (by the timestamps
+// `kubectl events` sorts on), and per-container state as `kubectl describe pod` prints it.
+import { isRecord, type KubeObject } from '../../../shared/kubernetes/types';
+import { kindOf } from '../../kinds';
+import type { KindConfig, ObjectLink, Tone } from '../../kinds/kindConfig';
+
+export interface ConditionRow {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  tone: Tone;
+}
+
+/** Condition types where status "True" is bad (node pressure, failures). */
+const NEGATIVE_CONDITIONS = /Pressure$|^NetworkUnavailable$|^Failed$|^ReplicaFailure$|^Stalled$|^Degraded$|^Terminating$/;
+
+export function conditionTone(type: string, status: string): Tone {
+  if (status !== 'True' && status !== 'False') return 'warn';
+  const good = NEGATIVE_CONDITIONS.test(type) ? status === 'False' : status === 'True';
+  return good ? 'ok' : NEGATIVE_CONDITIONS.test(type) ? 'error' : 'warn';
+}
+
+export function conditionsOf(object: KubeObject): ConditionRow[] {
+  const status = object.status;
+  if (!isRecord(status) || !Array.isArray(status.conditions)) return [];
+  return status.conditions.filter(isRecord).map((condition) => {
+    const type = text(condition.type);
+    const value = text(condition.status);
+    return { type, status: value, reason: text(condition.reason), message: text(condition.message), lastTransitionTime: text(condition.lastTransitionTime) || text(condition.lastUpdateTime) || text(condition.lastProbeTime), tone: conditionTone(type, value) };
+  });
+}
+
+export interface OwnerRow {
+  kind: string;
+  name: string;
+  controller: boolean;
+  /** undefined when the UI does not know the owner's kind */
+  link?: ObjectLink;
+}
+
+/** The object's owners as links (owners live in the same namespace, or are cluster-scoped). */
+export function ownersOf(object: KubeObject, kinds: KindConfig[]): OwnerRow[] {
+  return (object.metadata.ownerReferences ?? []).map((reference) => {
+    const config = kindOf(kinds, reference.apiVersion, reference.kind);
+    return {
+      kind: reference.kind,
+      name: reference.name,
+      controller: reference.controller === true,
+      link: config ? { kindKey: config.key, namespace: config.namespaced ? object.metadata.namespace : undefined, name: reference.name } : undefined,
+    };
+  });
+}
+
+/** Store keys of the kinds whose objects this kind usually owns (its controller creates them). */
+export function childKindKeys(kindKey: string): string[] {
+  switch (kindKey) {
+    case 'deployments.apps':
+      return ['replicasets.apps'];
+    case 'replicasets.apps':
+    case 'statefulsets.apps':
+    case 'daemonsets.apps':
+    case 'jobs.batch':
+      return ['pods'];
+    case 'cronjobs.batch':
+      return ['jobs.batch'];
+    default:
+      return [];
+  }
+}
+
+/** Objects with an ownerReference to `uid`. */
+export function ownedBy(items: Iterable<KubeObject>, uid: string | undefined): KubeObject[] {
+  if (!uid) return [];
+  const result: KubeObject[] = [];
+  for (const item of items) if (item.metadata.ownerReferences?.some((reference) => reference.uid === uid)) result.push(item);
+  return result.sort((left, right) => (left.metadata.name ?? '').localeCompare(right.metadata.name ?? ''));
+}
+
+/** Pods in `namespace` whose labels match every selector pair; an empty selector matches none (as a Service's). */
+export function podsMatching(pods: Iterable<KubeObject>, namespace: string | undefined, selector: Record<string, string> | undefined): KubeObject[] {
+  if (!selector || Object.keys(selector).length === 0) return [];
+  const pairs = Object.entries(selector);
+  const result: KubeObject[] = [];
+  for (const pod of pods) {
+    if (pod.metadata.namespace !== namespace) continue;
+    const labels = pod.metadata.labels ?? {};
+    if (pairs.every(([key, value]) => labels[key] === value)) result.push(pod);
+  }
+  return result.sort((left, right) => (left.metadata.name ?? '').localeCompare(right.metadata.name ?? ''));
+}
+
+export interface EventRow {
+  uid: string;
+  type: string;
+  reason: string;
+  message: string;
+  count: number;
+  source: string;
+  /** the newest of lastTimestamp, eventTime, series.lastObservedTime, creationTimestamp */
+  time: string;
+}
+
+/** When an event last happened: core/v1 lastTimestamp, events.k8s.io eventTime/series, else creation. */
+export function eventTime(event: KubeObject): string {
+  const record = event as KubeObject & Record<string, unknown>;
+  const series = isRecord(record.series) ? text(record.series.lastObservedTime) : '';
+  return series || text(record.lastTimestamp) || text(record.eventTime) || text(record.firstTimestamp) || (event.metadata.creationTimestamp ?? '');
+}
+
+/** Events whose involvedObject (or regarding) is the object, newest first. */
+export function eventsAbout(events: Iterable<KubeObject>, uid: string | undefined): EventRow[] {
+  if (!uid) return [];
+  const rows: EventRow[] = [];
+  for (const event of events) {
+    const record = event as KubeObject & Record<string, unknown>;
+    const involved = isRecord(record.involvedObject) ? record.involvedObject : isRecord(record.regarding) ? record.regarding : undefined;
+    if (!involved || involved.uid !== uid) continue;
+    const source = isRecord(record.source) ? text(record.source.component) : text(record.reportingController);
+    rows.push({ uid: event.metadata.uid ?? event.metadata.name ?? '', type: text(record.type) || 'Normal', reason: text(record.reason), message: text(record.message) || text(record.note), count: typeof record.count === 'number' ? record.count : 1, source, time: eventTime(event) });
+  }
+  return rows.sort((left, right) => (left.time < right.time ? 1 : left.time > right.time ? -1 : 0));
+}
+
+export interface ContainerRow {
+  name: string;
+  image: string;
+  init: boolean;
+  ready: boolean;
+  restarts: number;
+  /** Running / Waiting (reason) / Terminated (reason, exit code) */
+  state: string;
+  tone: Tone;
+}
+
+/** Each container of a pod with its status, init containers first. */
+export function containerRows(pod: KubeObject): ContainerRow[] {
+  const spec = isRecord(pod.spec) ? pod.spec : {};
+  const status = isRecord(pod.status) ? pod.status : {};
+  const statuses = new Map<string, Record<string, unknown>>();
+  for (const field of ['initContainerStatuses', 'containerStatuses']) {
+    const list = status[field];
+    if (Array.isArray(list)) for (const item of list) if (isRecord(item)) statuses.set(text(item.name), item);
+  }
+  const rows: ContainerRow[] = [];
+  for (const [field, init] of [['initContainers', true], ['containers', false]] as const) {
+    const list = spec[field];
+    if (!Array.isArray(list)) continue;
+    for (const container of list) {
+      if (!isRecord(container)) continue;
+      const name = text(container.name);
+      const containerStatus = statuses.get(name);
+      const { state, tone } = stateOf(containerStatus?.state);
+      rows.push({ name, image: text(container.image), init, ready: containerStatus?.ready === true, restarts: typeof containerStatus?.restartCount === 'number' ? containerStatus.restartCount : 0, state, tone });
+    }
+  }
+  return rows;
+}
+
+function stateOf(state: unknown): { state: string; tone: Tone } {
+  if (!isRecord(state)) return { state: 'Waiting', tone: 'warn' };
+  if (isRecord(state.running)) return { state: 'Running', tone: 'ok' };
+  if (isRecord(state.terminated)) {
+    const reason = text(state.terminated.reason) || 'Terminated';
+    const exitCode = typeof state.terminated.exitCode === 'number' ? state.terminated.exitCode : undefined;
+    return { state: `Terminated: ${reason}${exitCode !== undefined ? ` (exit code ${exitCode})` : ''}`, tone: exitCode === 0 ? 'muted' : 'error' };
+  }
+  if (isRecord(state.waiting)) {
+    const reason = text(state.waiting.reason);
+    return { state: reason ? `Waiting: ${reason}` : 'Waiting', tone: /BackOff|Err|Invalid/.test(reason) ? 'error' : 'warn' };
+  }
+  return { state: 'Waiting', tone: 'warn' };
+}
+
+/** `key=value` chips of labels or annotations, sorted by key. */
+export function chipsOf(record: Record<string, string> | undefined): { key: string; value: string }[] {
+  return Object.entries(record ?? {})
+    .sort(([left], [right]) => left.localeCompare(right))
+    .map(([key, value]) => ({ key, value }));
+}
+
+/** Kinds that run pods, whose detail page offers a merged "Logs" of all of them. */
+export function isWorkload(kindKey: string): boolean {
+  return ['deployments.apps', 'statefulsets.apps', 'daemonsets.apps', 'replicasets.apps', 'jobs.batch'].includes(kindKey);
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
