@@ -6,6 +6,7 @@ import { customKindOf } from './customKinds';
 import type { KindConfig } from './kindConfig';
 import { endpoints, ingresses, services } from './network';
 import { pods } from './pods';
+import { portForwards } from './portForwards';
 import { cronJobs, daemonSets, deployments, jobs, replicaSets, statefulSets } from './workloads';
 
 export const builtinKinds: KindConfig[] = [
@@ -19,6 +20,7 @@ export const builtinKinds: KindConfig[] = [
   services,
   endpoints,
   ingresses,
+  portForwards,
   configMaps,
   secrets,
   persistentVolumeClaims,

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { KubeApiError } from '../api/kubeClient';
+import type { LogLine } from './lineStore';
+import { LogStream, logQuery, type PodStreamState } from './logStream';
+
+class FakeSocket {
+  binaryType = 'blob';
+  onopen: (() => void) | null = null;
+  onmessage: ((event: { data: unknown }) => void) | null = null;
+  onclose: (() => void) | null = null;
+  onerror: (() => void) | null = null;
+  closed = false;
+  constructor(
+    readonly path: string,
+    readonly query: URLSearchParams,
+  ) {}
+  close() {
+    this.closed = true;
+  }
+  receive(text: string) {
+    this.onmessage?.({ data: new TextEncoder().encode(text).buffer });
+  }
+}
+
+function harness(options: { previous?: boolean; pods?: string[]; failure?: string } = {}) {
+  const sockets: FakeSocket[] = [];
+  const lines: LogLine[] = [];
+  const timers: Array<() => void> = [];
+  let states: PodStreamState[] = [];
+  const stream = new LogStream({
+    client: {
+      openSocket(path, query) {
+        const socket = new FakeSocket(path, query);
+        sockets.push(socket);
+        return socket as unknown as WebSocket;
+      },
+      text: () => Promise.reject(new KubeApiError(400, 'BadRequest', options.failure ?? 'container "app" is waiting to start')),
+    },
+    namespace: 'default',
+    pods: options.pods ?? ['web-1'],
+    containerOf: () => 'app',
+    previous: options.previous ?? false,
+    tailLines: 100,
+    onLines: (batch) => lines.push(...batch),
+    onState: (next) => (states = next),
+    setTimer: (callback) => timers.push(callback),
+    clearTimer: () => undefined,
+  });
+  return { stream, sockets, lines, timers, states: () => states };
+}
+
+describe('logQuery', () => {
+  it('always asks for timestamps, and for sinceTime instead of tailLines when resuming', () => {
+    expect(Object.fromEntries(logQuery({ follow: true, container: 'app', previous: false, tailLines: 10 }))).toEqual({ follow: 'true', timestamps: 'true', container: 'app', tailLines: '10' });
+    expect(Object.fromEntries(logQuery({ follow: true, previous: true, tailLines: 10, sinceTime: '2024-01-01T00:00:00Z' }))).toEqual({ follow: 'true', timestamps: 'true', previous: 'true', sinceTime: '2024-01-01T00:00:00Z' });
+  });
+});
+
+describe('LogStream', () => {
+  it('splits frames into lines with their timestamps and source pod, merging pods by arrival', () => {
+    const { sockets, lines } = harness({ pods: ['web-1', 'web-2'] });
+    expect(sockets.map((socket) => socket.path)).toEqual(['/api/v1/namespaces/default/pods/web-1/log', '/api/v1/namespaces/default/pods/web-2/log']);
+    sockets[0].receive('2024-05-01T10:00:00.1Z one\n2024-05-01T10:00:00.2Z tw');
+    sockets[1].receive('2024-05-01T10:00:00.3Z other\n');
+    sockets[0].receive('o\n');
+    expect(lines.map((line) => [line.source, line.text, line.timestamp])).toEqual([
+      [0, 'one', '2024-05-01T10:00:00.1Z'],
+      [1, 'other', '2024-05-01T10:00:00.3Z'],
+      [0, 'two', '2024-05-01T10:00:00.2Z'],
+    ]);
+  });
+
+  it('reconnects with sinceTime after the stream closes and drops the lines sent again', () => {
+    const { sockets, lines, timers, states } = harness();
+    sockets[0].onopen?.();
+    sockets[0].receive('2024-05-01T10:00:07.5Z before restart\n');
+    sockets[0].onclose?.();
+    expect(states()[0].phase).toBe('retrying');
+    timers.shift()?.();
+    expect(sockets[1].query.get('sinceTime')).toBe('2024-05-01T10:00:07Z');
+    expect(sockets[1].query.has('tailLines')).toBe(false);
+    sockets[1].onopen?.();
+    sockets[1].receive('2024-05-01T10:00:07.5Z before restart\n2024-05-01T10:00:09Z after restart\n');
+    expect(lines.map((line) => line.text)).toEqual(['before restart', 'after restart']);
+  });
+
+  it('shows why a refused connection failed and does not retry for the previous container', async () => {
+    const { sockets, timers, states } = harness({ previous: true, failure: 'previous terminated container "app" in pod "web-1" not found' });
+    sockets[0].onclose?.();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(states()[0]).toEqual({ pod: 'web-1', phase: 'ended', message: 'previous terminated container "app" in pod "web-1" not found' });
+    expect(timers).toHaveLength(0);
+  });
+
+  it('closes its sockets and stops reconnecting when closed', () => {
+    const { stream, sockets, timers } = harness();
+    stream.close();
+    expect(sockets[0].closed).toBe(true);
+    expect(timers).toHaveLength(0);
+  });
+});

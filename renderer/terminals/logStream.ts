@@ -1,0 +1,192 @@
+// Streaming pod logs into the viewer: one WebSocket per pod to `pods/<name>/log?follow=true`
+// (upstream's wsstream: binary.k8s.io frames carry the log bytes; the socket closes when the
+// stream ends). Timestamps are always requested, so the toggle only changes the display and a
+// reconnect can resume at the last line seen: when the socket closes while following (the
+// container restarted, the connection dropped), it reconnects with sinceTime and drops the lines
+// the server sends again. A refused handshake hides the API's Status from the browser, so the
+// reason is asked for once over plain HTTP.
+import { KubeApiError, type KubeClient } from '../api/kubeClient';
+import { LineSplitter, ReconnectFilter, sinceTimeOf, splitTimestamp, type LogLine } from './lineStore';
+
+export const LOG_PROTOCOLS = ['binary.k8s.io'];
+
+export type PodStreamPhase = 'connecting' | 'streaming' | 'retrying' | 'ended';
+
+export interface PodStreamState {
+  pod: string;
+  phase: PodStreamPhase;
+  message?: string;
+}
+
+export interface LogStreamOptions {
+  client: Pick<KubeClient, 'openSocket' | 'text'>;
+  namespace: string;
+  pods: readonly string[];
+  /** per pod; undefined lets the API pick (it refuses pods with several containers) */
+  containerOf(pod: string): string | undefined;
+  previous: boolean;
+  tailLines?: number;
+  onLines(lines: LogLine[]): void;
+  onState(states: PodStreamState[]): void;
+  /** timers, replaceable in tests */
+  setTimer?(callback: () => void, delayMs: number): unknown;
+  clearTimer?(timer: unknown): void;
+}
+
+export function logPath(namespace: string, pod: string): string {
+  return `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}/log`;
+}
+
+export function logQuery(options: { container?: string; previous: boolean; tailLines?: number; sinceTime?: string; follow: boolean }): URLSearchParams {
+  const query = new URLSearchParams();
+  if (options.follow) query.set('follow', 'true');
+  query.set('timestamps', 'true');
+  if (options.container) query.set('container', options.container);
+  if (options.previous) query.set('previous', 'true');
+  if (options.sinceTime) query.set('sinceTime', options.sinceTime);
+  else if (options.tailLines !== undefined) query.set('tailLines', String(options.tailLines));
+  return query;
+}
+
+const MAX_BACKOFF_MS = 10_000;
+
+interface PodConnection {
+  pod: string;
+  source: number;
+  socket?: WebSocket;
+  splitter: LineSplitter;
+  filter: ReconnectFilter;
+  state: PodStreamState;
+  timer?: unknown;
+  backoffMs: number;
+  connections: number;
+}
+
+/** The log streams of one viewer tab; `close()` ends them all. */
+export class LogStream {
+  private readonly connections: PodConnection[];
+  private closed = false;
+  private readonly setTimer: (callback: () => void, delayMs: number) => unknown;
+  private readonly clearTimer: (timer: unknown) => void;
+
+  constructor(private readonly options: LogStreamOptions) {
+    this.setTimer = options.setTimer ?? ((callback, delayMs) => setTimeout(callback, delayMs));
+    this.clearTimer = options.clearTimer ?? ((timer) => clearTimeout(timer as ReturnType<typeof setTimeout>));
+    this.connections = options.pods.map((pod, source) => ({ pod, source, splitter: new LineSplitter(), filter: new ReconnectFilter(), state: { pod, phase: 'connecting' }, backoffMs: 1000, connections: 0 }));
+    for (const connection of this.connections) this.connect(connection);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const connection of this.connections) {
+      if (connection.timer !== undefined) this.clearTimer(connection.timer);
+      const socket = connection.socket;
+      connection.socket = undefined;
+      if (socket) {
+        socket.onclose = null;
+        socket.onerror = null;
+        socket.onmessage = null;
+        socket.close();
+      }
+    }
+  }
+
+  states(): PodStreamState[] {
+    return this.connections.map((connection) => connection.state);
+  }
+
+  private setState(connection: PodConnection, state: Omit<PodStreamState, 'pod'>): void {
+    connection.state = { pod: connection.pod, ...state };
+    this.options.onState(this.states());
+  }
+
+  private connect(connection: PodConnection): void {
+    if (this.closed) return;
+    const { options } = this;
+    const resuming = connection.filter.lastTimestamp !== undefined;
+    if (resuming) connection.filter.reconnecting();
+    connection.splitter = new LineSplitter();
+    const query = logQuery({
+      follow: true,
+      container: options.containerOf(connection.pod),
+      previous: options.previous,
+      tailLines: options.tailLines,
+      sinceTime: resuming && connection.filter.lastTimestamp ? sinceTimeOf(connection.filter.lastTimestamp) : undefined,
+    });
+    const socket = options.client.openSocket(logPath(options.namespace, connection.pod), query, LOG_PROTOCOLS);
+    socket.binaryType = 'arraybuffer';
+    connection.socket = socket;
+    connection.connections++;
+    let opened = false;
+    let received = false;
+    this.setState(connection, { phase: 'connecting' });
+    socket.onopen = () => {
+      opened = true;
+      this.setState(connection, { phase: 'streaming' });
+    };
+    socket.onmessage = (event: MessageEvent) => {
+      const data: unknown = event.data;
+      const lines = data instanceof ArrayBuffer ? connection.splitter.push(new Uint8Array(data)) : typeof data === 'string' ? connection.splitter.pushText(data) : [];
+      if (lines.length === 0) return;
+      received = true;
+      connection.backoffMs = 1000;
+      this.emit(connection, lines);
+    };
+    socket.onerror = () => undefined;
+    socket.onclose = () => {
+      if (connection.socket !== socket || this.closed) return;
+      connection.socket = undefined;
+      this.emit(connection, connection.splitter.flush());
+      if (options.previous) {
+        if (opened) this.setState(connection, { phase: 'ended', message: 'end of the previous container\'s log' });
+        else void this.explainFailure(connection, false);
+        return;
+      }
+      if (opened && received) {
+        connection.backoffMs = 1000;
+        this.retry(connection, 'the log stream ended; reconnecting');
+      } else if (opened) {
+        this.retry(connection, 'waiting for more log output');
+      } else {
+        void this.explainFailure(connection, true);
+      }
+    };
+  }
+
+  private emit(connection: PodConnection, texts: string[]): void {
+    const lines: LogLine[] = [];
+    for (const text of texts) {
+      const { timestamp, text: message } = splitTimestamp(text);
+      if (connection.filter.isRepeat(timestamp)) continue;
+      connection.filter.seen(timestamp);
+      lines.push({ text: message, timestamp, source: connection.source });
+    }
+    if (lines.length > 0) this.options.onLines(lines);
+  }
+
+  private retry(connection: PodConnection, message: string): void {
+    if (this.closed) return;
+    const delay = connection.backoffMs;
+    connection.backoffMs = Math.min(MAX_BACKOFF_MS, connection.backoffMs * 2);
+    this.setState(connection, { phase: 'retrying', message });
+    connection.timer = this.setTimer(() => {
+      connection.timer = undefined;
+      this.connect(connection);
+    }, delay);
+  }
+
+  /** Asks the API over HTTP why the WebSocket was refused (pod gone, container not started…). */
+  private async explainFailure(connection: PodConnection, retry: boolean): Promise<void> {
+    let reason = 'could not connect to the log stream';
+    try {
+      await this.options.client.text(logPath(this.options.namespace, connection.pod), {
+        query: { container: this.options.containerOf(connection.pod), previous: this.options.previous ? 'true' : undefined, tailLines: '1' },
+      });
+    } catch (error) {
+      reason = error instanceof KubeApiError || error instanceof Error ? error.message : reason;
+    }
+    if (this.closed) return;
+    if (retry) this.retry(connection, reason);
+    else this.setState(connection, { phase: 'ended', message: reason });
+  }
+}
