@@ -1,10 +1,8 @@
 // PortForwards (kubedesk.dev/v1alpha1): kubedesk's own kind for a port on 127.0.0.1 forwarded to
-// a Pod or Service port. The columns mirror the API server's printer for the kind (the renderer
-// may not import main/), so the list reads like `kubectl get portforwards`.
+// a Pod or Service port. The columns are the API server's printer for the kind (shared/printers),
+// so the list reads like `kubectl get portforwards`.
 import { isRecord, type KubeObject } from '../../shared/kubernetes/types';
-import { ageColumn, column, nameColumn } from '../../shared/printers/columns';
-import { age, name } from '../../shared/printers/format';
-import type { TableDef } from '../../shared/printers/table';
+import { portForwardLocalAddress, portForwardTable } from '../../shared/printers/portForward';
 import type { KindConfig, Tone } from './kindConfig';
 
 function record(value: unknown): Record<string, unknown> {
@@ -35,37 +33,7 @@ export function portForwardTarget(forward: KubeObject): { kind: string; name: st
   return { kind: typeof target.kind === 'string' ? target.kind : '', name: typeof target.name === 'string' ? target.name : '' };
 }
 
-export function localAddress(forward: KubeObject): string | undefined {
-  const localPort = record(forward.status).localPort;
-  return typeof localPort === 'number' && localPort > 0 ? `127.0.0.1:${localPort}` : undefined;
-}
-
-export const portForwardTable: TableDef = {
-  columns: [
-    nameColumn(),
-    column('Target', 'string', 'The Pod or Service the connections go to'),
-    column('Port', 'string', 'The port of the target, by number or name'),
-    column('Local', 'string', 'The address kubedesk listens on'),
-    column('Status', 'string', 'Active, Waiting (no ready pod behind the target) or Failed (the local port cannot be opened)'),
-    ageColumn(),
-    column('Pod', 'string', 'The pod new connections go to', { priority: 1 }),
-    column('Message', 'string', 'Why the forward is not active', { priority: 1 }),
-  ],
-  row(forward, now) {
-    const status = record(forward.status);
-    const target = portForwardTarget(forward);
-    return [
-      name(forward),
-      target.kind && target.name ? `${target.kind.toLowerCase()}/${target.name}` : '<none>',
-      cell(record(forward.spec).port),
-      localAddress(forward) ?? '<none>',
-      cell(status.phase, 'Waiting'),
-      age(forward, now),
-      cell(status.pod),
-      cell(status.message, ''),
-    ];
-  },
-};
+export const localAddress = portForwardLocalAddress;
 
 export const portForwards: KindConfig = {
   key: 'portforwards.kubedesk.dev',
@@ -76,6 +44,7 @@ export const portForwards: KindConfig = {
   namespaced: true,
   title: 'Port forwards',
   section: 'Network',
+  inSidebar: false,
   table: portForwardTable,
   statusColumn: 'Status',
   shortNames: ['pf'],

@@ -8,10 +8,11 @@
 // registry's helpers.
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
-import { ageColumn, column, nameColumn } from '../../../shared/printers/columns';
-import { age, name } from '../../../shared/printers/format';
+import { portForwardTable, portForwardTargetText } from '../../../shared/printers/portForward';
+
+export { portForwardTable };
 import { fieldErrors, type FieldError } from '../../registry/fieldErrors';
-import type { ResourceDef, TableDef } from '../../registry/types';
+import type { ResourceDef } from '../../registry/types';
 import { isValidPortName, nameIsDNS1035Label, nameIsDNSSubdomain } from '../../registry/validation/names';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../registry/validation/objectMeta';
 
@@ -153,45 +154,7 @@ export function validatePortForwardUpdate(forward: KubeObject, old: KubeObject):
 }
 
 /** `pod/web-abc` or `service/web`, as kubectl names objects. */
-export function targetText(forward: KubeObject): string {
-  const target = record(record(forward.spec).target);
-  const kind = typeof target.kind === 'string' ? target.kind.toLowerCase() : '';
-  const targetName = typeof target.name === 'string' ? target.name : '';
-  return kind && targetName ? `${kind}/${targetName}` : '<none>';
-}
-
-function cell(value: unknown, none = '<none>'): string {
-  if (typeof value === 'string' && value !== '') return value;
-  if (typeof value === 'number') return String(value);
-  return none;
-}
-
-export const portForwardTable: TableDef = {
-  columns: [
-    nameColumn(),
-    column('Target', 'string', 'The Pod or Service the connections go to'),
-    column('Port', 'string', 'The port of the target, by number or name'),
-    column('Local', 'string', 'The address kubedesk listens on'),
-    column('Status', 'string', 'Active, Waiting (no ready pod behind the target) or Failed (the local port cannot be opened)'),
-    ageColumn(),
-    column('Pod', 'string', 'The pod new connections go to', { priority: 1 }),
-    column('Message', 'string', 'Why the forward is not active', { priority: 1 }),
-  ],
-  row(forward, now) {
-    const status = record(forward.status);
-    const localPort = status.localPort;
-    return [
-      name(forward),
-      targetText(forward),
-      cell(record(forward.spec).port),
-      isInteger(localPort) && localPort > 0 ? `127.0.0.1:${localPort}` : '<none>',
-      cell(status.phase, 'Waiting'),
-      age(forward, now),
-      cell(status.pod),
-      cell(status.message, ''),
-    ];
-  },
-};
+export const targetText = portForwardTargetText;
 
 const description = (text: string) => ({ description: text });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../shared/kubernetes/types';
-import { portForwards, portForwardTable } from '../../kinds/portForwards';
+import { portForwards } from '../../kinds/portForwards';
+import { portForwardTable } from '../../../shared/printers/portForward';
 import { findForward, forwardablePorts, forwardName, forwardUrl, parsePortInput, portForwardBody } from './portForwardModel';
 
 const pod: KubeObject = {
