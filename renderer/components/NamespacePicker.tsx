@@ -25,7 +25,7 @@ export function NamespacePicker() {
   return (
     <div className="namespace-picker" ref={root}>
       <button className="picker-button" onClick={() => setOpen(!open)} aria-haspopup="listbox" aria-expanded={open} data-testid="namespace-picker">
-        ⌖ {label} ▾
+        {label} ▾
       </button>
       {open && (
         <div className="picker-menu" role="listbox" aria-multiselectable>

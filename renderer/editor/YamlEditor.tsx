@@ -70,7 +70,14 @@ export function YamlEditor({ value, onChange, problems = [], readOnly = false, l
         const observer = new MutationObserver(() => monaco.editor.setTheme(pageTheme()));
         observer.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
         cleanups.push(
-          exposeForTests({ getValue: () => editor.getValue(), setValue: (text) => editor.setValue(text) }),
+          // a test's setValue also reports the text at once, so the owner's state cannot lag behind it
+          exposeForTests({
+            getValue: () => editor.getValue(),
+            setValue: (text) => {
+              editor.setValue(text);
+              onChangeRef.current(text);
+            },
+          }),
           () => observer.disconnect(),
           () => subscription.dispose(),
           () => editor.dispose(),

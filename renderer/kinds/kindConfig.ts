@@ -44,6 +44,8 @@ export interface KindConfig {
   summary?(object: KubeObject): SummaryField[];
   /** Label selector of the pods this object runs (workloads, Services); the detail page lists them. */
   podSelector?(object: KubeObject): Record<string, string> | undefined;
+  /** false = reachable by route and palette but not listed in the sidebar (it has its own page) */
+  inSidebar?: boolean;
   /** Short names for the command palette (`deploy`, `po`). */
   shortNames?: string[];
 }

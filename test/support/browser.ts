@@ -1,0 +1,71 @@
+// Opens kubedesk's web UI in Debian's Chromium (playwright-core) against a test cluster and signs
+// in: with the one-time login URL that `kubedesk serve` printed, or — for further browsers, since
+// that token works once — by posting the kubeconfig token to /ui/session from the page's context.
+// Screenshots go to test-output/ui/ so a person can look at every view after a run.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { TestCluster } from './cluster';
+import { repositoryRoot } from './tools';
+import { until } from './wait';
+
+export const screenshotDirectory = join(repositoryRoot, 'test-output', 'ui');
+export const chromiumPath = process.env.KUBEDESK_CHROMIUM ?? '/usr/bin/chromium';
+
+export interface UiSession {
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  origin: string;
+  /** Saves a full-window screenshot as test-output/ui/<name>.png and returns its path. */
+  screenshot(name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface OpenUiOptions {
+  colorScheme?: 'light' | 'dark';
+  viewport?: { width: number; height: number };
+  /** sign in with the printed one-time URL (default) or with the kubeconfig token */
+  signIn?: 'printed-url' | 'kubeconfig-token';
+}
+
+/** The last `kubedesk: UI at <url>` line of the server's output. */
+export async function printedLoginUrl(cluster: TestCluster): Promise<string> {
+  return until('the UI login URL in the server output', () => {
+    const matches = [...cluster.logs().matchAll(/kubedesk: UI at (\S+)/g)];
+    return matches.length ? matches[matches.length - 1][1] : undefined;
+  }, 30_000);
+}
+
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+}
+
+export async function openUi(cluster: TestCluster, options: OpenUiOptions = {}): Promise<UiSession> {
+  const browser = await launchChromium();
+  const context = await browser.newContext({ ignoreHTTPSErrors: true, colorScheme: options.colorScheme ?? 'light', viewport: options.viewport ?? { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  const origin = cluster.server.replace(/\/$/, '');
+  if ((options.signIn ?? 'printed-url') === 'printed-url') {
+    await page.goto(await printedLoginUrl(cluster));
+  } else {
+    const reply = await context.request.post(`${origin}/ui/session`, { data: { token: cluster.token }, headers: { Origin: origin } });
+    if (reply.status() !== 204 && reply.status() !== 200) throw new Error(`sign-in with the kubeconfig token failed: ${reply.status()} ${await reply.text()}`);
+    await page.goto(`${origin}/ui/`);
+  }
+  mkdirSync(screenshotDirectory, { recursive: true });
+  return {
+    browser,
+    context,
+    page,
+    origin,
+    async screenshot(name) {
+      const path = join(screenshotDirectory, `${name}.png`);
+      await page.screenshot({ path });
+      return path;
+    },
+    async close() {
+      await browser.close();
+    },
+  };
+}
