@@ -39,7 +39,12 @@ export function YamlEditor({ value, onChange, problems = [], readOnly = false, l
   const monacoRef = useRef<Monaco | undefined>(undefined);
   const onChangeRef = useRef(onChange);
   onChangeRef.current = onChange;
-  const initialValue = useRef(value);
+  // the latest prop (the editor is created with it) and the last prop pushed into the editor: a
+  // prop is pushed only when it changed, so an effect that runs late with an older prop cannot
+  // overwrite what the user (or a test) typed since
+  const latestValue = useRef(value);
+  latestValue.current = value;
+  const pushedValue = useRef(value);
   const [failed, setFailed] = useState<string | undefined>(undefined);
   const [ready, setReady] = useState(false);
 
@@ -51,7 +56,7 @@ export function YamlEditor({ value, onChange, problems = [], readOnly = false, l
         if (disposed || !hostRef.current) return;
         monacoRef.current = monaco;
         const editor = monaco.editor.create(hostRef.current, {
-          value: initialValue.current,
+          value: latestValue.current,
           language: 'yaml',
           theme: pageTheme(),
           automaticLayout: true,
@@ -66,6 +71,7 @@ export function YamlEditor({ value, onChange, problems = [], readOnly = false, l
           readOnly,
         });
         editorRef.current = editor;
+        pushedValue.current = latestValue.current;
         const subscription = editor.onDidChangeModelContent(() => onChangeRef.current(editor.getValue()));
         const observer = new MutationObserver(() => monaco.editor.setTheme(pageTheme()));
         observer.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
@@ -98,7 +104,9 @@ export function YamlEditor({ value, onChange, problems = [], readOnly = false, l
 
   useEffect(() => {
     const editor = editorRef.current;
-    if (editor && editor.getValue() !== value) editor.setValue(value);
+    if (!editor || value === pushedValue.current) return;
+    pushedValue.current = value;
+    if (editor.getValue() !== value) editor.setValue(value);
   }, [value, ready]);
 
   useEffect(() => {

@@ -41,6 +41,7 @@ async function editorValue(page: Page): Promise<string> {
 async function setEditor(page: Page, text: string): Promise<void> {
   await page.waitForFunction(() => (window as unknown as { __kubedeskEditor?: unknown }).__kubedeskEditor !== undefined, undefined, { timeout: 30_000 });
   await page.evaluate((value) => (window as unknown as { __kubedeskEditor: { setValue(text: string): void } }).__kubedeskEditor.setValue(value), text);
+  await expect.poll(() => editorValue(page), { timeout: 10_000 }).toBe(text);
 }
 
 async function rowNames(page: Page): Promise<string[]> {
@@ -151,6 +152,11 @@ describe('the web UI in Chromium', () => {
     await expect.poll(() => editorValue(page), { timeout: 30_000 }).toContain('color: blue');
     await setEditor(page, (await editorValue(page)).replace('color: blue', 'color: green'));
     await page.getByTestId('yaml-apply').click();
+    // kubectl create owns .data.color (an Update), so a server-side apply that changes it conflicts,
+    // as with `kubectl apply --server-side`; the tab reports the field and offers a forced apply
+    await expect.poll(async () => page.getByTestId('yaml-result').innerText(), { timeout: 30_000 }).toMatch(/conflict[\s\S]*\.data\.color/i);
+    await ui.screenshot('08-configmap-yaml-conflict');
+    await page.getByTestId('yaml-force').click();
     await expect.poll(async () => (await kubectlOk(cluster, ['get', 'configmap', 'settings', '-o', 'jsonpath={.data.color}'])).trim(), { timeout: 30_000 }).toBe('green');
     await ui.screenshot('08-configmap-yaml');
   });
