@@ -13,12 +13,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { rmSync } from 'node:fs';
-import type { KubeObject, WatchEventType } from '../../shared/kubernetes/types';
 import { ApiError } from './apiError';
 import { MAX_BODY_BYTES } from './content';
 import type { ApiRequest, ApiResponse, ApiServer, ApiStreamReply, ApiWatchReply } from './apiServer';
 import { errorReply } from './apiServer';
-import { WebSocketReplies, encodeWatchEvent, isIdentityTransform, isWebSocketRequest, writeUpgradeRefusal } from './websocketStreams';
+import { WebSocketReplies, isWebSocketRequest, startBatchedWatch, writeUpgradeRefusal } from './websocketStreams';
 
 export interface UserInfo {
   name: string;
@@ -282,45 +281,14 @@ function writeReply(response: ServerResponse, reply: { status: number; headers: 
 function streamWatch(request: IncomingMessage, response: ServerResponse, reply: ApiWatchReply): void {
   response.writeHead(200, { ...reply.headers, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   response.flushHeaders();
-  const identity = isIdentityTransform(reply);
-  let ended = false;
-  // Events are queued and written once per turn of the event loop: the write that caused them
-  // answers its own client first (fan-out stays off the request path, as upstream's watch cache
-  // dispatches asynchronously), and a burst becomes one TLS record per watcher instead of many.
-  let pending: string[] = [];
-  let scheduled = false;
-  const flush = () => {
-    scheduled = false;
-    if (ended || pending.length === 0) return;
-    const chunk = pending.length === 1 ? pending[0] : pending.join('');
-    pending = [];
-    response.write(chunk);
-    if (response.writableLength > MAX_WATCH_BUFFER) {
-      // A watcher that cannot keep up is closed, as upstream's cacher does; it will re-watch.
-      sink.close();
-    }
-  };
-  const sink = {
-    send(type: WatchEventType, object: KubeObject) {
-      if (ended) return;
-      pending.push(encodeWatchEvent(type, object, reply.transform, identity));
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
+  // a turn's events go out as one chunk, one TLS record per watcher
+  const stop = startBatchedWatch(reply, {
+    write: (lines) => {
+      response.write(lines.length === 1 ? lines[0] : lines.join(''));
+      return response.writableLength <= MAX_WATCH_BUFFER;
     },
-    close() {
-      if (ended) return;
-      flush();
-      ended = true;
-      response.end();
-    },
-  };
-  const handle = reply.watch(sink);
-  const stop = () => {
-    ended = true;
-    handle.dispose();
-  };
+    end: () => response.end(),
+  });
   request.on('close', stop);
   response.on('close', stop);
 }

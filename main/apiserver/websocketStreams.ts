@@ -6,12 +6,14 @@
 // after an initial empty frame; the socket closes when the stream ends. Anything else — an error,
 // or a reply that is not a stream — is answered as a plain HTTP response, which the client sees as
 // a failed handshake carrying a Status, as upstream does. Messages from the client are ignored.
+// The once-per-turn batching of watch events lives here too and serves the HTTP watch as well.
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import { Readable, type Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { KubeObject, WatchEventType } from '../../shared/kubernetes/types';
 import { ApiError } from './apiError';
 import type { ApiReply, ApiResponse, ApiStreamReply, ApiWatchReply } from './apiServer';
+import type { WatchSink } from './watch';
 
 export const BINARY_STREAM_PROTOCOL = 'binary.k8s.io';
 export const BASE64_STREAM_PROTOCOL = 'base64.binary.k8s.io';
@@ -65,7 +67,7 @@ const eventCache = new WeakMap<object, Map<string, string>>();
  * One watch event as JSON ending in a newline (Go's JSON encoder ends each value so). Objects the
  * request does not reshape are encoded once for all watchers.
  */
-export function encodeWatchEvent(type: WatchEventType, object: KubeObject, transform: ApiWatchReply['transform'], identity: boolean): string {
+function encodeWatchEvent(type: WatchEventType, object: KubeObject, transform: ApiWatchReply['transform'], identity: boolean): string {
   if (!identity) return JSON.stringify({ type, object: transform(object, type) }) + '\n';
   let byType = eventCache.get(object);
   if (!byType) {
@@ -81,9 +83,59 @@ export function encodeWatchEvent(type: WatchEventType, object: KubeObject, trans
 }
 
 /** Whether a watch reply's transform leaves objects as they are (so encodings can be shared). */
-export function isIdentityTransform(reply: ApiWatchReply): boolean {
+function isIdentityTransform(reply: ApiWatchReply): boolean {
   const probe: KubeObject = { metadata: {} };
   return reply.transform(probe, 'ADDED') === probe;
+}
+
+/** Where a watch's encoded events go: an HTTP chunked body or a WebSocket. */
+export interface WatchEventWriter {
+  /** Writes the events of one turn; false when the client is too far behind (the watch is closed). */
+  write(lines: string[]): boolean;
+  /** Ends the response after the last event. */
+  end(): void;
+}
+
+/**
+ * Starts a watch whose events are queued and written once per turn of the event loop: the write
+ * that caused them answers its own client first (fan-out stays off the request path, as upstream's
+ * watch cache dispatches asynchronously), and a burst goes out together, in few TLS records instead
+ * of many. A watcher that cannot keep up is closed, as upstream's cacher does; it will re-watch.
+ * Returns the function to call when the client goes away.
+ */
+export function startBatchedWatch(reply: ApiWatchReply, writer: WatchEventWriter): () => void {
+  const identity = isIdentityTransform(reply);
+  let ended = false;
+  let pending: string[] = [];
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (ended || pending.length === 0) return;
+    const lines = pending;
+    pending = [];
+    if (!writer.write(lines)) sink.close();
+  };
+  const sink: WatchSink = {
+    send(type: WatchEventType, object: KubeObject) {
+      if (ended) return;
+      pending.push(encodeWatchEvent(type, object, reply.transform, identity));
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+    close() {
+      if (ended) return;
+      flush();
+      ended = true;
+      writer.end();
+    },
+  };
+  const handle = reply.watch(sink);
+  return () => {
+    ended = true;
+    handle.dispose();
+  };
 }
 
 /** Answers an upgrade that will not happen with a plain HTTP response, then closes the connection. */
@@ -170,52 +222,21 @@ export class WebSocketReplies {
     // Upstream's watch handshake takes any subprotocol; answering the first one offered keeps
     // browsers, which fail a handshake that ignores their offer, connected.
     const protocol = offeredProtocols(request)[0] ?? '';
-    const identity = isIdentityTransform(reply);
-    this.accept(
-      request,
-      socket,
-      head,
-      protocol,
-      (webSocket) => {
-        let ended = false;
-        let pending: string[] = [];
-        let scheduled = false;
-        // Events go out once per turn of the event loop, like the HTTP watch: the write that caused
-        // them answers its own client first, and a burst is corked into few TLS records.
-        const flush = () => {
-          scheduled = false;
-          if (ended || pending.length === 0) return;
-          const frames = pending;
-          pending = [];
-          socket.cork();
-          for (const frame of frames) webSocket.send(frame);
-          socket.uncork();
-          if (webSocket.bufferedAmount > this.maxWatchBufferBytes) sink.close();
-        };
-        const sink = {
-          send(type: WatchEventType, object: KubeObject) {
-            if (ended) return;
-            pending.push(encodeWatchEvent(type, object, reply.transform, identity));
-            if (!scheduled) {
-              scheduled = true;
-              setImmediate(flush);
-            }
-          },
-          close() {
-            if (ended) return;
-            flush();
-            ended = true;
-            webSocket.close(1000);
-          },
-        };
-        const handle = reply.watch(sink);
-        webSocket.once('close', () => {
-          ended = true;
-          handle.dispose();
-        });
+    this.accept(request, socket, head, protocol, (webSocket) => this.sendWatch(socket, webSocket, reply), () => undefined);
+  }
+
+  /** One text frame per event; a turn's frames are corked into few TLS records. */
+  private sendWatch(socket: Duplex, webSocket: WebSocket, reply: ApiWatchReply): void {
+    const stop = startBatchedWatch(reply, {
+      write: (lines) => {
+        socket.cork();
+        for (const line of lines) webSocket.send(line);
+        socket.uncork();
+        return webSocket.bufferedAmount <= this.maxWatchBufferBytes;
       },
-      () => undefined,
-    );
+      end: () => webSocket.close(1000),
+    });
+    webSocket.once('close', stop);
   }
 
   private serveStream(request: IncomingMessage, socket: Duplex, head: Buffer, reply: ApiStreamReply): void {
@@ -233,30 +254,25 @@ export class WebSocketReplies {
       return;
     }
     const binary = STREAM_PROTOCOLS.get(protocol)?.binary ?? true;
-    this.accept(
-      request,
-      socket,
-      head,
-      protocol,
-      (webSocket) => {
-        const encode = (chunk: Buffer): Buffer | string => (binary ? chunk : chunk.toString('base64'));
-        const resumeIfDrained = () => {
-          if (stream.isPaused() && webSocket.bufferedAmount <= this.streamHighWaterBytes / 2) stream.resume();
-        };
-        // the first, empty frame tells the client the stream is open (wsstream's ping)
-        webSocket.send(encode(Buffer.alloc(0)));
-        stream.on('data', (chunk: Buffer | string) => {
-          const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-          if (bytes.length === 0 || webSocket.readyState !== webSocket.OPEN) return;
-          webSocket.send(encode(bytes), resumeIfDrained);
-          if (webSocket.bufferedAmount > this.streamHighWaterBytes) stream.pause();
-        });
-        stream.once('end', () => webSocket.close(1000));
-        stream.once('error', () => webSocket.close(1011));
-        webSocket.once('close', stopSource);
-      },
-      stopSource,
-    );
+    this.accept(request, socket, head, protocol, (webSocket) => this.sendStream(webSocket, stream, binary, stopSource), stopSource);
+  }
+
+  private sendStream(webSocket: WebSocket, stream: ApiStreamReply['stream'], binary: boolean, stopSource: () => void): void {
+    const encode = (chunk: Buffer): Buffer | string => (binary ? chunk : chunk.toString('base64'));
+    const resumeIfDrained = () => {
+      if (stream.isPaused() && webSocket.bufferedAmount <= this.streamHighWaterBytes / 2) stream.resume();
+    };
+    // the first, empty frame tells the client the stream is open (wsstream's ping)
+    webSocket.send(encode(Buffer.alloc(0)));
+    stream.on('data', (chunk: Buffer | string) => {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      if (bytes.length === 0 || webSocket.readyState !== webSocket.OPEN) return;
+      webSocket.send(encode(bytes), resumeIfDrained);
+      if (webSocket.bufferedAmount > this.streamHighWaterBytes) stream.pause();
+    });
+    stream.once('end', () => webSocket.close(1000));
+    stream.once('error', () => webSocket.close(1011));
+    webSocket.once('close', stopSource);
   }
 }
 

@@ -95,6 +95,18 @@ describe('the object actions', () => {
     expect(bad.store.getState().notices.at(-1)).toMatchObject({ tone: 'error' });
   });
 
+  it.each([
+    ['cordon', nodes, node, '/api/v1/nodes/node-1', { spec: { unschedulable: true } }, 'node/node-1 cordoned'],
+    ['uncordon', nodes, { ...node, spec: { unschedulable: true } }, '/api/v1/nodes/node-1', { spec: { unschedulable: null } }, 'node/node-1 uncordoned'],
+    ['resume', cronJobs, cronJob, '/apis/batch/v1/namespaces/ops/cronjobs/nightly', { spec: { suspend: false } }, 'CronJob ops/nightly resumed'],
+    ['suspend', cronJobs, { ...cronJob, spec: { suspend: false } }, '/apis/batch/v1/namespaces/ops/cronjobs/nightly', { spec: { suspend: true } }, 'CronJob ops/nightly suspended'],
+  ])('%s sends one merge patch and says so', async (id, config, object, path, body, notice) => {
+    const { calls, context, store } = fakeContext();
+    await find(id, actionsFor(config, object)).run(context);
+    expect(calls).toEqual([{ method: 'PATCH', path, body, type: 'merge' }]);
+    expect(store.getState().notices.at(-1)).toMatchObject({ tone: 'ok', text: notice });
+  });
+
   it('deletes in the background only after confirmation', async () => {
     const refused = fakeContext({ confirm: false });
     await find('delete', actionsFor(deployments, deployment)).run(refused.context);

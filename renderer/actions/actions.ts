@@ -65,6 +65,16 @@ export function actionsFor(config: KindConfig, object: KubeObject): Action[] {
   const name = object.metadata.name ?? '';
   const namespace = object.metadata.namespace;
   const path = resourcePath(config, namespace, name);
+  // cordon/uncordon, suspend/resume: one merge patch of the object, then a notice
+  const patchAction = (id: string, title: string, patch: unknown, done: string): Action => ({
+    id,
+    title,
+    run: async (context) =>
+      report(context, async () => {
+        await context.client.patch(path, patch, 'merge', WRITE_OPTIONS);
+        return done;
+      }),
+  });
   const makers: Record<string, () => Action> = {
     shell: () => ({
       id: 'shell',
@@ -126,43 +136,11 @@ export function actionsFor(config: KindConfig, object: KubeObject): Action[] {
         });
       },
     }),
-    cordon: () => ({
-      id: 'cordon',
-      title: 'Cordon',
-      run: async (context) =>
-        report(context, async () => {
-          await context.client.patch(path, cordonPatch(true), 'merge', WRITE_OPTIONS);
-          return `node/${name} cordoned`;
-        }),
-    }),
-    uncordon: () => ({
-      id: 'uncordon',
-      title: 'Uncordon',
-      run: async (context) =>
-        report(context, async () => {
-          await context.client.patch(path, cordonPatch(false), 'merge', WRITE_OPTIONS);
-          return `node/${name} uncordoned`;
-        }),
-    }),
+    cordon: () => patchAction('cordon', 'Cordon', cordonPatch(true), `node/${name} cordoned`),
+    uncordon: () => patchAction('uncordon', 'Uncordon', cordonPatch(false), `node/${name} uncordoned`),
     drain: () => ({ id: 'drain', title: 'Drain', danger: true, run: async (context) => drainNode(context, name) }),
-    suspend: () => ({
-      id: 'suspend',
-      title: 'Suspend',
-      run: async (context) =>
-        report(context, async () => {
-          await context.client.patch(path, suspendPatch(true), 'merge', WRITE_OPTIONS);
-          return `${label} suspended`;
-        }),
-    }),
-    resume: () => ({
-      id: 'resume',
-      title: 'Resume',
-      run: async (context) =>
-        report(context, async () => {
-          await context.client.patch(path, suspendPatch(false), 'merge', WRITE_OPTIONS);
-          return `${label} resumed`;
-        }),
-    }),
+    suspend: () => patchAction('suspend', 'Suspend', suspendPatch(true), `${label} suspended`),
+    resume: () => patchAction('resume', 'Resume', suspendPatch(false), `${label} resumed`),
     trigger: () => ({
       id: 'trigger',
       title: 'Trigger now',

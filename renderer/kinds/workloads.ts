@@ -3,8 +3,13 @@
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { daemonSetTable, deploymentTable, replicaSetTable, statefulSetTable } from '../../shared/printers/apps';
 import { cronJobTable, jobTable } from '../../shared/printers/batch';
-import type { KindConfig, SummaryField } from './kindConfig';
+import type { KindConfig, SummaryField, Tone } from './kindConfig';
 import { conditionStatus, countTone, matchLabels, numberField, stringField } from './tones';
+
+/** status.readyReplicas against spec.replicas. */
+function replicasTone(object: KubeObject): Tone {
+  return countTone(numberField(object, 'status', 'readyReplicas'), numberField(object, 'spec', 'replicas'));
+}
 
 function replicasSummary(object: KubeObject, readyField: string): SummaryField[] {
   const desired = numberField(object, 'spec', 'replicas');
@@ -28,7 +33,7 @@ export const deployments: KindConfig = {
   table: deploymentTable,
   statusColumn: 'Ready',
   shortNames: ['deploy'],
-  tone: (object) => countTone(numberField(object, 'status', 'readyReplicas'), numberField(object, 'spec', 'replicas')),
+  tone: replicasTone,
   podSelector: matchLabels,
   summary: (object) => [
     ...replicasSummary(object, 'readyReplicas'),
@@ -50,7 +55,7 @@ export const statefulSets: KindConfig = {
   table: statefulSetTable,
   statusColumn: 'Ready',
   shortNames: ['sts'],
-  tone: (object) => countTone(numberField(object, 'status', 'readyReplicas'), numberField(object, 'spec', 'replicas')),
+  tone: replicasTone,
   podSelector: matchLabels,
   summary: (object) => [...replicasSummary(object, 'readyReplicas'), { label: 'Service', value: stringField(object, 'spec', 'serviceName') || '<none>' }],
 };
@@ -88,7 +93,7 @@ export const replicaSets: KindConfig = {
   table: replicaSetTable,
   statusColumn: 'Ready',
   shortNames: ['rs'],
-  tone: (object) => countTone(numberField(object, 'status', 'readyReplicas'), numberField(object, 'spec', 'replicas')),
+  tone: replicasTone,
   podSelector: matchLabels,
   summary: (object) => replicasSummary(object, 'readyReplicas'),
 };

@@ -11,6 +11,7 @@ import { displayText, downloadText, LineStore, podColor, type LogLine } from './
 import { buildRowOffsets, isAtBottom, lineAtRow, visibleLines } from './logLayout';
 import { highlightParts, SearchState } from './logSearch';
 import { LogStream, type PodStreamState } from './logStream';
+import { ContainerSelect } from './ContainerSelect';
 import { usePodContainers } from './usePodContainers';
 
 const ROW_HEIGHT = 18;
@@ -226,15 +227,7 @@ export function LogViewer({ namespace, pods, container: initialContainer, previo
   return (
     <div className={`log-view${wrap ? ' wrap' : ''}`} data-testid="logs">
       <div className="dock-toolbar">
-        {names.length > 1 && (
-          <select value={chosen ?? ''} onChange={(event) => setContainer(event.target.value)} aria-label="Container" data-testid="log-container">
-            {names.map((name) => (
-              <option key={name} value={name}>
-                {name}
-              </option>
-            ))}
-          </select>
-        )}
+        <ContainerSelect names={names} value={chosen} onChange={setContainer} testId="log-container" />
         <label className="toggle">
           <input type="checkbox" checked={follow} onChange={(event) => (event.target.checked ? jumpToEnd() : setFollow(false))} data-testid="log-follow" /> Follow
         </label>

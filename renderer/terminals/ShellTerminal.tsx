@@ -9,8 +9,10 @@ import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { desktopBridge } from '../../shared/desktopBridge';
+import { StreamChannel } from '../../shared/kubernetes/streamChannels';
 import { useServices } from '../context';
-import { decodeChannelFrame, encodeResize, encodeStdin, encodeStdinBinary, EXEC_PROTOCOLS, ExecChannel, execPath, execQuery, parseExitStatus, SHELL_COMMAND, type ExitResult } from './execChannels';
+import { decodeChannelFrame, encodeResize, encodeStdin, encodeStdinBinary, EXEC_PROTOCOLS, execPath, execQuery, parseExitStatus, SHELL_COMMAND, type ExitResult } from './execChannels';
+import { ContainerSelect } from './ContainerSelect';
 import { usePodContainers } from './usePodContainers';
 
 type Connection = { phase: 'connecting' } | { phase: 'open' } | { phase: 'exited'; result: ExitResult } | { phase: 'dropped'; message: string };
@@ -131,9 +133,9 @@ export function ShellTerminal({ namespace, pod, container: initialContainer, vis
       if (!(event.data instanceof ArrayBuffer)) return;
       const frame = decodeChannelFrame(event.data);
       if (!frame) return;
-      if (frame.channel === ExecChannel.stdout || frame.channel === ExecChannel.stderr) {
+      if (frame.channel === StreamChannel.stdout || frame.channel === StreamChannel.stderr) {
         terminal.write(frame.data);
-      } else if (frame.channel === ExecChannel.error) {
+      } else if (frame.channel === StreamChannel.error) {
         finished = true;
         const result = parseExitStatus(frame.data);
         setConnection({ phase: 'exited', result });
@@ -175,15 +177,7 @@ export function ShellTerminal({ namespace, pod, container: initialContainer, vis
         <span className="mono dock-subject">
           {namespace}/{pod}
         </span>
-        {names.length > 1 && (
-          <select value={chosen ?? ''} onChange={(event) => setContainer(event.target.value)} aria-label="Container" data-testid="shell-container">
-            {names.map((name) => (
-              <option key={name} value={name}>
-                {name}
-              </option>
-            ))}
-          </select>
-        )}
+        <ContainerSelect names={names} value={chosen} onChange={setContainer} testId="shell-container" />
         <span className={`shell-state ${connection.phase}`} data-testid="shell-state">
           {connection.phase === 'connecting' && 'connecting…'}
           {connection.phase === 'open' && 'connected'}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeChannelFrame, encodeResize, encodeStdin, encodeStdinBinary, ExecChannel, execQuery, parseExitStatus, SHELL_COMMAND } from './execChannels';
+import { StreamChannel } from '../../shared/kubernetes/streamChannels';
+import { decodeChannelFrame, encodeResize, encodeStdin, encodeStdinBinary, execQuery, parseExitStatus, SHELL_COMMAND } from './execChannels';
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 const bytes = (value: string) => new TextEncoder().encode(value);
@@ -7,7 +8,7 @@ const bytes = (value: string) => new TextEncoder().encode(value);
 describe('exec channel frames', () => {
   it('prefixes stdin with channel 0 and encodes it as UTF-8', () => {
     const frame = encodeStdin('ls é\r');
-    expect(frame[0]).toBe(ExecChannel.stdin);
+    expect(frame[0]).toBe(StreamChannel.stdin);
     expect(text(frame.subarray(1))).toBe('ls é\r');
   });
 
@@ -17,7 +18,7 @@ describe('exec channel frames', () => {
 
   it('sends a resize as client-go TerminalSize JSON on channel 4, in whole cells of at least one', () => {
     const frame = encodeResize(120.7, 0);
-    expect(frame[0]).toBe(ExecChannel.resize);
+    expect(frame[0]).toBe(StreamChannel.resize);
     expect(JSON.parse(text(frame.subarray(1)))).toEqual({ Width: 120, Height: 1 });
   });
 

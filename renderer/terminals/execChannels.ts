@@ -3,18 +3,10 @@
 // stdin, 1 stdout, 2 stderr, 3 the final metav1.Status, 4 terminal resize ({"Width","Height"}),
 // 255 (v5 only) "close stream N". The exit code comes from the Status' ExitCode cause, as
 // client-go's remotecommand errorDecoderV4 reads it. Pure: frames in, frames out.
-
-export const ExecChannel = {
-  stdin: 0,
-  stdout: 1,
-  stderr: 2,
-  error: 3,
-  resize: 4,
-  close: 255,
-} as const;
+import { CHANNEL_PROTOCOL_V4, CHANNEL_PROTOCOL_V5, StreamChannel } from '../../shared/kubernetes/streamChannels';
 
 /** Offered best first; the server answers the newest it knows. */
-export const EXEC_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
+export const EXEC_PROTOCOLS = [CHANNEL_PROTOCOL_V5, CHANNEL_PROTOCOL_V4];
 
 /**
  * The command a pod shell runs: bash when the image has it, else sh. A POSIX sh exits when `exec`
@@ -33,19 +25,19 @@ export function encodeChannelFrame(channel: number, data: Uint8Array): Uint8Arra
 }
 
 export function encodeStdin(text: string): Uint8Array {
-  return encodeChannelFrame(ExecChannel.stdin, encoder.encode(text));
+  return encodeChannelFrame(StreamChannel.stdin, encoder.encode(text));
 }
 
 /** xterm's onBinary data: one byte per UTF-16 code unit, not UTF-8. */
 export function encodeStdinBinary(data: string): Uint8Array {
   const bytes = new Uint8Array(data.length);
   for (let index = 0; index < data.length; index++) bytes[index] = data.charCodeAt(index) & 0xff;
-  return encodeChannelFrame(ExecChannel.stdin, bytes);
+  return encodeChannelFrame(StreamChannel.stdin, bytes);
 }
 
 /** client-go's TerminalSize JSON, which the kubelet reads one object per message. */
 export function encodeResize(columns: number, rows: number): Uint8Array {
-  return encodeChannelFrame(ExecChannel.resize, encoder.encode(JSON.stringify({ Width: Math.max(1, Math.floor(columns)), Height: Math.max(1, Math.floor(rows)) })));
+  return encodeChannelFrame(StreamChannel.resize, encoder.encode(JSON.stringify({ Width: Math.max(1, Math.floor(columns)), Height: Math.max(1, Math.floor(rows)) })));
 }
 
 export interface ChannelFrame {

@@ -1,10 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { formatLabelSelector, formatLabels, joinHostPort, labelSelectorString, layoutContainerCells } from './format';
+import { formatLabelSelector, formatLabels, joinHostPort, labelSelectorString, layoutContainerCells, textOrNone } from './format';
 
 describe('formatLabels', () => {
   it('sorts pairs and prints <none> when empty', () => {
     expect(formatLabels({ b: '2', a: '1' })).toBe('a=1,b=2');
     expect(formatLabels({})).toBe('<none>');
+  });
+});
+
+describe('textOrNone', () => {
+  it.each<[string, unknown, string | undefined, string]>([
+    ['a string', 'web', undefined, 'web'],
+    ['a number', 8080, undefined, '8080'],
+    ['an empty string', '', undefined, '<none>'],
+    ['an absent value', undefined, undefined, '<none>'],
+    ['an object', { port: 80 }, undefined, '<none>'],
+    ['an absent value with its own placeholder', undefined, 'Waiting', 'Waiting'],
+  ])('prints %s', (_case, value, none, expected) => {
+    expect(textOrNone(value, none)).toBe(expected);
   });
 });
 

@@ -15,6 +15,13 @@ export function age(object: KubeObject, now: Date): string {
   return translateTimestampSince(object.metadata.creationTimestamp, now);
 }
 
+/** A string or number field as a cell; absent or empty prints as `none`, kubectl's `<none>` by default. */
+export function textOrNone(value: unknown, none = '<none>'): string {
+  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value === 'number') return String(value);
+  return none;
+}
+
 /** labels.FormatLabels: sorted `key=value` pairs joined by `,`, or `<none>`. */
 export function formatLabels(labels: Record<string, string>): string {
   const pairs = Object.entries(labels).map(([key, value]) => `${key}=${value}`);

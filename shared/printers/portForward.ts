@@ -1,32 +1,25 @@
 // `kubectl get portforwards` (kubedesk.dev/v1alpha1 PortForward): the API server's Table and the
 // UI's list print the same columns from this one definition.
 import type { KubeObject } from '../kubernetes/types';
-import { isRecord } from '../kubernetes/types';
 import { ageColumn, column, nameColumn } from './columns';
-import { age, name } from './format';
+import { recordAt, stringAt, valueAt } from './fields';
+import { age, name, textOrNone } from './format';
 import type { TableDef } from './table';
 
-function record(value: unknown): Record<string, unknown> {
-  return isRecord(value) ? value : {};
-}
-
-function cell(value: unknown, none = '<none>'): string {
-  if (typeof value === 'string' && value !== '') return value;
-  if (typeof value === 'number') return String(value);
-  return none;
+/** spec.target's kind and name, '' where absent. */
+export function portForwardTarget(forward: KubeObject): { kind: string; name: string } {
+  return { kind: stringAt(forward, 'spec', 'target', 'kind'), name: stringAt(forward, 'spec', 'target', 'name') };
 }
 
 /** `pod/web-abc` or `service/web`, as kubectl names objects. */
 export function portForwardTargetText(forward: KubeObject): string {
-  const target = record(record(forward.spec).target);
-  const kind = typeof target.kind === 'string' ? target.kind.toLowerCase() : '';
-  const targetName = typeof target.name === 'string' ? target.name : '';
-  return kind && targetName ? `${kind}/${targetName}` : '<none>';
+  const target = portForwardTarget(forward);
+  return target.kind && target.name ? `${target.kind.toLowerCase()}/${target.name}` : '<none>';
 }
 
 /** `127.0.0.1:<port>` once the forward listens, else undefined. */
 export function portForwardLocalAddress(forward: KubeObject): string | undefined {
-  const localPort = record(forward.status).localPort;
+  const localPort = valueAt(forward, 'status', 'localPort');
   return typeof localPort === 'number' && Number.isInteger(localPort) && localPort > 0 ? `127.0.0.1:${localPort}` : undefined;
 }
 
@@ -42,16 +35,16 @@ export const portForwardTable: TableDef = {
     column('Message', 'string', 'Why the forward is not active', { priority: 1 }),
   ],
   row(forward, now) {
-    const status = record(forward.status);
+    const status = recordAt(forward, 'status');
     return [
       name(forward),
       portForwardTargetText(forward),
-      cell(record(forward.spec).port),
+      textOrNone(valueAt(forward, 'spec', 'port')),
       portForwardLocalAddress(forward) ?? '<none>',
-      cell(status.phase, 'Waiting'),
+      textOrNone(status.phase, 'Waiting'),
       age(forward, now),
-      cell(status.pod),
-      cell(status.message, ''),
+      textOrNone(status.pod),
+      textOrNone(status.message, ''),
     ];
   },
 };

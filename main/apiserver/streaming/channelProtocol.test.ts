@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
+import { StreamChannel } from '../../../shared/kubernetes/streamChannels';
 import { ApiError } from '../apiError';
 import {
-  Channel,
   decodeChannelMessage,
   encodeChannelMessage,
   errorStatus,
@@ -45,14 +45,14 @@ describe('channel protocol negotiation', () => {
 
 describe('channel framing', () => {
   it('prefixes binary messages with the channel byte', () => {
-    const message = encodeChannelMessage(v5, Channel.stdout, Buffer.from('hi'));
+    const message = encodeChannelMessage(v5, StreamChannel.stdout, Buffer.from('hi'));
     expect(message).toEqual(Buffer.from([1, 0x68, 0x69]));
     expect(decodeChannelMessage(v5, message as Buffer)).toEqual({ channel: 1, data: Buffer.from('hi') });
   });
 
   it('uses an ASCII digit and base64 in the base64 variants', () => {
     const base64 = parseChannelProtocol('base64.channel.k8s.io') as ChannelProtocol;
-    const message = encodeChannelMessage(base64, Channel.stderr, Buffer.from('oops'));
+    const message = encodeChannelMessage(base64, StreamChannel.stderr, Buffer.from('oops'));
     expect(message).toBe('2' + Buffer.from('oops').toString('base64'));
     expect(decodeChannelMessage(base64, message)).toEqual({ channel: 2, data: Buffer.from('oops') });
   });

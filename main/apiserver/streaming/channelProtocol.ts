@@ -5,18 +5,10 @@
 // metav1.Status on channel 3 (Success, or NonZeroExitCode with an ExitCode cause), older versions
 // write a plain error text there; then the socket is closed with 1000.
 import type { WebSocket, RawData } from 'ws';
+import { CHANNEL_PROTOCOL_V4, CHANNEL_PROTOCOL_V5, StreamChannel } from '../../../shared/kubernetes/streamChannels';
 import type { Status } from '../../../shared/kubernetes/types';
 import { ApiError } from '../apiError';
 import type { PodStreamSession } from './podStreams';
-
-export const Channel = {
-  stdin: 0,
-  stdout: 1,
-  stderr: 2,
-  error: 3,
-  resize: 4,
-  close: 255,
-} as const;
 
 export interface ChannelProtocol {
   /** the negotiated Sec-WebSocket-Protocol ('' when the client offered none) */
@@ -27,9 +19,9 @@ export interface ChannelProtocol {
   base64: boolean;
 }
 
-const EXEC_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'v4.base64.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io', 'base64.channel.k8s.io'];
+const EXEC_PROTOCOLS = [CHANNEL_PROTOCOL_V5, CHANNEL_PROTOCOL_V4, 'v4.base64.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io', 'base64.channel.k8s.io'];
 /** The kubelet's port-forward WebSocket server speaks v4 framing (port prefix on each channel), not v5. */
-const PORT_FORWARD_PROTOCOLS = ['v4.channel.k8s.io', 'v4.base64.channel.k8s.io', 'channel.k8s.io', 'base64.channel.k8s.io'];
+const PORT_FORWARD_PROTOCOLS = [CHANNEL_PROTOCOL_V4, 'v4.base64.channel.k8s.io', 'channel.k8s.io', 'base64.channel.k8s.io'];
 
 export function parseChannelProtocol(name: string): ChannelProtocol | undefined {
   if (name === '') return { name, version: 1, base64: false };
@@ -182,8 +174,8 @@ export function serveRemoteCommand(socket: WebSocket, session: PodStreamSession,
       }),
     );
   };
-  pump(session.stdout, Channel.stdout);
-  pump(session.stderr, Channel.stderr);
+  pump(session.stdout, StreamChannel.stdout);
+  pump(session.stderr, StreamChannel.stderr);
 
   const stdin = session.stdin;
   stdin?.on('error', () => undefined);
@@ -196,7 +188,7 @@ export function serveRemoteCommand(socket: WebSocket, session: PodStreamSession,
     const message = decodeChannelMessage(protocol, isBinary ? buffer : buffer.toString('latin1'));
     if (!message) return;
     switch (message.channel) {
-      case Channel.stdin:
+      case StreamChannel.stdin:
         if (stdin && !stdin.writableEnded && !stdin.destroyed && message.data.length > 0) {
           if (!stdin.write(message.data)) {
             socket.pause();
@@ -204,11 +196,11 @@ export function serveRemoteCommand(socket: WebSocket, session: PodStreamSession,
           }
         }
         return;
-      case Channel.resize:
+      case StreamChannel.resize:
         if (protocol.version >= 3) for (const size of parseResizeMessages(message.data)) session.resize(size.width, size.height);
         return;
-      case Channel.close:
-        if (protocol.version >= 5 && message.data[0] === Channel.stdin) endStdin();
+      case StreamChannel.close:
+        if (protocol.version >= 5 && message.data[0] === StreamChannel.stdin) endStdin();
         return;
       default:
         return;
@@ -217,9 +209,9 @@ export function serveRemoteCommand(socket: WebSocket, session: PodStreamSession,
 
   const writeStatus = (status: ChannelStatus) => {
     if (protocol.version >= 4) {
-      send(Channel.error, Buffer.from(JSON.stringify(status)));
+      send(StreamChannel.error, Buffer.from(JSON.stringify(status)));
     } else if (status.status !== 'Success' && status.message) {
-      send(Channel.error, Buffer.from(status.message));
+      send(StreamChannel.error, Buffer.from(status.message));
     }
   };
 

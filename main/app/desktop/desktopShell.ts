@@ -135,10 +135,7 @@ export class DesktopShell {
     try {
       cluster = await this.control.start();
     } catch (error) {
-      const message = errorMessage(error);
-      this.setStatus({ state: 'error', message });
-      this.showStatusPage('The cluster could not start', message);
-      this.electron.dialog.showErrorBox('kubedesk could not start the cluster', message);
+      this.showFailure('start', error);
       return;
     }
     this.cluster = cluster;
@@ -147,6 +144,14 @@ export class DesktopShell {
       if (this.cluster === cluster) this.setStatus({ state: 'running', pods });
     });
     await this.loadApp();
+  }
+
+  /** A start or reset that failed: in the tray status, on the window's page and in a dialog. */
+  private showFailure(step: 'start' | 'reset', error: unknown): void {
+    const message = errorMessage(error);
+    this.setStatus({ state: 'error', message });
+    this.showStatusPage(step === 'start' ? 'The cluster could not start' : 'The cluster could not be reset', message);
+    this.electron.dialog.showErrorBox(`kubedesk could not ${step} the cluster`, message);
   }
 
   private async stopCluster(stopContainers: boolean): Promise<void> {
@@ -195,10 +200,7 @@ export class DesktopShell {
         try {
           await this.control.reset();
         } catch (error) {
-          const message = errorMessage(error);
-          this.setStatus({ state: 'error', message });
-          this.showStatusPage('The cluster could not be reset', message);
-          this.electron.dialog.showErrorBox('kubedesk could not reset the cluster', message);
+          this.showFailure('reset', error);
           return;
         }
         // the reset removed the data dir, settings included; the user's choice outlives the cluster

@@ -11,7 +11,7 @@
 // Desktop). UDP is relayed with one socket per client address straight to the pod IP, so it needs
 // routable pod IPs (Linux Docker Engine); the tunnel carries TCP only.
 import { createSocket, type RemoteInfo, type Socket as UdpSocket } from 'node:dgram';
-import { createServer, type Server, type Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import { backendsFor, servicePorts, slicesOfService, type Backend } from '../../../shared/kubernetes/serviceEndpoints';
@@ -20,6 +20,7 @@ import { isNotFound } from '../../client/errors';
 import { EventRecorder } from '../../client/eventRecorder';
 import type { Informer, SharedInformerFactory } from '../../client/informer';
 import { resources } from '../../client/resources';
+import { bindFailureText, CoalescedSync, listenTcp } from '../coalescedSync';
 import type { PodDialer } from '../dialer';
 import { hasLoadBalancerClass, hostPortKey, planHostPorts, sameTarget, wantsLoadBalancer, type HostPortListener, type HostPortPlan } from './hostPortPlan';
 import { describePortHolder } from './portHolder';
@@ -75,16 +76,7 @@ interface Binding {
   affinity: Map<string, { backend: string; at: number }>;
 }
 
-const defaultRetryIntervalMs = 10_000;
 const defaultUdpIdleMs = 30_000;
-
-function errorCode(error: unknown): string | undefined {
-  return isRecord(error) && typeof error.code === 'string' ? error.code : undefined;
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** An RST tells the client at once that nobody is there, as upstream's REJECT rule does. */
 function reset(socket: Socket): void {
@@ -116,12 +108,8 @@ export class HostPortController {
   private readonly bindings = new Map<string, Binding>();
   /** Service key + listener key → the conflict message last recorded */
   private reportedConflicts = new Map<string, string>();
-  private readonly handlers: { dispose(): void }[] = [];
-  private dirty = false;
-  private syncing: Promise<void> | undefined;
-  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly syncs: CoalescedSync;
   private started = false;
-  private disposed = false;
 
   constructor(
     private readonly client: ApiClient,
@@ -133,27 +121,28 @@ export class HostPortController {
     this.recorder = options.recorder ?? new EventRecorder(client, { component: SERVICE_CONTROLLER_NAME });
     this.services = factory.informerFor(resources.services);
     this.slices = factory.informerFor(resources.endpointslices);
+    this.syncs = new CoalescedSync({ sync: () => this.sync(), name: 'host ports', retryIntervalMs: options.retryIntervalMs, onError: options.onError });
+  }
+
+  private get disposed(): boolean {
+    return this.syncs.disposed;
   }
 
   /** Follows Services from now on; call after the factory has started (or before: it waits for sync). */
   start(): void {
     if (this.started || this.disposed) return;
     this.started = true;
-    const changed = () => this.requestSync();
     // Endpoint changes only matter at connection time (backends are read then), but they can
     // also mean a port freed by a Service elsewhere; services drive the listeners.
-    this.handlers.push(this.services.addEventHandler({ onAdd: changed, onUpdate: changed, onDelete: changed }));
+    this.syncs.follow(this.services);
     void this.services.waitForSync().then((synced) => {
-      if (synced) this.requestSync();
+      if (synced) this.syncs.request();
     });
   }
 
   async dispose(): Promise<void> {
     if (this.disposed) return;
-    this.disposed = true;
-    for (const handler of this.handlers.splice(0)) handler.dispose();
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    await this.syncing;
+    await this.syncs.dispose();
     await Promise.all([...this.bindings.values()].map((binding) => this.close(binding, true)));
     this.bindings.clear();
     if (!this.options.recorder) await this.recorder.flush();
@@ -168,43 +157,11 @@ export class HostPortController {
   }
 
   /** Resolves when every change seen so far has been applied (for tests). */
-  async idle(): Promise<void> {
-    while (this.syncing) await this.syncing;
+  idle(): Promise<void> {
+    return this.syncs.idle();
   }
 
   // ---------------------------------------------------------------- reconciling
-
-  private requestSync(): void {
-    if (this.disposed) return;
-    this.dirty = true;
-    this.syncing ??= this.runSyncs();
-  }
-
-  private async runSyncs(): Promise<void> {
-    while (this.dirty && !this.disposed) {
-      this.dirty = false;
-      try {
-        await this.sync();
-      } catch (error) {
-        this.reportError(error);
-        this.scheduleRetry();
-      }
-    }
-    this.syncing = undefined;
-  }
-
-  private scheduleRetry(): void {
-    if (this.retryTimer || this.disposed) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      this.requestSync();
-    }, this.options.retryIntervalMs ?? defaultRetryIntervalMs);
-    this.retryTimer.unref();
-  }
-
-  private reportError(error: unknown): void {
-    (this.options.onError ?? ((reason: unknown) => console.warn(`host ports: ${message(reason)}`)))(error);
-  }
 
   private async sync(): Promise<void> {
     const services = this.services.list();
@@ -236,7 +193,7 @@ export class HostPortController {
     if (this.disposed) return;
     await this.reportFailures(plan);
     await this.syncStatuses(services, plan);
-    if ([...this.bindings.values()].some((binding) => binding.state === 'failed')) this.scheduleRetry();
+    if ([...this.bindings.values()].some((binding) => binding.state === 'failed')) this.syncs.retryLater();
   }
 
   /** Warning events for ports that cannot be opened, once per distinct reason. */
@@ -305,8 +262,7 @@ export class HostPortController {
         await this.client.resource(resources.services).patchStatus(service.metadata.namespace, service.metadata.name ?? '', { status: { loadBalancer: { ingress: desired.length > 0 ? desired : null } } }, 'merge');
       } catch (error) {
         if (isNotFound(error)) continue;
-        this.reportError(error);
-        this.scheduleRetry();
+        this.syncs.retryAfter(error);
         continue;
       }
       if (desired.length > 0) this.recorder.event(asService(service), 'Normal', 'EnsuredLoadBalancer', 'Ensured load balancer');
@@ -318,16 +274,11 @@ export class HostPortController {
   private async open(binding: Binding): Promise<void> {
     const { protocol, hostPort } = binding.spec;
     try {
-      if (protocol === 'TCP') binding.server = await this.listenTcp(binding, hostPort);
+      if (protocol === 'TCP') binding.server = await listenTcp(this.host, hostPort, (socket) => this.accept(binding, socket), (error) => this.syncs.report(error));
       else binding.udp = await this.bindUdp(binding, hostPort);
     } catch (error) {
       binding.state = 'failed';
-      const code = errorCode(error);
-      const port = this.portText(binding.spec);
-      binding.failure =
-        code === 'EADDRINUSE' ? `${port} is already in use`
-        : code === 'EACCES' ? `${port} cannot be opened: permission denied (ports below 1024 need privileges)`
-        : `${port} cannot be opened: ${message(error)}`;
+      binding.failure = bindFailureText(this.portText(binding.spec), error);
       return;
     }
     if (this.disposed || this.bindings.get(binding.key) !== binding) {
@@ -339,20 +290,6 @@ export class HostPortController {
     binding.reported = undefined;
   }
 
-  private listenTcp(binding: Binding, port: number): Promise<Server> {
-    return new Promise((resolve, reject) => {
-      // allowHalfOpen: a client that shuts down its sending side still gets the reply;
-      // pauseOnConnect: bytes wait in the kernel until the backend is connected.
-      const server = createServer({ allowHalfOpen: true, pauseOnConnect: true }, (socket) => this.accept(binding, socket));
-      server.once('error', reject);
-      server.listen({ host: this.host, port, exclusive: true }, () => {
-        server.off('error', reject);
-        server.on('error', (error) => this.reportError(error));
-        resolve(server);
-      });
-    });
-  }
-
   private bindUdp(binding: Binding, port: number): Promise<UdpSocket> {
     return new Promise((resolve, reject) => {
       const socket = createSocket('udp4');
@@ -362,7 +299,7 @@ export class HostPortController {
       });
       socket.bind({ address: this.host, port, exclusive: true }, () => {
         socket.removeAllListeners('error');
-        socket.on('error', (error) => this.reportError(error));
+        socket.on('error', (error) => this.syncs.report(error));
         socket.on('message', (data, remote) => this.relayDatagram(binding, data, remote));
         resolve(socket);
       });
@@ -477,7 +414,7 @@ export class HostPortController {
     }
     session.timer.refresh();
     session.socket.send(data, session.backend.port, session.backend.ip, (error) => {
-      if (error) this.reportError(error);
+      if (error) this.syncs.report(error);
     });
   }
 

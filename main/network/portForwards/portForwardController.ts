@@ -7,13 +7,13 @@
 // once and kept; a port that is taken leaves the forward Failed, retried every 10 s and on every
 // change, like the NodePort listeners (../hostPorts). Status is written through /status with a merge
 // patch, as upstream controllers write theirs.
-import { createServer, type Server, type Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
 import type { KubeObject } from '../../../shared/kubernetes/types';
-import { isRecord } from '../../../shared/kubernetes/types';
 import type { ApiClient } from '../../client/apiClient';
 import { isNotFound } from '../../client/errors';
 import type { Informer, SharedInformerFactory } from '../../client/informer';
 import { resources } from '../../client/resources';
+import { bindFailureText, CoalescedSync, errorCode, listenTcp } from '../coalescedSync';
 import type { PodDialer } from '../dialer';
 import { splice } from '../hostPorts/hostPortController';
 import { describePortHolder } from '../hostPorts/portHolder';
@@ -65,16 +65,6 @@ export interface ForwardingPort {
   localPort: number;
 }
 
-const defaultRetryIntervalMs = 10_000;
-
-function errorCode(error: unknown): string | undefined {
-  return isRecord(error) && typeof error.code === 'string' ? error.code : undefined;
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 function keyOf(object: KubeObject): string {
   return `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`;
 }
@@ -86,12 +76,8 @@ export class PortForwardController {
   private readonly slices: Informer;
   private readonly host: string;
   private readonly listeners = new Map<string, Listener>();
-  private readonly handlers: { dispose(): void }[] = [];
-  private dirty = false;
-  private syncing: Promise<void> | undefined;
-  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly syncs: CoalescedSync;
   private started = false;
-  private disposed = false;
 
   constructor(
     private readonly client: ApiClient,
@@ -103,38 +89,40 @@ export class PortForwardController {
     this.pods = factory.informerFor(resources.pods);
     this.services = factory.informerFor(resources.services);
     this.slices = factory.informerFor(resources.endpointslices);
+    this.syncs = new CoalescedSync({ sync: () => this.sync(), name: 'port forwards', retryIntervalMs: options.retryIntervalMs, onError: options.onError });
+  }
+
+  private get disposed(): boolean {
+    return this.syncs.disposed;
   }
 
   /** Follows PortForwards from now on; call after the factory has started (or before: it waits for sync). */
   start(): void {
     if (this.started || this.disposed) return;
     this.started = true;
-    const changed = () => this.requestSync();
+    const changed = () => this.syncs.request();
     const podGone = (pod: KubeObject) => {
       this.closeConnectionsTo(keyOf(pod));
-      this.requestSync();
+      this.syncs.request();
     };
-    this.handlers.push(this.forwards.addEventHandler({ onAdd: changed, onUpdate: changed, onDelete: changed }));
-    this.handlers.push(
+    this.syncs.follow(this.forwards);
+    this.syncs.own(
       this.pods.addEventHandler({
         onAdd: changed,
         onUpdate: (_old, pod) => (pod.metadata.deletionTimestamp ? podGone(pod) : changed()),
         onDelete: podGone,
       }),
     );
-    this.handlers.push(this.services.addEventHandler({ onAdd: changed, onUpdate: changed, onDelete: changed }));
-    this.handlers.push(this.slices.addEventHandler({ onAdd: changed, onUpdate: changed, onDelete: changed }));
+    this.syncs.follow(this.services);
+    this.syncs.follow(this.slices);
     void Promise.all([this.forwards.waitForSync(), this.pods.waitForSync()]).then(([forwards, pods]) => {
-      if (forwards && pods) this.requestSync();
+      if (forwards && pods) this.syncs.request();
     });
   }
 
   async dispose(): Promise<void> {
     if (this.disposed) return;
-    this.disposed = true;
-    for (const handler of this.handlers.splice(0)) handler.dispose();
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    await this.syncing;
+    await this.syncs.dispose();
     await Promise.all([...this.listeners.values()].map((listener) => this.close(listener)));
     this.listeners.clear();
   }
@@ -148,43 +136,11 @@ export class PortForwardController {
   }
 
   /** Resolves when every change seen so far has been applied (for tests). */
-  async idle(): Promise<void> {
-    while (this.syncing) await this.syncing;
+  idle(): Promise<void> {
+    return this.syncs.idle();
   }
 
   // ---------------------------------------------------------------- reconciling
-
-  private requestSync(): void {
-    if (this.disposed) return;
-    this.dirty = true;
-    this.syncing ??= this.runSyncs();
-  }
-
-  private async runSyncs(): Promise<void> {
-    while (this.dirty && !this.disposed) {
-      this.dirty = false;
-      try {
-        await this.sync();
-      } catch (error) {
-        this.reportError(error);
-        this.scheduleRetry();
-      }
-    }
-    this.syncing = undefined;
-  }
-
-  private scheduleRetry(): void {
-    if (this.retryTimer || this.disposed) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      this.requestSync();
-    }, this.options.retryIntervalMs ?? defaultRetryIntervalMs);
-    this.retryTimer.unref();
-  }
-
-  private reportError(error: unknown): void {
-    (this.options.onError ?? ((reason: unknown) => console.warn(`port forwards: ${message(reason)}`)))(error);
-  }
 
   private async sync(): Promise<void> {
     const forwards = this.forwards.list().filter((forward) => !forward.metadata.deletionTimestamp);
@@ -204,7 +160,7 @@ export class PortForwardController {
       if (listener.failure !== undefined) failed = true;
       await this.writeStatus(forward, listener, this.resolve(forward, spec));
     }
-    if (failed) this.scheduleRetry();
+    if (failed) this.syncs.retryLater();
   }
 
   private async ensureListener(forward: KubeObject, spec: PortForwardSpec): Promise<Listener> {
@@ -224,7 +180,7 @@ export class PortForwardController {
   private async open(listener: Listener, port: number, fixed: boolean): Promise<void> {
     listener.wantedPort = port;
     try {
-      listener.server = await this.listen(listener, port);
+      listener.server = await listenTcp(this.host, port, (socket) => this.accept(listener, socket), (error) => this.syncs.report(error));
     } catch (error) {
       // a remembered port that is now someone else's: any free port beats no forward
       if (!fixed && port !== 0 && errorCode(error) === 'EADDRINUSE') return this.open(listener, 0, false);
@@ -238,33 +194,12 @@ export class PortForwardController {
   }
 
   private async failureText(listener: Listener, port: number, error: unknown): Promise<string> {
-    const where = `port ${port} on ${this.host}`;
-    switch (errorCode(error)) {
-      case 'EADDRINUSE': {
-        const known = `${where} is already in use`;
-        // a retry that fails the same way keeps the message: finding the holder walks /proc
-        if (listener.failure?.startsWith(known)) return listener.failure;
-        const holder = await (this.options.describePortHolder ?? ((wanted: number) => describePortHolder(wanted, 'TCP')))(port).catch(() => undefined);
-        return `${known}${holder ? ` by ${holder}` : ''}`;
-      }
-      case 'EACCES':
-        return `${where} cannot be opened: permission denied (ports below 1024 need privileges)`;
-      default:
-        return `${where} cannot be opened: ${message(error)}`;
-    }
-  }
-
-  private listen(listener: Listener, port: number): Promise<Server> {
-    return new Promise((resolve, reject) => {
-      // pauseOnConnect: bytes wait in the kernel until the pod is connected
-      const server = createServer({ allowHalfOpen: true, pauseOnConnect: true }, (socket) => this.accept(listener, socket));
-      server.once('error', reject);
-      server.listen({ host: this.host, port, exclusive: true }, () => {
-        server.off('error', reject);
-        server.on('error', (error) => this.reportError(error));
-        resolve(server);
-      });
-    });
+    const text = bindFailureText(`port ${port} on ${this.host}`, error);
+    if (errorCode(error) !== 'EADDRINUSE') return text;
+    // a retry that fails the same way keeps the message: finding the holder walks /proc
+    if (listener.failure?.startsWith(text)) return listener.failure;
+    const holder = await (this.options.describePortHolder ?? ((wanted: number) => describePortHolder(wanted, 'TCP')))(port).catch(() => undefined);
+    return `${text}${holder ? ` by ${holder}` : ''}`;
   }
 
   private async closeServer(listener: Listener): Promise<void> {
@@ -322,8 +257,7 @@ export class PortForwardController {
       await this.client.resource(portForwardsResource).patchStatus(listener.namespace, listener.name, { status: patch }, 'merge');
     } catch (error) {
       if (isNotFound(error)) return;
-      this.reportError(error);
-      this.scheduleRetry();
+      this.syncs.retryAfter(error);
     }
   }
 
@@ -345,7 +279,7 @@ export class PortForwardController {
     if (forward && spec?.target.kind === 'Pod') {
       const resolution = resolvePodTarget(spec, portForwardStatus(forward), this.pods.listByNamespace(listener.namespace));
       if (resolution.found) candidates.push({ ip: resolution.choice.ip, port: resolution.choice.port, pod: `${listener.namespace}/${resolution.choice.pod.metadata.name ?? ''}` });
-      if (resolution.found && resolution.choice.pod.metadata.name !== portForwardStatus(forward).pod) this.requestSync();
+      if (resolution.found && resolution.choice.pod.metadata.name !== portForwardStatus(forward).pod) this.syncs.request();
     } else if (forward && spec) {
       const resolution = resolveServiceTarget(spec, this.services.get(listener.namespace, spec.target.name), this.slices.listByNamespace(listener.namespace));
       if (resolution.found) {

@@ -8,6 +8,7 @@ import type { KubeObject } from '../../../shared/kubernetes/types';
 import { KubeApiError } from '../../api/kubeClient';
 import { useAppState, useKinds, useServices } from '../../context';
 import { YamlEditor } from '../../editor/YamlEditor';
+import { YamlProblems } from '../../editor/YamlProblems';
 import type { YamlProblem } from '../../editor/yamlModel';
 import { formatRoute } from '../../store/routes';
 import { FIELD_MANAGER, resultOfError } from '../detail/operationResult';
@@ -114,15 +115,7 @@ export function CreateFromYaml() {
           </button>
         </div>
       </header>
-      {problems.length > 0 && (
-        <div className="banner error" data-testid="create-problems">
-          {problems.map((problem, index) => (
-            <div key={index}>
-              line {problem.line}: {problem.message}
-            </div>
-          ))}
-        </div>
-      )}
+      <YamlProblems problems={problems} testId="create-problems" />
       {results && (
         <div className={`banner result ${failures > 0 ? 'error' : 'ok'}`} data-testid="create-result" data-failures={failures}>
           <div className="result-title">{busy ? `Applying… (${results.length} of ${documents.length})` : `${ranDryRun ? 'Dry run' : 'Applied'}: ${results.length - failures} succeeded, ${failures} failed`}</div>

@@ -189,28 +189,17 @@ function SummaryTab({ config, object }: { config: KindConfig; object: KubeObject
       )}
       {conditions.length > 0 && (
         <Card title="Conditions" wide>
-          <table className="mini-table" data-testid="detail-conditions">
-            <thead>
-              <tr>
-                <th>Type</th>
-                <th>Status</th>
-                <th>Reason</th>
-                <th>Message</th>
-                <th>Last transition</th>
+          <MiniTable testId="detail-conditions" columns={['Type', 'Status', 'Reason', 'Message', 'Last transition']}>
+            {conditions.map((condition) => (
+              <tr key={condition.type}>
+                <td>{condition.type}</td>
+                <td className={condition.tone ? `tone-${condition.tone}` : ''}>{condition.status}</td>
+                <td>{condition.reason}</td>
+                <td className="message">{condition.message}</td>
+                <td title={condition.lastTransitionTime}>{condition.lastTransitionTime ? <><Age timestamp={condition.lastTransitionTime} /> ago</> : ''}</td>
               </tr>
-            </thead>
-            <tbody>
-              {conditions.map((condition) => (
-                <tr key={condition.type}>
-                  <td>{condition.type}</td>
-                  <td className={condition.tone ? `tone-${condition.tone}` : ''}>{condition.status}</td>
-                  <td>{condition.reason}</td>
-                  <td className="message">{condition.message}</td>
-                  <td title={condition.lastTransitionTime}>{condition.lastTransitionTime ? <><Age timestamp={condition.lastTransitionTime} /> ago</> : ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </MiniTable>
         </Card>
       )}
       <RelationsCard config={config} object={object} />
@@ -228,6 +217,22 @@ function Card({ title, children, wide }: { title: string; children: ReactNode; w
       <h2>{title}</h2>
       {children}
     </section>
+  );
+}
+
+/** A compact table in a card: a header cell per column, the rows as children. */
+function MiniTable({ testId, className, columns, children }: { testId: string; className?: string; columns: string[]; children: ReactNode }) {
+  return (
+    <table className={`mini-table${className ? ` ${className}` : ''}`} data-testid={testId}>
+      <thead>
+        <tr>
+          {columns.map((column, index) => (
+            <th key={index}>{column}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
   );
 }
 
@@ -315,33 +320,23 @@ function RelatedPods({ config, object }: { config: KindConfig; object: KubeObjec
       {matching.length === 0 ? (
         <div className="hint">{podCollection.phase === 'ready' ? 'No pods match the selector.' : 'loading…'}</div>
       ) : (
-        <table className="mini-table" data-testid="detail-pods">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Status</th>
-              <th>Node</th>
-              <th>Age</th>
-            </tr>
-          </thead>
-          <tbody>
-            {matching.map((pod) => {
-              const status = podKind.summary?.(pod)[0];
-              return (
-                <tr key={pod.metadata.uid ?? pod.metadata.name}>
-                  <td>
-                    <a href={linkHref({ kindKey: 'pods', namespace: pod.metadata.namespace, name: pod.metadata.name ?? '' })}>{pod.metadata.name}</a>
-                  </td>
-                  <td className={status?.tone ? `tone-${status.tone}` : ''}>{status?.value}</td>
-                  <td>{stringField(pod, 'spec', 'nodeName')}</td>
-                  <td>
-                    <Age timestamp={pod.metadata.creationTimestamp} />
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <MiniTable testId="detail-pods" columns={['Name', 'Status', 'Node', 'Age']}>
+          {matching.map((pod) => {
+            const status = podKind.summary?.(pod)[0];
+            return (
+              <tr key={pod.metadata.uid ?? pod.metadata.name}>
+                <td>
+                  <a href={linkHref({ kindKey: 'pods', namespace: pod.metadata.namespace, name: pod.metadata.name ?? '' })}>{pod.metadata.name}</a>
+                </td>
+                <td className={status?.tone ? `tone-${status.tone}` : ''}>{status?.value}</td>
+                <td>{stringField(pod, 'spec', 'nodeName')}</td>
+                <td>
+                  <Age timestamp={pod.metadata.creationTimestamp} />
+                </td>
+              </tr>
+            );
+          })}
+        </MiniTable>
       )}
     </Card>
   );
@@ -354,40 +349,28 @@ function ContainersCard({ pod }: { pod: KubeObject }) {
   const name = pod.metadata.name ?? '';
   return (
     <Card title="Containers" wide>
-      <table className="mini-table" data-testid="detail-containers">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>State</th>
-            <th>Ready</th>
-            <th>Restarts</th>
-            <th>Image</th>
-            <th />
+      <MiniTable testId="detail-containers" columns={['Name', 'State', 'Ready', 'Restarts', 'Image', '']}>
+        {rows.map((row) => (
+          <tr key={`${row.init ? 'init:' : ''}${row.name}`} data-container={row.name}>
+            <td>
+              {row.name}
+              {row.init && <span className="hint"> (init)</span>}
+            </td>
+            <td className={row.tone ? `tone-${row.tone}` : ''}>{row.state}</td>
+            <td>{row.ready ? 'yes' : 'no'}</td>
+            <td>{row.restarts}</td>
+            <td className="mono">{row.image}</td>
+            <td className="row-actions">
+              <button disabled={!row.state.startsWith('Running')} onClick={() => openDockTab({ id: `shell:${namespace}/${name}/${row.name}`, type: 'shell', namespace, pod: name, container: row.name, title: `sh ${name}/${row.name}` })} data-testid={`container-shell-${row.name}`}>
+                Shell
+              </button>
+              <button onClick={() => openDockTab({ id: `logs:${namespace}/${name}/${row.name}`, type: 'logs', namespace, pods: [name], container: row.name, title: `logs ${name}/${row.name}` })} data-testid={`container-logs-${row.name}`}>
+                Logs
+              </button>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={`${row.init ? 'init:' : ''}${row.name}`} data-container={row.name}>
-              <td>
-                {row.name}
-                {row.init && <span className="hint"> (init)</span>}
-              </td>
-              <td className={row.tone ? `tone-${row.tone}` : ''}>{row.state}</td>
-              <td>{row.ready ? 'yes' : 'no'}</td>
-              <td>{row.restarts}</td>
-              <td className="mono">{row.image}</td>
-              <td className="row-actions">
-                <button disabled={!row.state.startsWith('Running')} onClick={() => openDockTab({ id: `shell:${namespace}/${name}/${row.name}`, type: 'shell', namespace, pod: name, container: row.name, title: `sh ${name}/${row.name}` })} data-testid={`container-shell-${row.name}`}>
-                  Shell
-                </button>
-                <button onClick={() => openDockTab({ id: `logs:${namespace}/${name}/${row.name}`, type: 'logs', namespace, pods: [name], container: row.name, title: `logs ${name}/${row.name}` })} data-testid={`container-logs-${row.name}`}>
-                  Logs
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </MiniTable>
     </Card>
   );
 }
@@ -398,37 +381,26 @@ function EventsSection({ object, limit }: { object: KubeObject; limit?: number }
   const shown = limit ? rows.slice(0, limit) : rows;
   if (rows.length === 0) return <div className="hint" data-testid="detail-events">{eventCollection.phase === 'ready' ? 'No events.' : 'loading…'}</div>;
   return (
-    <table className="mini-table events" data-testid="detail-events">
-      <thead>
-        <tr>
-          <th>Type</th>
-          <th>Reason</th>
-          <th>Age</th>
-          <th>From</th>
-          <th>Message</th>
+    <MiniTable testId="detail-events" className="events" columns={['Type', 'Reason', 'Age', 'From', 'Message']}>
+      {shown.map((event) => (
+        <tr key={event.uid} className={event.type === 'Warning' ? 'warning' : ''}>
+          <td className={event.type === 'Warning' ? 'tone-warn' : 'tone-muted'}>{event.type}</td>
+          <td>{event.reason}</td>
+          <td title={event.time}>
+            <Age timestamp={event.time} />
+            {event.count > 1 ? ` (x${event.count})` : ''}
+          </td>
+          <td>{event.source}</td>
+          <td className="message">{event.message}</td>
         </tr>
-      </thead>
-      <tbody>
-        {shown.map((event) => (
-          <tr key={event.uid} className={event.type === 'Warning' ? 'warning' : ''}>
-            <td className={event.type === 'Warning' ? 'tone-warn' : 'tone-muted'}>{event.type}</td>
-            <td>{event.reason}</td>
-            <td title={event.time}>
-              <Age timestamp={event.time} />
-              {event.count > 1 ? ` (x${event.count})` : ''}
-            </td>
-            <td>{event.source}</td>
-            <td className="message">{event.message}</td>
-          </tr>
-        ))}
-        {limit && rows.length > limit && (
-          <tr>
-            <td colSpan={5} className="hint">
-              {rows.length - limit} older event(s) in the Events tab
-            </td>
-          </tr>
-        )}
-      </tbody>
-    </table>
+      ))}
+      {limit && rows.length > limit && (
+        <tr>
+          <td colSpan={5} className="hint">
+            {rows.length - limit} older event(s) in the Events tab
+          </td>
+        </tr>
+      )}
+    </MiniTable>
   );
 }

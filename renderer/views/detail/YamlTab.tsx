@@ -8,6 +8,7 @@ import type { KubeObject } from '../../../shared/kubernetes/types';
 import { useServices } from '../../context';
 import { resourcePath, type KindConfig } from '../../kinds/kindConfig';
 import { YamlEditor } from '../../editor/YamlEditor';
+import { YamlProblems } from '../../editor/YamlProblems';
 import { applyConfiguration, hasUnsavedEdits, objectToYaml, parseYamlObject, validationBody, type YamlProblem } from '../../editor/yamlModel';
 import { FIELD_MANAGER, resultOfError, type OperationResult } from './operationResult';
 
@@ -111,15 +112,7 @@ export function YamlTab({ config, object, deleted }: { config: KindConfig; objec
       )}
       {deleted && <div className="banner error">This object was deleted; there is nothing to apply to.</div>}
       {result && <ResultPanel result={result} onForce={() => void apply(true)} busy={busy} testId="yaml-result" />}
-      {problems.length > 0 && (
-        <div className="banner error" data-testid="yaml-problems">
-          {problems.map((problem, index) => (
-            <div key={index}>
-              line {problem.line}: {problem.message}
-            </div>
-          ))}
-        </div>
-      )}
+      <YamlProblems problems={problems} testId="yaml-problems" />
       <YamlEditor value={text} onChange={setText} problems={problems} label="yaml-editor" />
     </div>
   );
