@@ -2,6 +2,7 @@
 // words kubectl prints (Running, CrashLoopBackOff, Completed, …).
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { valueAt } from '../../shared/printers/fields';
 import type { Tone } from './kindConfig';
 
 const ERROR_STATUSES = /BackOff|Err|Error|Failed|OOMKilled|Invalid|Evicted|NodeLost|Unknown|ContainerStatusUnknown|DeadlineExceeded/;
@@ -29,22 +30,12 @@ export function conditionStatus(object: KubeObject, type: string): string | unde
   return undefined;
 }
 
-export function numberField(value: unknown, ...path: string[]): number {
-  let current = value;
-  for (const key of path) current = isRecord(current) ? current[key] : undefined;
-  return typeof current === 'number' ? current : 0;
-}
-
-export function stringField(value: unknown, ...path: string[]): string {
-  let current = value;
-  for (const key of path) current = isRecord(current) ? current[key] : undefined;
-  return typeof current === 'string' ? current : '';
-}
+// field readers shared with the printers (missing or mistyped values read as 0 / '' / undefined)
+export { numberAt as numberField, stringAt as stringField } from '../../shared/printers/fields';
 
 export function recordField(value: unknown, ...path: string[]): Record<string, unknown> | undefined {
-  let current = value;
-  for (const key of path) current = isRecord(current) ? current[key] : undefined;
-  return isRecord(current) ? current : undefined;
+  const found = valueAt(value, ...path);
+  return isRecord(found) ? found : undefined;
 }
 
 /** spec.selector.matchLabels of workloads (their pods' labels). */
