@@ -26,6 +26,7 @@ import { benchScheduler } from './schedulerThroughput.mjs';
 import { benchControllers } from './controllerLoad.mjs';
 import { benchServiceNetwork } from './serviceNetwork.mjs';
 import { runPendingCleanups } from './podLib.mjs';
+import { benchUi } from './ui/uiBench.mjs';
 
 const BENCHES = {
   startup: () => benchStartup(),
@@ -42,6 +43,7 @@ const DOCKER_BENCHES = {
   scheduler: { run: () => benchScheduler(), limitMs: 300_000 },
   controllers: { run: () => benchControllers(), limitMs: 300_000 },
   'service-network': { run: () => benchServiceNetwork(), limitMs: 300_000 },
+  ui: { run: () => benchUi(), limitMs: 600_000 },
 };
 for (const [name, bench] of Object.entries(DOCKER_BENCHES)) BENCHES[name] = bench.run;
 const TOTAL_LIMIT_MS = 180_000;

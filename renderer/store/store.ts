@@ -71,6 +71,9 @@ export interface UiSlice {
   finishTask(id: number): void;
   session: 'unknown' | 'signed-in' | 'signed-out';
   setSession(session: UiSlice['session']): void;
+  /** filter text the next list of a kind starts with (a link such as the overview's phase counts); the list consumes it */
+  listFilters: Record<string, string>;
+  setListFilter(kindKey: string, text: string): void;
 }
 
 export type AppState = ResourcesSlice & NamespaceSlice & RouteSlice & DockSlice & UiSlice;
@@ -193,6 +196,10 @@ export function createAppStore(options: StoreOptions): AppStore {
     session: 'unknown',
     setSession(session) {
       set({ session });
+    },
+    listFilters: {},
+    setListFilter(kindKey, text) {
+      set((state) => ({ listFilters: { ...state.listFilters, [kindKey]: text } }));
     },
   }));
 }

@@ -14,7 +14,13 @@ export function ResourceList({ config }: { config: KindConfig }) {
   const { items, collection } = useNamespacedItems(config);
   const selectedNamespaces = useAppState((state) => state.selectedNamespaces);
   const navigate = useAppState((state) => state.navigate);
-  const [filterText, setFilterText] = useState('');
+  const initialFilter = useAppState((state) => state.listFilters[config.key]);
+  const setListFilter = useAppState((state) => state.setListFilter);
+  const [filterText, setFilterText] = useState(initialFilter ?? '');
+  // a link's filter applies once: consumed on mount so the sidebar link shows the whole list again
+  useEffect(() => {
+    if (initialFilter) setListFilter(config.key, '');
+  }, [initialFilter, setListFilter, config.key]);
   const filter = useDeferredValue(filterText);
   const [order, setOrder] = useState<SortOrder | undefined>(undefined);
   const [wide, setWide] = useState(false);
@@ -25,12 +31,20 @@ export function ResourceList({ config }: { config: KindConfig }) {
   const filterRef = useRef<HTMLInputElement>(null);
 
   const columns = useMemo(() => listColumns(config, { wide, showNamespace: selectedNamespaces.length !== 1 }), [config, wide, selectedNamespaces.length]);
-  const rows = useMemo(() => {
+  // sorted once per change of the items or the order; a keystroke in the filter only filters
+  const sortedRows = useMemo(() => {
     const now = new Date();
+    return sortRows(
+      items.map((object) => rowOf(config, object, now)),
+      columns,
+      order,
+    );
+  }, [items, config, columns, order]);
+  const rows = useMemo(() => {
     const parsed = parseFilter(filter);
-    const all = items.map((object) => rowOf(config, object, now)).filter((row) => matchesFilter(row, parsed));
-    return sortRows(all, columns, order);
-  }, [items, config, filter, columns, order]);
+    const empty = parsed.words.length === 0 && parsed.labels.length === 0 && parsed.phases.length === 0;
+    return empty ? sortedRows : sortedRows.filter((row) => matchesFilter(row, parsed));
+  }, [sortedRows, filter]);
 
   useEffect(() => setSelectedIndex(0), [config.key, filter]);
   useLayoutEffect(() => {

@@ -50,6 +50,9 @@ describe('filter', () => {
     ['label:tier', ['web-1']],
     ['app=db running', ['db-0']],
     ['app=db web', []],
+    ['phase:Running', ['web-1', 'db-0', 'worker']],
+    ['phase:pending', []],
+    ['phase:Pending phase:Running web', ['web-1']],
   ];
   for (const [text, expected] of cases) {
     it(`"${text}" keeps ${expected.join(', ') || 'nothing'}`, () => {

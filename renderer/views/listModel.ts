@@ -9,6 +9,8 @@ export interface Row {
   object: KubeObject;
   cells: unknown[];
   tone: Tone;
+  /** lowercase text the filter's words search, built on first use and kept with the cached row */
+  haystack?: string;
 }
 
 export interface ListColumn {
@@ -66,16 +68,19 @@ export function cellOf(row: Row, column: ListColumn): unknown {
 interface ParsedFilter {
   words: string[];
   labels: { key: string; value?: string; negate: boolean }[];
+  /** `phase:Running` terms (lowercase): status.phase must be one of them (the overview's phase links) */
+  phases: string[];
 }
 
 /** `web app=nginx tier!=db env` → words and label terms (`key=value`, `key!=value`, `label:key`). */
 export function parseFilter(text: string): ParsedFilter {
-  const parsed: ParsedFilter = { words: [], labels: [] };
+  const parsed: ParsedFilter = { words: [], labels: [], phases: [] };
   for (const token of text.trim().split(/\s+/).filter(Boolean)) {
     const notEqual = token.indexOf('!=');
     const equal = token.indexOf('=');
     if (notEqual > 0) parsed.labels.push({ key: token.slice(0, notEqual), value: token.slice(notEqual + 2), negate: true });
     else if (equal > 0) parsed.labels.push({ key: token.slice(0, equal), value: token.slice(equal + 1).replace(/^=/, ''), negate: false });
+    else if (token.toLowerCase().startsWith('phase:') && token.length > 6) parsed.phases.push(token.slice(6).toLowerCase());
     else if (token.startsWith('label:') && token.length > 6) parsed.labels.push({ key: token.slice(6), negate: false });
     else parsed.words.push(token.toLowerCase());
   }
@@ -89,14 +94,23 @@ export function matchesFilter(row: Row, filter: ParsedFilter): boolean {
     const matches = term.value === undefined ? has : has && labels[term.key] === term.value;
     if (term.negate ? matches : !matches) return false;
   }
+  if (filter.phases.length > 0) {
+    const status: unknown = row.object.status;
+    const phase = typeof status === 'object' && status !== null && 'phase' in status && typeof status.phase === 'string' ? status.phase.toLowerCase() : '';
+    if (!filter.phases.includes(phase)) return false;
+  }
   if (filter.words.length === 0) return true;
-  const haystack = `${row.object.metadata.namespace ?? ''} ${row.cells.map(cellText).join(' ')}`.toLowerCase();
+  const haystack = (row.haystack ??= `${row.object.metadata.namespace ?? ''} ${row.cells.map(cellText).join(' ')}`.toLowerCase());
   return filter.words.every((word) => haystack.includes(word));
 }
 
+// one collator for every comparison: String.localeCompare with options builds one per call, which
+// made sorting 5,000 rows cost tens of milliseconds on every watch batch
+const collator = new Intl.Collator(undefined, { numeric: true });
+
 function compareValues(left: unknown, right: unknown): number {
   if (typeof left === 'number' && typeof right === 'number') return left - right;
-  return cellText(left).localeCompare(cellText(right), undefined, { numeric: true });
+  return collator.compare(cellText(left), cellText(right));
 }
 
 function creationTime(row: Row): number {
@@ -108,7 +122,7 @@ function creationTime(row: Row): number {
 export function sortRows(rows: Row[], columns: ListColumn[], order: SortOrder | undefined): Row[] {
   const sorted = [...rows];
   const column = order ? columns[order.column] : undefined;
-  const byName = (left: Row, right: Row) => left.key.localeCompare(right.key, undefined, { numeric: true });
+  const byName = (left: Row, right: Row) => collator.compare(left.key, right.key);
   if (!column || !order) return sorted.sort(byName);
   const direction = order.descending ? -1 : 1;
   sorted.sort((left, right) => {

@@ -1,0 +1,108 @@
+// What the command palette offers, as plain data: places to go, every kind (by title, kind name and
+// kubectl short names), every object already in a watch cache, the current object's actions, theme
+// and namespace switches. Each entry carries a precomputed lowercase search key so typing only
+// scans strings; object entries are cached per object version, so reopening the palette or a
+// watch event does not rebuild thousands of them.
+import type { KubeObject } from '../../shared/kubernetes/types';
+import type { Action } from '../actions/actions';
+import type { KindConfig } from '../kinds/kindConfig';
+import type { Route } from '../store/routes';
+import type { ThemePreference } from '../store/store';
+import type { Collection } from '../store/watchMerge';
+
+export type PaletteGroup = 'Actions' | 'Go to' | 'Kinds' | 'Namespaces' | 'Theme' | 'Objects';
+
+export type PaletteCommand =
+  | { type: 'navigate'; route: Route }
+  | { type: 'theme'; theme: ThemePreference }
+  | { type: 'namespaces'; namespaces: string[] }
+  | { type: 'action'; action: Action };
+
+export interface PaletteEntry {
+  id: string;
+  group: PaletteGroup;
+  title: string;
+  detail?: string;
+  /** lowercase text the query is matched against */
+  key: string;
+  command: PaletteCommand;
+}
+
+/** Added to the match score so, at equal match quality, commands come before the many objects. */
+export const GROUP_BOOST: Record<PaletteGroup, number> = { Actions: 12, 'Go to': 10, Kinds: 8, Namespaces: 4, Theme: 4, Objects: 0 };
+
+export function navigationEntries(): PaletteEntry[] {
+  const go = (id: string, title: string, route: Route, extra = ''): PaletteEntry => ({ id: `go:${id}`, group: 'Go to', title, key: `${title} ${extra}`.toLowerCase(), command: { type: 'navigate', route } });
+  return [go('overview', 'Overview', { view: 'overview' }, 'home dashboard'), go('create', 'Create from YAML', { view: 'create' }, 'new apply manifest'), go('portforwards', 'Port forwards', { view: 'portforwards' }, 'ports')];
+}
+
+export function kindEntries(kinds: KindConfig[]): PaletteEntry[] {
+  return kinds.map((kind) => ({
+    id: `kind:${kind.key}`,
+    group: 'Kinds',
+    title: kind.title,
+    detail: [kind.kind, ...(kind.shortNames ?? [])].join(' · '),
+    key: `${kind.title} ${kind.kind} ${kind.plural} ${(kind.shortNames ?? []).join(' ')}`.toLowerCase(),
+    command: { type: 'navigate', route: { view: 'list', kindKey: kind.key } },
+  }));
+}
+
+export function themeEntries(current: ThemePreference): PaletteEntry[] {
+  const themes: { theme: ThemePreference; title: string }[] = [
+    { theme: 'system', title: 'Theme: follow the system' },
+    { theme: 'light', title: 'Theme: light' },
+    { theme: 'dark', title: 'Theme: dark' },
+  ];
+  return themes.map(({ theme, title }) => ({ id: `theme:${theme}`, group: 'Theme', title, detail: theme === current ? 'current' : undefined, key: `${title} appearance colors`.toLowerCase(), command: { type: 'theme', theme } }));
+}
+
+export function namespaceEntries(names: string[], selected: string[]): PaletteEntry[] {
+  const all: PaletteEntry = { id: 'ns:*', group: 'Namespaces', title: 'ns: all namespaces', detail: selected.length === 0 ? 'current' : undefined, key: 'ns: all namespaces namespace', command: { type: 'namespaces', namespaces: [] } };
+  return [
+    all,
+    ...[...names].sort().map((name): PaletteEntry => ({
+      id: `ns:${name}`,
+      group: 'Namespaces',
+      title: `ns: ${name}`,
+      detail: selected.length === 1 && selected[0] === name ? 'current' : undefined,
+      key: `ns: ${name} namespace`.toLowerCase(),
+      command: { type: 'namespaces', namespaces: [name] },
+    })),
+  ];
+}
+
+export function actionEntries(actions: Action[], objectName: string): PaletteEntry[] {
+  return actions.map((action) => ({ id: `action:${action.id}`, group: 'Actions', title: action.title, detail: objectName, key: `${action.title} ${action.id}`.toLowerCase(), command: { type: 'action', action } }));
+}
+
+const objectEntryCache = new WeakMap<KubeObject, { kind: KindConfig; entry: PaletteEntry }>();
+
+export function objectEntry(kind: KindConfig, object: KubeObject): PaletteEntry {
+  const cached = objectEntryCache.get(object);
+  if (cached && cached.kind === kind) return cached.entry;
+  const name = object.metadata.name ?? '';
+  const namespace = object.metadata.namespace;
+  const entry: PaletteEntry = {
+    id: `object:${kind.key}/${namespace ?? ''}/${name}`,
+    group: 'Objects',
+    title: name,
+    detail: namespace ? `${kind.kind} · ${namespace}` : kind.kind,
+    // the name first: a match at the start of the key ranks highest
+    key: `${name} ${namespace ?? ''} ${kind.kind}`.toLowerCase(),
+    command: { type: 'navigate', route: { view: 'detail', kindKey: kind.key, name, ...(namespace ? { namespace } : {}) } },
+  };
+  objectEntryCache.set(object, { kind, entry });
+  return entry;
+}
+
+/** One entry per object of every loaded collection whose kind is known; Events are left out (they would bury the objects they are about). */
+export function objectEntries(collections: Record<string, Collection>, kinds: KindConfig[]): PaletteEntry[] {
+  const entries: PaletteEntry[] = [];
+  for (const kind of kinds) {
+    if (kind.kind === 'Event' && kind.group === '') continue;
+    const collection = collections[kind.key];
+    if (!collection) continue;
+    for (const object of Object.values(collection.items)) entries.push(objectEntry(kind, object));
+  }
+  return entries;
+}
