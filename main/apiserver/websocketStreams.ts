@@ -15,6 +15,9 @@ import { ApiError } from './apiError';
 import type { ApiReply, ApiResponse, ApiStreamReply, ApiWatchReply } from './apiServer';
 import type { WatchSink } from './watch';
 
+/** Largest stream frame: upstream wsstream reads its source in 32 KiB buffers. */
+const STREAM_FRAME_BYTES = 32 * 1024;
+
 export const BINARY_STREAM_PROTOCOL = 'binary.k8s.io';
 export const BASE64_STREAM_PROTOCOL = 'base64.binary.k8s.io';
 /** '' stands for "no subprotocol offered", which upstream treats as binary */
@@ -262,16 +265,46 @@ export class WebSocketReplies {
     const resumeIfDrained = () => {
       if (stream.isPaused() && webSocket.bufferedAmount <= this.streamHighWaterBytes / 2) stream.resume();
     };
+    // Chunks that arrive in one event-loop turn go out as one frame of at most 32 KiB, as
+    // upstream's wsstream sends one frame per read of its 32 KiB buffer: a log read back line by
+    // line would otherwise cost the client one message (and one JS callback) per line.
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let flushScheduled = false;
+    const flush = () => {
+      flushScheduled = false;
+      if (pendingBytes === 0 || webSocket.readyState !== webSocket.OPEN) {
+        pending = [];
+        pendingBytes = 0;
+        return;
+      }
+      const frame = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
+      pending = [];
+      pendingBytes = 0;
+      webSocket.send(encode(frame), resumeIfDrained);
+      if (webSocket.bufferedAmount > this.streamHighWaterBytes) stream.pause();
+    };
     // the first, empty frame tells the client the stream is open (wsstream's ping)
     webSocket.send(encode(Buffer.alloc(0)));
     stream.on('data', (chunk: Buffer | string) => {
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       if (bytes.length === 0 || webSocket.readyState !== webSocket.OPEN) return;
-      webSocket.send(encode(bytes), resumeIfDrained);
-      if (webSocket.bufferedAmount > this.streamHighWaterBytes) stream.pause();
+      pending.push(bytes);
+      pendingBytes += bytes.length;
+      if (pendingBytes >= STREAM_FRAME_BYTES) flush();
+      else if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(flush);
+      }
     });
-    stream.once('end', () => webSocket.close(1000));
-    stream.once('error', () => webSocket.close(1011));
+    stream.once('end', () => {
+      flush();
+      webSocket.close(1000);
+    });
+    stream.once('error', () => {
+      flush();
+      webSocket.close(1011);
+    });
     webSocket.once('close', stopSource);
   }
 }
