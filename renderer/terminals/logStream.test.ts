@@ -22,7 +22,7 @@ class FakeSocket {
   }
 }
 
-function harness(options: { previous?: boolean; pods?: string[]; failure?: string } = {}) {
+function harness(options: { previous?: boolean; pods?: string[]; failure?: string; failureCode?: number } = {}) {
   const sockets: FakeSocket[] = [];
   const lines: LogLine[] = [];
   const timers: Array<() => void> = [];
@@ -34,7 +34,7 @@ function harness(options: { previous?: boolean; pods?: string[]; failure?: strin
         sockets.push(socket);
         return socket as unknown as WebSocket;
       },
-      text: () => Promise.reject(new KubeApiError(400, 'BadRequest', options.failure ?? 'container "app" is waiting to start')),
+      text: () => Promise.reject(new KubeApiError(options.failureCode ?? 400, options.failureCode === 404 ? 'NotFound' : 'BadRequest', options.failure ?? 'container "app" is waiting to start')),
     },
     namespace: 'default',
     pods: options.pods ?? ['web-1'],
@@ -90,6 +90,22 @@ describe('LogStream', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(states()[0]).toEqual({ pod: 'web-1', phase: 'ended', message: 'previous terminated container "app" in pod "web-1" not found' });
     expect(timers).toHaveLength(0);
+  });
+
+  it('stops following a pod that was deleted instead of retrying forever', async () => {
+    const { sockets, timers, states } = harness({ failureCode: 404, failure: 'pods "web-1" not found' });
+    sockets[0].onclose?.();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(states()[0]).toEqual({ pod: 'web-1', phase: 'ended', message: 'pods "web-1" not found' });
+    expect(timers).toHaveLength(0);
+  });
+
+  it('keeps retrying a refused connection while the container is not started yet', async () => {
+    const { sockets, timers, states } = harness();
+    sockets[0].onclose?.();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(states()[0]).toMatchObject({ pod: 'web-1', phase: 'retrying', message: 'container "app" is waiting to start' });
+    expect(timers).toHaveLength(1);
   });
 
   it('closes its sockets and stops reconnecting when closed', () => {

@@ -178,15 +178,18 @@ export class LogStream {
   /** Asks the API over HTTP why the WebSocket was refused (pod gone, container not started…). */
   private async explainFailure(connection: PodConnection, retry: boolean): Promise<void> {
     let reason = 'could not connect to the log stream';
+    let gone = false;
     try {
       await this.options.client.text(logPath(this.options.namespace, connection.pod), {
         query: { container: this.options.containerOf(connection.pod), previous: this.options.previous ? 'true' : undefined, tailLines: '1' },
       });
     } catch (error) {
       reason = error instanceof KubeApiError || error instanceof Error ? error.message : reason;
+      // a deleted pod has no more log to wait for (its replacement is another pod)
+      gone = error instanceof KubeApiError && error.code === 404;
     }
     if (this.closed) return;
-    if (retry) this.retry(connection, reason);
+    if (retry && !gone) this.retry(connection, reason);
     else this.setState(connection, { phase: 'ended', message: reason });
   }
 }
