@@ -45,7 +45,7 @@ describe('the terminal dock and port-forwards in Chromium', () => {
 
   afterAll(async () => {
     await ui?.close();
-    await cluster?.stop();
+    await cluster?.destroy();
   });
 
   it('runs a shell, shows its exit code and reconnects', async () => {
