@@ -11,6 +11,7 @@ import { kubernetesVersion } from './version';
 const dataDir = join(homedir(), '.kubedesk');
 // dist/app/electronMain.cjs → the package root, where assets/ sits (inside app.asar when packaged)
 const root = join(__dirname, '..', '..');
+// 6443 is preferred; clusterControl falls back to any free port when something already holds it.
 const shell = new DesktopShell(electron, clusterControl({ dataDir, port: 6443, kubeconfigPath: defaultKubeconfigPath(), nodes: 1 }), {
   dataDir,
   preloadPath: join(__dirname, 'preload.cjs'),

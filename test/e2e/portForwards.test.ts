@@ -2,7 +2,7 @@
 // Deployment's pod answers on 127.0.0.1 and keeps answering, through the same local port, from
 // the pod that replaces it; a Service forward keeps working across pod replacement; a taken port
 // leaves the forward Failed with a message; invalid specs are refused with field paths; deleting
-// the forward frees its port.
+// the forward frees its port; a forward comes back on its local port after kubedesk restarts.
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';
@@ -166,6 +166,28 @@ describe('PortForward', () => {
     expect(result.stderr).toContain('spec.port: Invalid value: 0');
     expect(result.stderr).toContain('spec.localPort: Invalid value: 70000');
   });
+
+  it('comes back on the same local port after kubedesk restarts', async () => {
+    const pod = await runningPod();
+    await apply(portForward('survives-restart', { target: { kind: 'Pod', name: pod }, port: 'http' }));
+    const before = await until('the forward to be Active', async () => {
+      const status = await statusOf('survives-restart');
+      return status.phase === 'Active' && status.localPort ? status : undefined;
+    }, 60_000, 500, kubectlState(cluster, ['-n', namespace, 'get', 'pf', '-o', 'yaml']));
+    const localPort = before.localPort ?? 0;
+    expect(await answers(localPort, pod)).toBe(pod);
+
+    await cluster.restart();
+    // The pod may be the same one or a replacement; either way a web pod's hostname answers.
+    const answered = await until(`127.0.0.1:${localPort} to answer with a pod name after the restart`, async () => {
+      const response = await hostGet(localPort).catch(() => undefined);
+      const body = response?.body.trim() ?? '';
+      return /^web-[a-z0-9]+-[a-z0-9]+$/.test(body) ? body : undefined;
+    }, 90_000, 500, kubectlState(cluster, ['-n', namespace, 'get', 'pf,pods', '-o', 'wide']));
+    expect(answered).toMatch(/^web-/);
+    expect((await statusOf('survives-restart')).localPort).toBe(localPort);
+    await ok('delete', 'pf', 'survives-restart');
+  }, 240_000);
 
   it('frees the local port when the forward is deleted', async () => {
     const localPort = (await statusOf('to-pod')).localPort ?? 0;

@@ -1,6 +1,8 @@
 // The real ClusterControl for the desktop shell: starts the same Cluster as `kubedesk serve`, resets
 // like `kubedesk reset` (cli.ts removeCluster), and counts running pods for the tray from a pod
-// informer (event-driven, as the kubelet and controllers watch; no polling).
+// informer (event-driven, as the kubelet and controllers watch; no polling). The API server prefers
+// its usual port (6443, kube-apiserver's --secure-port default) but takes any free port when that
+// one is held, since the kubeconfig is written with the port actually bound.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Cluster, type ClusterOptions } from '../cluster';
@@ -12,14 +14,41 @@ import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import type { ClusterControl, RunningCluster } from './desktopShell';
 
-export function clusterControl(options: ClusterOptions, log: (message: string) => void = (message) => console.error(`kubedesk: ${message}`)): ClusterControl {
+export type StartCluster<T> = (options: ClusterOptions) => Promise<T>;
+
+export function clusterControl(
+  options: ClusterOptions,
+  log: (message: string) => void = (message) => console.error(`kubedesk: ${message}`),
+  start: StartCluster<Cluster> = (clusterOptions) => Cluster.start(clusterOptions),
+): ClusterControl {
   return {
-    start: async () => runningCluster(await Cluster.start(options)),
+    start: async () => runningCluster(await startPreferringPort(options, start, log)),
     reset: async () => {
       const { containersError } = await removeCluster(options.dataDir, options.kubeconfigPath);
       if (containersError) log(`could not remove the cluster's containers (is Docker running?): ${containersError}`);
     },
   };
+}
+
+/**
+ * Starts on `options.port`; when that port is taken (something else, such as a `kubedesk serve`,
+ * listens there) starts again on any free port. Cluster.start has already disposed what the failed
+ * attempt opened, so the second attempt reopens the same data dir cleanly. Other failures are not
+ * retried: a second attempt would fail the same way.
+ */
+export async function startPreferringPort<T>(options: ClusterOptions, start: StartCluster<T>, log: (message: string) => void): Promise<T> {
+  try {
+    return await start(options);
+  } catch (error) {
+    if (options.port === 0 || !isAddressInUse(error)) throw error;
+    log(`port ${options.port} is in use; starting the API server on a free port instead`);
+    return start({ ...options, port: 0 });
+  }
+}
+
+/** Node's listen error for a taken port: a system error with code EADDRINUSE. */
+export function isAddressInUse(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && error.code === 'EADDRINUSE';
 }
 
 function runningCluster(cluster: Cluster): RunningCluster {
