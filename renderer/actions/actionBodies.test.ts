@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
-import { cordonPatch, deleteOptions, drainSkipReason, evictionBody, jobFromCronJob, jsonEqual, manualJobName, parseReplicas, podsToEvict, randomSuffix, restartPatch, rfc3339, rollbackPlan, scalePatch, suspendPatch } from './actionBodies';
+import { cordonPatch, currentTemplatePatch, deleteOptions, drainSkipReason, drainSummary, drainWaitTitle, evictionBody, evictionStep, jobFromCronJob, jsonEqual, manualJobName, parseReplicas, podsRemaining, podsToEvict, randomSuffix, restartPatch, revisionRollbackPlan, rfc3339, rollbackPlan, scalePatch, suspendPatch, terminationWaitMs } from './actionBodies';
 
 describe('simple action bodies', () => {
   it.each([
@@ -134,5 +134,110 @@ describe('rollback to the previous revision', () => {
     [{ a: { b: 1 } }, { a: { b: 2 } }, false],
   ])('compares JSON %j and %j structurally', (left, right, expected) => {
     expect(jsonEqual(left, right)).toBe(expected);
+  });
+});
+
+// Shaped like main/controllers/controllerHistory.ts writes them: data is the getPatch of the owner
+// ({spec:{template:{…,$patch:'replace'}}}), labels are the template's plus the hash label, the owner
+// is a controller reference with blockOwnerDeletion.
+function podTemplate(image: string): Record<string, unknown> {
+  return { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'db', image }] } };
+}
+
+function owner(kind: string, template: Record<string, unknown>, uid = 'owner-uid'): KubeObject {
+  return { apiVersion: 'apps/v1', kind, metadata: { name: 'db', namespace: 'data', uid }, spec: { selector: { matchLabels: { app: 'db' } }, template } };
+}
+
+function controllerRevision(parent: KubeObject, revision: number, image: string, hashLabel: string): KubeObject {
+  const hash = `h${revision}${image.replace(/[^a-z0-9]/g, '')}`;
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'ControllerRevision',
+    metadata: {
+      name: `${parent.metadata.name ?? ''}-${hash}`,
+      namespace: parent.metadata.namespace,
+      labels: { app: 'db', [hashLabel]: hash },
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: parent.kind ?? '', name: parent.metadata.name ?? '', uid: parent.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
+    },
+    data: { spec: { template: { ...podTemplate(image), $patch: 'replace' } } },
+    revision,
+  };
+}
+
+describe('StatefulSet and DaemonSet rollback to the previous ControllerRevision', () => {
+  const cases = [
+    { kind: 'StatefulSet', hashLabel: 'controller.kubernetes.io/hash' },
+    { kind: 'DaemonSet', hashLabel: 'controller-revision-hash' },
+  ];
+
+  it.each(cases)('patches a $kind with the data of its second-highest revision', ({ kind, hashLabel }) => {
+    const current = owner(kind, podTemplate('db:3'));
+    const revisions = [controllerRevision(current, 3, 'db:3', hashLabel), controllerRevision(current, 1, 'db:1', hashLabel), controllerRevision(current, 2, 'db:2', hashLabel)];
+    expect(revisionRollbackPlan(current, revisions)).toEqual({ ok: true, revision: 2, patch: { spec: { template: { ...podTemplate('db:2'), $patch: 'replace' } } } });
+  });
+
+  it.each([
+    ['no revisions at all', [], { ok: false, skipped: false, message: 'no previous revision to roll back to' }],
+    ['only the current revision', [1], { ok: false, skipped: false, message: 'no previous revision to roll back to' }],
+    ['revisions of another owner only', [], { ok: false, skipped: false, message: 'no previous revision to roll back to' }, true],
+  ])('refuses with %s', (_name, numbers, expected, foreign = false) => {
+    const current = owner('StatefulSet', podTemplate('db:1'));
+    const other = owner('StatefulSet', podTemplate('db:1'), 'someone-else');
+    const revisions = foreign ? [1, 2].map((revision) => controllerRevision(other, revision, `db:${revision}`, 'x')) : numbers.map((revision) => controllerRevision(current, revision, `db:${revision}`, 'x'));
+    expect(revisionRollbackPlan(current, revisions)).toEqual(expected);
+  });
+
+  it('skips when the current template already matches the previous revision (kubectl daemonSetMatch / statefulsetMatch)', () => {
+    const current = owner('DaemonSet', podTemplate('db:1'));
+    // a template edited back by hand: revision 1 matches it although revision 2 is the newest
+    const revisions = [controllerRevision(current, 1, 'db:1', 'x'), controllerRevision(current, 2, 'db:1', 'x')];
+    expect(revisionRollbackPlan(current, revisions)).toEqual({ ok: false, skipped: true, message: 'skipped rollback (current template already matches revision 1)' });
+  });
+
+  it('matches the controllers\' revision data with the template patch of the object', () => {
+    const current = owner('StatefulSet', podTemplate('db:7'));
+    expect(currentTemplatePatch(current)).toEqual(controllerRevision(current, 1, 'db:7', 'x').data);
+  });
+});
+
+describe('drain eviction and waiting', () => {
+  it.each([
+    ['a created eviction', undefined, 0, { action: 'evicted' }],
+    ['a pod already gone', 404, 0, { action: 'gone' }],
+    ['a budget refusal with time left', 429, 0, { action: 'retry', afterMs: 5_000 }],
+    ['a budget refusal retried up to the deadline exactly', 429, 5_000, { action: 'retry', afterMs: 5_000 }],
+    ['a budget refusal past the deadline', 429, 5_001, { action: 'blocked' }],
+    ['a forbidden eviction', 403, 0, { action: 'failed' }],
+    ['a server error', 500, 0, { action: 'failed' }],
+    ['a network failure', 0, 0, { action: 'failed' }],
+  ])('decides what follows %s', (_name, status, now, expected) => {
+    expect(evictionStep(status, now, 10_000)).toEqual(expected);
+  });
+
+  it.each([
+    ['no pods', [], 30_000],
+    ['the default grace period', [{}], 60_000],
+    ['the longest grace period', [{ terminationGracePeriodSeconds: 5 }, { terminationGracePeriodSeconds: 120 }], 150_000],
+    ['a zero grace period', [{ terminationGracePeriodSeconds: 0 }], 30_000],
+  ])('waits for %s plus 30 s', (_name, specs, expected) => {
+    expect(terminationWaitMs(specs.map((spec, index) => ({ metadata: { name: `p${index}` }, spec })))).toBe(expected);
+  });
+
+  it('counts a pod as gone once the cache lacks it or holds a replacement with another uid', () => {
+    const evicted = [pod('a', { uid: '1' }), pod('b', { uid: '2' }), pod('c', { uid: '3' })];
+    const cache = { 'default/b': pod('b', { uid: '2' }), 'default/c': pod('c', { uid: '33' }), 'default/z': pod('z') };
+    expect(podsRemaining(evicted, cache).map((item) => item.metadata.name)).toEqual(['b']);
+  });
+
+  it('titles the waiting task with the count', () => {
+    expect([drainWaitTitle('n', 1), drainWaitTitle('n', 3)]).toEqual(['Draining n: waiting for 1 pod to terminate', 'Draining n: waiting for 3 pods to terminate']);
+  });
+
+  it.each([
+    ['a clean drain', { evicted: ['default/a'], blocked: [], failed: [], stuck: [], ignoredDaemonSetPods: 1 }, 'ok', 'node/n drained: 1 pod(s) evicted, 1 DaemonSet pod(s) ignored'],
+    ['budget-blocked pods in one notice', { evicted: ['default/a'], blocked: ['default/b', 'default/c'], failed: [], stuck: [], ignoredDaemonSetPods: 0 }, 'error', 'node/n: 2 of 3 pod(s) not drained\neviction refused by a PodDisruptionBudget until the deadline: default/b, default/c'],
+    ['failures and stuck pods', { evicted: [], blocked: [], failed: [{ pod: 'default/d', message: 'forbidden' }], stuck: ['default/e'], ignoredDaemonSetPods: 0 }, 'error', 'node/n: 2 of 2 pod(s) not drained\nerror when evicting default/d: forbidden\nstill terminating at the deadline: default/e'],
+  ])('summarises %s', (_name, outcome, tone, text) => {
+    expect(drainSummary({ nodeName: 'n', ...outcome })).toEqual({ tone, text });
   });
 });

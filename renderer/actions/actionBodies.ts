@@ -2,8 +2,12 @@
 // for the same command: `kubectl scale` (merge patch of the scale subresource), `kubectl rollout
 // restart` (template annotation kubectl.kubernetes.io/restartedAt), `kubectl rollout undo` (JSON
 // patch of spec.template and metadata.annotations from the previous ReplicaSet revision,
-// kubectl/pkg/polymorphichelpers/rollback.go), cordon/uncordon (spec.unschedulable), drain (which
-// pods get evicted: kubectl/pkg/drain/filters.go skips DaemonSet pods and mirror pods), suspend/resume
+// kubectl/pkg/polymorphichelpers/rollback.go; for StatefulSets and DaemonSets the previous
+// ControllerRevision's data applied as a strategic merge patch, as StatefulSetRollbacker and
+// DaemonSetRollbacker do), cordon/uncordon (spec.unschedulable), drain (which pods get evicted:
+// kubectl/pkg/drain/filters.go skips DaemonSet pods and mirror pods; what to do with each eviction
+// reply, after kubectl/pkg/drain/drain.go evictPods: 429 from a PodDisruptionBudget is retried every
+// 5 s until a deadline, 404 means already gone), suspend/resume
 // CronJob, and `kubectl create job --from=cronjob/x` (kubectl/pkg/cmd/create/create_job.go).
 import { isRecord, type KubeObject, type OwnerReference } from '../../shared/kubernetes/types';
 
@@ -195,4 +199,119 @@ export function rollbackPlan(deployment: KubeObject, replicaSets: KubeObject[]):
       { op: deployment.metadata.annotations ? 'replace' : 'add', path: '/metadata/annotations', value: annotations },
     ],
   };
+}
+
+/** A StatefulSet's or DaemonSet's rollback: the strategic merge patch to send, or why there is none. */
+export type RevisionRollbackPlan = { ok: true; patch: Record<string, unknown>; revision: number } | { ok: false; skipped: boolean; message: string };
+
+function controllerRevisionNumber(revision: KubeObject): number | undefined {
+  return typeof revision.revision === 'number' && Number.isFinite(revision.revision) ? revision.revision : undefined;
+}
+
+/** The patch the StatefulSet/DaemonSet controllers record as a revision's data (their getPatch). */
+export function currentTemplatePatch(object: KubeObject): Record<string, unknown> {
+  const spec = isRecord(object.spec) ? object.spec : {};
+  return { spec: { template: { ...(isRecord(spec.template) ? structuredClone(spec.template) : {}), $patch: 'replace' } } };
+}
+
+/**
+ * `kubectl rollout undo statefulset/x` / `daemonset/x` (to the previous revision): among the
+ * ControllerRevisions the object controls, take the second-highest revision (the highest is the
+ * current template; a rollback renumbers the restored revision to the top, so "second highest" is
+ * always "the one before"), skip when its data already equals the object's template patch, and
+ * otherwise send the data itself as a strategic merge patch (it replaces spec.template wholesale).
+ */
+export function revisionRollbackPlan(object: KubeObject, revisions: KubeObject[]): RevisionRollbackPlan {
+  const numbered: { revision: number; data: unknown }[] = [];
+  for (const candidate of revisions) {
+    if (controllerOf(candidate)?.uid !== object.metadata.uid) continue;
+    const revision = controllerRevisionNumber(candidate);
+    if (revision !== undefined) numbered.push({ revision, data: candidate.data });
+  }
+  if (numbered.length <= 1) return { ok: false, skipped: false, message: 'no previous revision to roll back to' };
+  numbered.sort((left, right) => left.revision - right.revision);
+  const previous = numbered[numbered.length - 2];
+  if (!isRecord(previous.data)) return { ok: false, skipped: false, message: `revision ${previous.revision} has no data to roll back to` };
+  if (jsonEqual(previous.data, currentTemplatePatch(object))) return { ok: false, skipped: true, message: `skipped rollback (current template already matches revision ${previous.revision})` };
+  return { ok: true, revision: previous.revision, patch: structuredClone(previous.data) };
+}
+
+/** kubectl drain retries an eviction refused by a PodDisruptionBudget after this long. */
+export const EVICTION_RETRY_MS = 5_000;
+/** What a pod gets to terminate beyond its grace period before drain gives up waiting. */
+export const TERMINATION_SLACK_MS = 30_000;
+const DEFAULT_GRACE_SECONDS = 30;
+
+/** What drain does next with one pod, given the reply to its eviction (status undefined = 201 Created). */
+export type EvictionStep = { action: 'evicted' } | { action: 'gone' } | { action: 'retry'; afterMs: number } | { action: 'blocked' } | { action: 'failed' };
+
+/**
+ * evictPods' loop for one pod: success → wait for it to go; 404 → nothing left to do; 429 (a
+ * PodDisruptionBudget, or the API's own back-pressure) → try again in 5 s while the deadline allows,
+ * else give up as blocked; anything else fails at once.
+ */
+export function evictionStep(status: number | undefined, now: number, deadline: number, retryMs = EVICTION_RETRY_MS): EvictionStep {
+  if (status === undefined) return { action: 'evicted' };
+  if (status === 404) return { action: 'gone' };
+  if (status === 429) return now + retryMs <= deadline ? { action: 'retry', afterMs: retryMs } : { action: 'blocked' };
+  return { action: 'failed' };
+}
+
+/** How long drain waits for the pods: the longest grace period among them plus slack (30 s grace when unset). */
+export function terminationWaitMs(pods: KubeObject[], slackMs = TERMINATION_SLACK_MS): number {
+  let longest = 0;
+  for (const pod of pods) {
+    const spec = isRecord(pod.spec) ? pod.spec : {};
+    const grace = typeof spec.terminationGracePeriodSeconds === 'number' && spec.terminationGracePeriodSeconds >= 0 ? spec.terminationGracePeriodSeconds : DEFAULT_GRACE_SECONDS;
+    longest = Math.max(longest, grace);
+  }
+  return longest * 1000 + slackMs;
+}
+
+/** `namespace/name` of a pod, for messages and cache look-ups. */
+export function podKey(pod: KubeObject): string {
+  return `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
+}
+
+/**
+ * The evicted pods still present in a cache keyed by `namespace/name`; a pod with the same name but
+ * another uid is a replacement (a StatefulSet's), so the evicted one counts as gone — waitForDelete's rule.
+ */
+export function podsRemaining(evicted: KubeObject[], cached: Record<string, KubeObject>): KubeObject[] {
+  return evicted.filter((pod) => {
+    const found = cached[podKey(pod)];
+    return found !== undefined && (pod.metadata.uid === undefined || found.metadata.uid === pod.metadata.uid);
+  });
+}
+
+/** The task title while drain waits. */
+export function drainWaitTitle(nodeName: string, count: number): string {
+  return `Draining ${nodeName}: waiting for ${count} pod${count === 1 ? '' : 's'} to terminate`;
+}
+
+export interface DrainOutcome {
+  nodeName: string;
+  /** pods evicted (or already gone) and seen to terminate */
+  evicted: string[];
+  /** pods a PodDisruptionBudget kept until the deadline */
+  blocked: string[];
+  /** pods whose eviction failed otherwise, with the reason */
+  failed: { pod: string; message: string }[];
+  /** pods evicted but still there at the deadline */
+  stuck: string[];
+  ignoredDaemonSetPods: number;
+}
+
+/** The one notice a drain ends with. */
+export function drainSummary(outcome: DrainOutcome): { tone: 'ok' | 'error'; text: string } {
+  const { nodeName } = outcome;
+  const problems: string[] = [];
+  if (outcome.blocked.length > 0) problems.push(`eviction refused by a PodDisruptionBudget until the deadline: ${outcome.blocked.join(', ')}`);
+  for (const failure of outcome.failed) problems.push(`error when evicting ${failure.pod}: ${failure.message}`);
+  if (outcome.stuck.length > 0) problems.push(`still terminating at the deadline: ${outcome.stuck.join(', ')}`);
+  const ignored = outcome.ignoredDaemonSetPods > 0 ? `, ${outcome.ignoredDaemonSetPods} DaemonSet pod(s) ignored` : '';
+  if (problems.length === 0) return { tone: 'ok', text: `node/${nodeName} drained: ${outcome.evicted.length} pod(s) evicted${ignored}` };
+  const total = outcome.evicted.length + outcome.blocked.length + outcome.failed.length + outcome.stuck.length;
+  const unfinished = total - outcome.evicted.length;
+  return { tone: 'error', text: `node/${nodeName}: ${unfinished} of ${total} pod(s) not drained\n${problems.join('\n')}` };
 }

@@ -1,7 +1,10 @@
 // The actions on an object (scale, restart, rollback, delete, cordon/uncordon/drain,
 // suspend/resume, trigger a Job, shell, logs), used by the detail page's header and the command
 // palette. Each does what the matching kubectl command does, with the bodies from actionBodies.ts;
-// results and errors become notices, long ones (drain) a task with progress.
+// results and errors become notices, long ones (drain) a task with progress. Drain follows
+// kubectl/pkg/drain/drain.go: evictions run side by side, a PodDisruptionBudget's 429 is retried every
+// 5 s until a deadline, then drain waits — on the pods watch cache, not by polling — until the evicted
+// pods are gone (their grace period plus 30 s at most).
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import { KubeApiError } from '../api/kubeClient';
@@ -9,7 +12,7 @@ import type { AppServices } from '../context';
 import { containersOf } from '../kinds/pods';
 import { resourcePath, type KindConfig } from '../kinds/kindConfig';
 import { deployments, pods, replicaSets } from '../kinds';
-import { FIELD_MANAGER, cordonPatch, deleteOptions, drainSkipReason, evictionBody, jobFromCronJob, manualJobName, parseReplicas, podsToEvict, randomSuffix, restartPatch, rollbackPlan, scalePatch, suspendPatch } from './actionBodies';
+import { EVICTION_RETRY_MS, FIELD_MANAGER, TERMINATION_SLACK_MS, cordonPatch, deleteOptions, drainSkipReason, drainSummary, drainWaitTitle, evictionBody, evictionStep, jobFromCronJob, manualJobName, parseReplicas, podKey, podsRemaining, podsToEvict, randomSuffix, restartPatch, revisionRollbackPlan, rollbackPlan, scalePatch, suspendPatch, terminationWaitMs, type DrainOutcome } from './actionBodies';
 
 export interface ActionContext extends AppServices {
   /** asks the user (native dialog in the desktop app, a modal in the browser) */
@@ -30,6 +33,9 @@ const WRITE_OPTIONS = { query: { fieldManager: FIELD_MANAGER } };
 
 const SCALABLE = new Set(['deployments.apps', 'statefulsets.apps', 'replicasets.apps']);
 const RESTARTABLE = new Set(['deployments.apps', 'statefulsets.apps', 'daemonsets.apps']);
+/** Kinds whose history is ControllerRevisions (kubectl's StatefulSetRollbacker / DaemonSetRollbacker). */
+const REVISION_HISTORY = new Set(['statefulsets.apps', 'daemonsets.apps']);
+const controllerRevisions = { group: 'apps', version: 'v1', plural: 'controllerrevisions', namespaced: true };
 
 /** `kind/name` (or `kind/namespace/name`) for messages. */
 export function describeObject(config: KindConfig, object: KubeObject): string {
@@ -53,7 +59,7 @@ export function actionIdsFor(config: KindConfig, object: KubeObject): string[] {
   if (config.key === 'pods') ids.push('shell', 'logs');
   if (SCALABLE.has(config.key)) ids.push('scale');
   if (RESTARTABLE.has(config.key)) ids.push('restart');
-  if (config.key === 'deployments.apps') ids.push('rollback');
+  if (config.key === 'deployments.apps' || REVISION_HISTORY.has(config.key)) ids.push('rollback');
   if (config.key === 'nodes') ids.push(spec.unschedulable === true ? 'uncordon' : 'cordon', 'drain');
   if (config.key === 'cronjobs.batch') ids.push(spec.suspend === true ? 'resume' : 'suspend', 'trigger');
   ids.push('delete');
@@ -124,6 +130,17 @@ export function actionsFor(config: KindConfig, object: KubeObject): Action[] {
       run: async (context) => {
         if (!(await context.confirm(`Roll back ${label} to its previous revision?`))) return;
         await report(context, async () => {
+          if (REVISION_HISTORY.has(config.key)) {
+            const current = await context.client.get<KubeObject>(path);
+            const revisionList = await context.client.list(resourcePath(controllerRevisions, namespace));
+            const plan = revisionRollbackPlan(current, revisionList.items);
+            if (!plan.ok) {
+              if (plan.skipped) return `${label}: ${plan.message}`;
+              throw new Error(`${label}: ${plan.message}`);
+            }
+            await context.client.patch(path, plan.patch, 'strategic', WRITE_OPTIONS);
+            return `${label} rolled back to revision ${plan.revision}`;
+          }
           const current = await context.client.get<KubeObject>(resourcePath(deployments, namespace, name));
           const replicaSetList = await context.client.list(resourcePath(replicaSets, namespace));
           const plan = rollbackPlan(current, replicaSetList.items);
@@ -175,35 +192,149 @@ async function report(context: ActionContext, work: () => Promise<string>): Prom
   }
 }
 
-/** `kubectl drain --ignore-daemonsets`: cordon, then evict each other pod on the node, with progress. */
-async function drainNode(context: ActionContext, nodeName: string): Promise<void> {
+/** Drain's waits, shortened by tests. */
+export interface DrainTiming {
+  /** between evictions a PodDisruptionBudget refused */
+  retryMs: number;
+  /** beyond the longest grace period, for evicting and for waiting */
+  slackMs: number;
+}
+
+const DRAIN_TIMING: DrainTiming = { retryMs: EVICTION_RETRY_MS, slackMs: TERMINATION_SLACK_MS };
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+
+type EvictionResult = { pod: KubeObject; action: 'evicted' } | { pod: KubeObject; action: 'gone' } | { pod: KubeObject; action: 'blocked' } | { pod: KubeObject; action: 'failed'; message: string };
+
+/** One pod's eviction loop (evictPods' goroutine body). */
+async function evictPod(context: ActionContext, pod: KubeObject, deadline: number, timing: DrainTiming): Promise<EvictionResult> {
+  const podPath = resourcePath(pods, pod.metadata.namespace, pod.metadata.name);
+  for (;;) {
+    let status: number | undefined;
+    let message = '';
+    try {
+      await context.client.create(`${podPath}/eviction`, evictionBody(pod));
+    } catch (error) {
+      status = error instanceof KubeApiError ? error.code : 0;
+      message = errorText(error);
+    }
+    const step = evictionStep(status, Date.now(), deadline, timing.retryMs);
+    if (step.action === 'retry') {
+      await delay(step.afterMs);
+      continue;
+    }
+    switch (step.action) {
+      case 'evicted':
+        return { pod, action: 'evicted' };
+      case 'gone':
+        return { pod, action: 'gone' };
+      case 'blocked':
+        return { pod, action: 'blocked' };
+      case 'failed':
+        return { pod, action: 'failed', message };
+    }
+  }
+}
+
+/**
+ * Resolves with the evicted pods still present at the deadline. Waits on the pods watch cache (the
+ * caller holds the watch); at the deadline each pod the cache still shows is checked with one GET,
+ * in case the watch was down.
+ */
+async function waitForTermination(context: ActionContext, evicted: KubeObject[], deadline: number, onCount: (remaining: number) => void): Promise<KubeObject[]> {
+  let lastCount = -1;
+  const cachedRemaining = (): KubeObject[] | undefined => {
+    const collection = context.store.getState().collections[pods.key];
+    if (!collection || collection.phase === 'loading') return undefined;
+    return podsRemaining(evicted, collection.items);
+  };
+  const stillCached = await new Promise<KubeObject[]>((resolve) => {
+    let unsubscribe: () => void = () => undefined;
+    let done = false;
+    const finish = (remaining: KubeObject[]) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      unsubscribe();
+      resolve(remaining);
+    };
+    const check = () => {
+      const remaining = cachedRemaining();
+      if (remaining === undefined) return;
+      if (remaining.length !== lastCount) {
+        lastCount = remaining.length;
+        onCount(remaining.length);
+      }
+      if (remaining.length === 0) finish([]);
+    };
+    unsubscribe = context.store.subscribe((state, previous) => {
+      if (state.collections[pods.key] !== previous.collections[pods.key]) check();
+    });
+    const timer = setTimeout(() => finish(cachedRemaining() ?? evicted), Math.max(0, deadline - Date.now()));
+    check();
+  });
+  const stuck: KubeObject[] = [];
+  for (const pod of stillCached) {
+    try {
+      const live = await context.client.get<KubeObject>(resourcePath(pods, pod.metadata.namespace, pod.metadata.name));
+      if (pod.metadata.uid === undefined || live.metadata.uid === pod.metadata.uid) stuck.push(pod);
+    } catch (error) {
+      if (!(error instanceof KubeApiError && error.code === 404)) stuck.push(pod);
+    }
+  }
+  return stuck;
+}
+
+/**
+ * `kubectl drain --ignore-daemonsets`: cordon, evict every other pod on the node (retrying
+ * PodDisruptionBudget refusals every 5 s until the deadline), then wait for the evicted pods to
+ * terminate, with progress, ending in one notice.
+ */
+export async function drainNode(context: ActionContext, nodeName: string, timing: DrainTiming = DRAIN_TIMING): Promise<void> {
   if (!(await context.confirm(`Drain node ${nodeName}?`, 'The node is cordoned and every pod on it except DaemonSet and mirror pods is evicted.'))) return;
-  const state = context.store.getState();
-  const task = state.startTask(`Draining ${nodeName}`);
+  const { store } = context;
+  const task = store.getState().startTask(`Draining ${nodeName}`);
+  // watch pods from the start, so deletions during the evictions are not missed
+  const releaseWatch = context.watches.acquire(pods);
   try {
     await context.client.patch(resourcePath({ group: '', version: 'v1', plural: 'nodes', namespaced: false }, undefined, nodeName), cordonPatch(true), 'merge', WRITE_OPTIONS);
     const list = await context.client.list(resourcePath(pods), { fieldSelector: `spec.nodeName=${nodeName}` });
     const victims = podsToEvict(list.items, nodeName);
-    const skipped = list.items.filter((pod) => drainSkipReason(pod) === 'DaemonSet-managed').length;
-    const failures: string[] = [];
-    let done = 0;
-    state.updateTask(task, victims.length === 0 ? 1 : 0);
-    for (const pod of victims) {
-      const podPath = resourcePath(pods, pod.metadata.namespace, pod.metadata.name);
-      try {
-        await context.client.create(`${podPath}/eviction`, evictionBody(pod));
-      } catch (error) {
-        // an already-gone pod is as good as evicted
-        if (!(error instanceof KubeApiError && error.code === 404)) failures.push(`${pod.metadata.namespace}/${pod.metadata.name}: ${errorText(error)}`);
-      }
-      done++;
-      context.store.getState().updateTask(task, done / victims.length);
+    const outcome: DrainOutcome = { nodeName, evicted: [], blocked: [], failed: [], stuck: [], ignoredDaemonSetPods: list.items.filter((pod) => drainSkipReason(pod) === 'DaemonSet-managed').length };
+    store.getState().updateTask(task, victims.length === 0 ? 1 : 0);
+    const evictionDeadline = Date.now() + terminationWaitMs(victims, timing.slackMs);
+    let settled = 0;
+    const results = await Promise.all(
+      victims.map(async (pod) => {
+        const result = await evictPod(context, pod, evictionDeadline, timing);
+        settled++;
+        store.getState().updateTask(task, settled / victims.length);
+        return result;
+      }),
+    );
+    const evicted: KubeObject[] = [];
+    for (const result of results) {
+      if (result.action === 'evicted') evicted.push(result.pod);
+      else if (result.action === 'gone') outcome.evicted.push(podKey(result.pod));
+      else if (result.action === 'blocked') outcome.blocked.push(podKey(result.pod));
+      else outcome.failed.push({ pod: podKey(result.pod), message: result.message });
     }
-    if (failures.length > 0) context.store.getState().notify('error', `node/${nodeName}: ${failures.length} of ${victims.length} evictions failed\n${failures.join('\n')}`);
-    else context.store.getState().notify('ok', `node/${nodeName} drained: ${victims.length} pod(s) evicted${skipped > 0 ? `, ${skipped} DaemonSet pod(s) ignored` : ''}`);
+    if (evicted.length > 0) {
+      const stuck = await waitForTermination(context, evicted, Date.now() + terminationWaitMs(evicted, timing.slackMs), (remaining) => {
+        store.getState().updateTask(task, (evicted.length - remaining) / evicted.length, drainWaitTitle(nodeName, remaining));
+      });
+      const stuckKeys = new Set(stuck.map(podKey));
+      for (const pod of evicted) (stuckKeys.has(podKey(pod)) ? outcome.stuck : outcome.evicted).push(podKey(pod));
+    }
+    const summary = drainSummary(outcome);
+    store.getState().notify(summary.tone, summary.text);
   } catch (error) {
-    context.store.getState().notify('error', `node/${nodeName}: ${errorText(error)}`);
+    store.getState().notify('error', `node/${nodeName}: ${errorText(error)}`);
   } finally {
-    context.store.getState().finishTask(task);
+    releaseWatch();
+    store.getState().finishTask(task);
   }
 }

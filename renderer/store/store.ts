@@ -67,7 +67,8 @@ export interface UiSlice {
   dismissNotice(id: number): void;
   tasks: Task[];
   startTask(title: string): number;
-  updateTask(id: number, progress: number | undefined): void;
+  /** new progress, and a new title when the task's phase changes */
+  updateTask(id: number, progress: number | undefined, title?: string): void;
   finishTask(id: number): void;
   session: 'unknown' | 'signed-in' | 'signed-out';
   setSession(session: UiSlice['session']): void;
@@ -187,8 +188,8 @@ export function createAppStore(options: StoreOptions): AppStore {
       set((state) => ({ tasks: [...state.tasks, { id, title }] }));
       return id;
     },
-    updateTask(id, progress) {
-      set((state) => ({ tasks: state.tasks.map((task) => (task.id === id ? { ...task, progress } : task)) }));
+    updateTask(id, progress, title) {
+      set((state) => ({ tasks: state.tasks.map((task) => (task.id === id ? { ...task, progress, ...(title !== undefined ? { title } : {}) } : task)) }));
     },
     finishTask(id) {
       set((state) => ({ tasks: state.tasks.filter((task) => task.id !== id) }));
