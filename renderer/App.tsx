@@ -10,6 +10,7 @@ import { PortForwards } from './views/portforwards/PortForwards';
 import { Dock } from './terminals/Dock';
 import { CommandPalette } from './palette/CommandPalette';
 import { NamespacePicker } from './components/NamespacePicker';
+import { PullProgress } from './components/PullProgress';
 import { Notices } from './components/Notices';
 import { SignIn } from './components/SignIn';
 import { formatRoute, type Route } from './store/routes';
@@ -124,16 +125,15 @@ function TopBar() {
         Search or jump to… <kbd>Ctrl K</kbd>
       </button>
       <div className="spacer" />
-      {tasks.length > 0 && (
-        <div className="tasks" role="status">
-          {tasks.map((task) => (
-            <span key={task.id} className="task">
-              <span className="spinner" /> {task.title}
-              {task.progress !== undefined ? ` ${Math.round(task.progress * 100)}%` : ''}
-            </span>
-          ))}
-        </div>
-      )}
+      <div className="tasks" role="status">
+        <PullProgress />
+        {tasks.map((task) => (
+          <span key={task.id} className="task">
+            <span className="spinner" /> {task.title}
+            {task.progress !== undefined ? ` ${Math.round(task.progress * 100)}%` : ''}
+          </span>
+        ))}
+      </div>
       <button className="ghost" title={`Theme: ${theme} (click for ${next})`} onClick={() => setTheme(next)} data-testid="theme-toggle">
         {theme === 'system' ? '◐ System' : theme === 'light' ? '☀ Light' : '☾ Dark'}
       </button>

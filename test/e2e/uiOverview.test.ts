@@ -77,4 +77,19 @@ describe('the overview and the command palette', () => {
     await palette(page, 'broken');
     await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/deployments.apps/default/broken');
   });
+
+  it('shows an image pull in progress in the top bar on any page', async () => {
+    // No registry answers here, so the pull is staged: a pod on a node without a kubelet, its
+    // container waiting in ContainerCreating, and the kubelet's Pulling event for it.
+    await kubectlOk(cluster, ['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'staged-node' } }));
+    await kubectlOk(cluster, ['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'pulling', namespace: 'default' }, spec: { nodeName: 'staged-node', containers: [{ name: 'app', image: 'registry.example/app:1' }] } }));
+    await kubectlOk(cluster, ['patch', 'pod', 'pulling', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { phase: 'Pending', containerStatuses: [{ name: 'app', image: 'registry.example/app:1', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } }] } })]);
+    const now = new Date().toISOString();
+    await kubectlOk(cluster, ['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Event', metadata: { name: 'pulling.1', namespace: 'default' }, involvedObject: { kind: 'Pod', name: 'pulling', namespace: 'default', fieldPath: 'spec.containers{app}' }, reason: 'Pulling', message: 'Pulling image "registry.example/app:1"', type: 'Normal', source: { component: 'kubelet' }, firstTimestamp: now, lastTimestamp: now, count: 1 }));
+    await page.goto(`${ui.origin}/ui/#/configmaps`);
+    await expect.poll(() => page.getByTestId('pull-progress').innerText().catch(() => ''), { timeout: 30_000 }).toContain('Pulling image registry.example/app:1');
+    await ui.screenshot('topbar-pull-progress');
+    await kubectlOk(cluster, ['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Event', metadata: { name: 'pulling.2', namespace: 'default' }, involvedObject: { kind: 'Pod', name: 'pulling', namespace: 'default', fieldPath: 'spec.containers{app}' }, reason: 'Pulled', message: 'Successfully pulled image "registry.example/app:1"', type: 'Normal', source: { component: 'kubelet' }, firstTimestamp: new Date(Date.now() + 1000).toISOString(), lastTimestamp: new Date(Date.now() + 1000).toISOString(), count: 1 }));
+    await expect.poll(() => page.getByTestId('pull-progress').count(), { timeout: 30_000 }).toBe(0);
+  });
 });
