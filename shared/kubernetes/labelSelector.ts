@@ -23,8 +23,8 @@ export function selectorMatches(selector: unknown, labels: Record<string, string
   }
   if (Array.isArray(selector.matchExpressions)) {
     for (const expression of selector.matchExpressions) {
-      if (!isRecord(expression)) return false;
-      const key = String(expression.key);
+      if (!isRecord(expression) || typeof expression.key !== 'string') return false;
+      const key = expression.key;
       const values = Array.isArray(expression.values) ? expression.values.map(String) : [];
       const has = Object.prototype.hasOwnProperty.call(own, key);
       switch (expression.operator) {

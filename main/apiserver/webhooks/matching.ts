@@ -7,6 +7,7 @@
 // are exempt (upstream IsExemptAdmissionConfigurationResource), so a broken webhook cannot lock
 // the cluster out of removing it.
 import type { KubeObject } from '../../../shared/kubernetes/types';
+import { selectorMatches as labelSelectorMatches } from '../../../shared/kubernetes/labelSelector';
 import { isRecord } from '../../../shared/kubernetes/types';
 import type { ResourceDef } from '../../registry/types';
 
@@ -84,36 +85,9 @@ export function labelsOf(obj: KubeObject | undefined): Record<string, string> {
   return isRecord(labels) ? Object.fromEntries(Object.entries(labels).filter((entry): entry is [string, string] => typeof entry[1] === 'string')) : {};
 }
 
-/** metav1.LabelSelector matching; an absent or empty selector matches everything. */
+/** A webhook's or policy's label selector: absent or empty matches everything (unlike a workload's). */
 export function selectorMatches(selector: unknown, labels: Record<string, string>): boolean {
-  if (!isRecord(selector)) return true;
-  if (isRecord(selector.matchLabels)) {
-    for (const [key, value] of Object.entries(selector.matchLabels)) if (labels[key] !== value) return false;
-  }
-  if (Array.isArray(selector.matchExpressions)) {
-    for (const expression of selector.matchExpressions) {
-      if (!isRecord(expression) || typeof expression.key !== 'string') return false;
-      const has = Object.hasOwn(labels, expression.key);
-      const values = strings(expression.values);
-      switch (expression.operator) {
-        case 'In':
-          if (!has || !values.includes(labels[expression.key])) return false;
-          break;
-        case 'NotIn':
-          if (has && values.includes(labels[expression.key])) return false;
-          break;
-        case 'Exists':
-          if (!has) return false;
-          break;
-        case 'DoesNotExist':
-          if (has) return false;
-          break;
-        default:
-          return false;
-      }
-    }
-  }
-  return true;
+  return !isRecord(selector) || labelSelectorMatches(selector, labels);
 }
 
 /**
