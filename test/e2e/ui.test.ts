@@ -5,8 +5,8 @@
 // deletes the Deployment — and saves a screenshot of every view in test-output/ui/.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startCluster, type TestCluster } from '../support/cluster';
-import { openUi, type UiSession } from '../support/browser';
+import type { TestCluster } from '../support/cluster';
+import { destroyUiCluster, openUi, startUiCluster, type UiSession } from '../support/browser';
 import { busyboxImage } from '../support/images';
 import { hostGet } from '../support/hostHttp';
 import { kubectlOk, until } from '../support/wait';
@@ -55,15 +55,10 @@ describe('the web UI in Chromium', () => {
   let podName = '';
 
   beforeAll(async () => {
-    cluster = await startCluster();
-    ui = await openUi(cluster);
-    page = ui.page;
+    ({ cluster, ui, page } = await startUiCluster());
   }, 180_000);
 
-  afterAll(async () => {
-    await ui?.close();
-    await cluster?.destroy();
-  });
+  afterAll(() => destroyUiCluster({ cluster, ui }));
 
   it('signs in with the one-time URL and shows the overview', async () => {
     await page.waitForURL(/\/ui\//);

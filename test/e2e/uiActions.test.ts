@@ -3,8 +3,8 @@
 // through the eviction subresource, wait for the pods to go) then uncordoning it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startCluster, type TestCluster } from '../support/cluster';
-import { openUi, type UiSession } from '../support/browser';
+import type { TestCluster } from '../support/cluster';
+import { destroyUiCluster, startUiCluster, type UiSession } from '../support/browser';
 import { busyboxImage } from '../support/images';
 import { kubectlOk, until } from '../support/wait';
 
@@ -35,15 +35,10 @@ describe('UI actions in Chromium', () => {
   let page: Page;
 
   beforeAll(async () => {
-    cluster = await startCluster();
-    ui = await openUi(cluster);
-    page = ui.page;
+    ({ cluster, ui, page } = await startUiCluster());
   }, 180_000);
 
-  afterAll(async () => {
-    await ui?.close();
-    await cluster?.destroy();
-  });
+  afterAll(() => destroyUiCluster({ cluster, ui }));
 
   it('rolls a StatefulSet back to its previous revision', async () => {
     await kubectlOk(cluster, ['apply', '-f', '-'], statefulSet('first'));

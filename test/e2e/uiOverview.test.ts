@@ -4,8 +4,8 @@
 // kind by short name, switching namespace and theme (dark, as the OS setting would too).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startCluster, type TestCluster } from '../support/cluster';
-import { openUi, type UiSession } from '../support/browser';
+import type { TestCluster } from '../support/cluster';
+import { destroyUiCluster, startUiCluster, type UiSession } from '../support/browser';
 import { kubectlOk } from '../support/wait';
 
 const brokenDeployment = `apiVersion: apps/v1
@@ -35,15 +35,10 @@ describe('the overview and the command palette', () => {
   let page: Page;
 
   beforeAll(async () => {
-    cluster = await startCluster();
-    ui = await openUi(cluster, { colorScheme: 'dark' });
-    page = ui.page;
+    ({ cluster, ui, page } = await startUiCluster({ colorScheme: 'dark' }));
   }, 180_000);
 
-  afterAll(async () => {
-    await ui?.close();
-    await cluster?.destroy();
-  });
+  afterAll(() => destroyUiCluster({ cluster, ui }));
 
   it('tells an empty cluster how to start and follows the OS dark theme', async () => {
     await page.getByTestId('overview-empty').waitFor({ timeout: 30_000 });

@@ -4,8 +4,8 @@
 // a "Forward" button whose forward is listed, opened and stopped from #/portforwards.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startCluster, type TestCluster } from '../support/cluster';
-import { openUi, type UiSession } from '../support/browser';
+import type { TestCluster } from '../support/cluster';
+import { destroyUiCluster, startUiCluster, type UiSession } from '../support/browser';
 import { busyboxImage } from '../support/images';
 import { hostGet } from '../support/hostHttp';
 import { kubectlOk, until } from '../support/wait';
@@ -36,17 +36,15 @@ describe('the terminal dock and port-forwards in Chromium', () => {
   let page: Page;
 
   beforeAll(async () => {
-    cluster = await startCluster();
-    await kubectlOk(cluster, ['apply', '-f', '-'], podYaml);
-    await kubectlOk(cluster, ['wait', '--for=condition=Ready', 'pod/chatty', '--timeout=90s']);
-    ui = await openUi(cluster);
-    page = ui.page;
+    ({ cluster, ui, page } = await startUiCluster({
+      async prepare(started) {
+        await kubectlOk(started, ['apply', '-f', '-'], podYaml);
+        await kubectlOk(started, ['wait', '--for=condition=Ready', 'pod/chatty', '--timeout=90s']);
+      },
+    }));
   }, 180_000);
 
-  afterAll(async () => {
-    await ui?.close();
-    await cluster?.destroy();
-  });
+  afterAll(() => destroyUiCluster({ cluster, ui }));
 
   it('runs a shell, shows its exit code and reconnects', async () => {
     await page.goto(`${ui.origin}/ui/#/pods/default/chatty`);

@@ -1,11 +1,12 @@
 // Opens kubedesk's web UI in Debian's Chromium (playwright-core) against a test cluster and signs
 // in: with the one-time login URL that `kubedesk serve` printed, or — for further browsers, since
 // that token works once — by posting the kubeconfig token to /ui/session from the page's context.
-// Screenshots go to test-output/ui/ so a person can look at every view after a run.
+// Screenshots go to test-output/ui/ so a person can look at every view after a run. startUiCluster /
+// destroyUiCluster give a suite its cluster and signed-in page and always remove them again.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import type { TestCluster } from './cluster';
+import { startCluster, type TestCluster } from './cluster';
 import { repositoryRoot } from './tools';
 import { until } from './wait';
 
@@ -68,4 +69,32 @@ export async function openUi(cluster: TestCluster, options: OpenUiOptions = {}):
       await browser.close();
     },
   };
+}
+
+export interface UiCluster {
+  cluster: TestCluster;
+  ui: UiSession;
+  page: Page;
+}
+
+/**
+ * A fresh cluster with the UI open and signed in, for a suite's beforeAll; `prepare` runs before
+ * the browser opens. When anything fails the cluster is removed again, so nothing is left behind.
+ */
+export async function startUiCluster(options: OpenUiOptions & { prepare?(cluster: TestCluster): Promise<void> } = {}): Promise<UiCluster> {
+  const cluster = await startCluster();
+  try {
+    await options.prepare?.(cluster);
+    const ui = await openUi(cluster, options);
+    return { cluster, ui, page: ui.page };
+  } catch (error) {
+    await cluster.destroy();
+    throw error;
+  }
+}
+
+/** For a suite's afterAll: closes the browser and removes the cluster with its containers. */
+export async function destroyUiCluster(started: { cluster?: TestCluster; ui?: UiSession }): Promise<void> {
+  await started.ui?.close();
+  await started.cluster?.destroy();
 }
