@@ -24,11 +24,9 @@ import { priorityAdmissionHooks } from './admission/priorityAdmission';
 import { ServiceAllocator, type ServiceNetworkConfig } from './admission/serviceAllocation';
 import { installAdmissionPlugins } from './admission/admissionPlugins';
 import type { WriteAllocator } from './resourceStore';
-import { applyJsonPatch } from './patch/jsonPatch';
-import { applyMergePatch } from './patch/mergePatch';
+import { applyPatchDocument, asClientError } from './patch/patchDocument';
 import { applyStrategicMergePatch } from './patch/strategicMergePatch';
 import { patchSchemaFor } from './patch/patchSchema';
-import { PatchError } from './patch/patchError';
 import { applyConfiguration, type ApplyContext } from './fieldManager/apply';
 import { nowTimestamp } from './objectMeta';
 import { DynamicAdmission } from './webhooks/dynamicAdmission';
@@ -445,31 +443,15 @@ export class ApiServer {
   }
 
   private applyPatch(contentType: string, current: KubeObject, patch: unknown, apiVersion: string, kind: string, apply?: ApplyContext): unknown {
-    try {
-      switch (contentType) {
-        case 'application/json-patch+json':
-          return applyJsonPatch(current, patch);
-        case 'application/merge-patch+json':
-          return applyMergePatch(current, patch);
-        case 'application/strategic-merge-patch+json':
-          return applyStrategicMergePatch(current, patch, patchSchemaFor(apiVersion, kind));
-        case 'application/apply-patch+yaml': {
-          if (!isRecord(patch)) throw ApiError.badRequest('error decoding YAML: the applied configuration must be an object');
-          if (patch.apiVersion !== undefined && patch.apiVersion !== apiVersion) throw ApiError.badRequest(`the API version in the data (${String(patch.apiVersion)}) does not match the expected API version (${apiVersion})`);
-          if (patch.kind !== undefined && patch.kind !== kind) throw ApiError.badRequest(`the kind in the data (${String(patch.kind)}) does not match the expected kind (${kind})`);
-          if (apply) return applyConfiguration(current, patch, apply);
-          // Apply through /scale has no field ownership here; it merges like a strategic patch.
-          return applyStrategicMergePatch(current, patch, patchSchemaFor(apiVersion, kind));
-        }
-        default:
-          throw ApiError.unsupportedMediaType(contentType);
-      }
-    } catch (error) {
-      // Upstream answers some strategic-patch failures with a reason-less 500; a malformed patch is
-      // the client's error, so kubedesk keeps the message and answers 400.
-      if (error instanceof PatchError && error.code >= 500) throw ApiError.badRequest(error.detail);
-      throw error;
-    }
+    if (contentType !== 'application/apply-patch+yaml') return applyPatchDocument(contentType, current, patch, apiVersion, kind);
+    if (!isRecord(patch)) throw ApiError.badRequest('error decoding YAML: the applied configuration must be an object');
+    if (patch.apiVersion !== undefined && patch.apiVersion !== apiVersion) throw ApiError.badRequest(`the API version in the data (${String(patch.apiVersion)}) does not match the expected API version (${apiVersion})`);
+    if (patch.kind !== undefined && patch.kind !== kind) throw ApiError.badRequest(`the kind in the data (${String(patch.kind)}) does not match the expected kind (${kind})`);
+    return asClientError(() => {
+      if (apply) return applyConfiguration(current, patch, apply);
+      // Apply through /scale has no field ownership here; it merges like a strategic patch.
+      return applyStrategicMergePatch(current, patch, patchSchemaFor(apiVersion, kind));
+    });
   }
 
   private list(request: ApiRequest, def: ResourceDef, namespace: string): ApiReply {

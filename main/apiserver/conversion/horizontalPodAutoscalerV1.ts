@@ -13,10 +13,7 @@ import { isRecord } from '../../../shared/kubernetes/types';
 import { ApiError } from '../apiError';
 import type { ApiReply, ApiRequest, ApiResponse, ApiServer, VirtualResourceHandler } from '../apiServer';
 import { decodeBody, mediaType } from '../content';
-import { applyJsonPatch } from '../patch/jsonPatch';
-import { applyMergePatch } from '../patch/mergePatch';
-import { applyStrategicMergePatch } from '../patch/strategicMergePatch';
-import { patchSchemaFor } from '../patch/patchSchema';
+import { applyPatchDocument } from '../patch/patchDocument';
 
 const V1 = 'autoscaling/v1';
 const V2 = 'autoscaling/v2';
@@ -183,18 +180,6 @@ function readBody(request: ApiRequest, contentType?: string): unknown {
   return decodeBody(request.body ?? Buffer.alloc(0), contentType ?? request.headers['content-type']);
 }
 
-function applyV1Patch(contentType: string, current: KubeObject, patch: unknown): unknown {
-  switch (contentType) {
-    case 'application/json-patch+json':
-      return applyJsonPatch(current, patch);
-    case 'application/merge-patch+json':
-      return applyMergePatch(current, patch);
-    case 'application/strategic-merge-patch+json':
-      return applyStrategicMergePatch(current, patch, patchSchemaFor(V1, KIND));
-    default:
-      throw ApiError.unsupportedMediaType(contentType);
-  }
-}
 
 /** The virtual-resource handler for autoscaling/v1 horizontalpodautoscalers. */
 export function horizontalPodAutoscalerV1Handler(api: ApiServer): VirtualResourceHandler {
@@ -229,7 +214,7 @@ export function horizontalPodAutoscalerV1Handler(api: ApiServer): VirtualResourc
         if (name === undefined) throw ApiError.methodNotAllowed();
         for (let attempt = 0; ; attempt++) {
           const current = api.objects.get(v2Def, namespace, name);
-          const patched = applyV1Patch(contentType, toV1(current), patch);
+          const patched = applyPatchDocument(contentType, toV1(current), patch, V1, KIND);
           if (!isRecord(patched)) throw ApiError.badRequest('the patch did not produce an object');
           const desired = toV2(patched);
           const metadata = recordOf(desired.metadata);
