@@ -19,7 +19,9 @@ else
 fi
 
 packages=()
-command -v docker >/dev/null 2>&1 || packages+=(docker.io)
+# A CLI-only install (the docker client without an engine) needs the engine too: docker.io brings
+# both dockerd and a client, so install it whenever dockerd is missing, not only when docker is.
+if ! command -v dockerd >/dev/null 2>&1 && ! docker info >/dev/null 2>&1; then packages+=(docker.io); fi
 has_static_busybox() {
   dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'install ok installed' && return 0
   for candidate in /bin/busybox /usr/bin/busybox; do

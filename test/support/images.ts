@@ -5,8 +5,9 @@ import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, openSync, readSync, closeSync, copyFileSync, chmodSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+
+import { repositoryRoot } from './tools';
 
 const run = promisify(execFile);
 
@@ -48,7 +49,8 @@ async function buildBusyboxImage(name: string): Promise<void> {
       symlinkSync('/bin/busybox', link);
     }
     // two small static helpers busybox lacks: a UDP echo server and an HTTP timing client
-    const here = dirname(fileURLToPath(import.meta.url));
+    // from the repository root, so this also works when bundled elsewhere (scripts/ci-setup.sh)
+    const here = join(repositoryRoot, 'test', 'support');
     await run('cc', ['-O2', '-static', '-o', join(root, 'bin', 'udp-echo'), join(here, 'udpEcho.c')], { timeout: 120_000 });
     await run('cc', ['-O2', '-static', '-o', join(root, 'bin', 'http-bench'), join(here, 'httpBench.c')], { timeout: 120_000 });
     mkdirSync(join(root, 'etc'));
