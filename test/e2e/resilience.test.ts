@@ -1,11 +1,14 @@
-// The control plane and Docker going away and coming back (issue 3): after kill -9 and a restart
+// The control plane and Docker going away and coming back: after kill -9 and a restart
 // of `kubedesk serve` the same containers keep running (no restart, no duplicate); while dockerd is
 // stopped the node turns NotReady, and when it is back the node is Ready and the pods run again.
 // The dockerd part stops the machine's Docker daemon, so it runs only where that is allowed
 // (CI, or KUBEDESK_TEST_RESTART_DOCKER=1).
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';
+import { repositoryRoot } from '../support/tools';
 import { kubectlOk, until } from '../support/wait';
 
 let cluster: TestCluster;
@@ -69,6 +72,29 @@ describe('control-plane restarts', () => {
 const restartDocker = process.env.CI === 'true' || process.env.KUBEDESK_TEST_RESTART_DOCKER === '1';
 
 describe.runIf(restartDocker)('Docker restarts', () => {
+  // The machine's own daemon, as its pid file names it: the test stops exactly that process and
+  // waits for it to exit before starting a new one (a new dockerd refuses to start while the old
+  // one's pid file is still there).
+  const pidFile = '/var/run/docker.pid';
+
+  function daemonPid(): number {
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    if (!Number.isInteger(pid) || pid <= 1) throw new Error(`${pidFile} does not hold a process id`);
+    const command = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    if (command !== 'dockerd') throw new Error(`${pidFile} names process ${pid} (${command}), not dockerd`);
+    return pid;
+  }
+
+  // gone, or a zombie its parent has not reaped yet (it has exited and released its pid file)
+  function processGone(pid: number): boolean {
+    if (!existsSync(`/proc/${pid}`)) return true;
+    try {
+      return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').startsWith('Z');
+    } catch {
+      return true;
+    }
+  }
+
   function dockerUp(): boolean {
     try {
       execFileSync('docker', ['info'], { stdio: 'ignore' });
@@ -81,15 +107,17 @@ describe.runIf(restartDocker)('Docker restarts', () => {
   it('turns the node NotReady while dockerd is down and brings pods back when it returns', async () => {
     await ok('run', 'survivor', '--image=kubedesk-test/busybox:4', '--', 'sleep', '3600');
     await runningPod('survivor');
-    execFileSync('sh', ['-c', 'pkill -TERM -x dockerd || true']);
-    await until('dockerd stopped', async () => (dockerUp() ? undefined : true), 30_000, 250);
+    const pid = daemonPid();
+    process.kill(pid, 'SIGTERM');
+    await until('dockerd exited', async () => (processGone(pid) ? true : undefined), 60_000, 250);
+    expect(dockerUp()).toBe(false);
     await until('node NotReady', async () => {
       const ready = await ok('get', 'node', 'kubedesk', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status} {.status.conditions[?(@.type=="Ready")].message}');
       return ready.startsWith('False container runtime is down') ? true : undefined;
     }, 40_000, 250);
-    const daemon = spawn('sh', ['-c', 'nohup dockerd >/tmp/dockerd.log 2>&1 &'], { stdio: 'ignore', detached: true });
-    daemon.unref();
-    await until('dockerd back', async () => (dockerUp() ? true : undefined), 60_000, 250);
+    // started as scripts/ci-setup.sh starts it; the script waits until `docker info` answers
+    execFileSync('bash', [join(repositoryRoot, 'scripts', 'start-dockerd.sh')], { stdio: 'inherit', timeout: 90_000 });
+    expect(dockerUp()).toBe(true);
     await until('node Ready', async () => ((await ok('get', 'node', 'kubedesk', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')) === 'True' ? true : undefined), 40_000, 250);
     // The pod's status still says Running from before the outage until the kubelet's relist sees the
     // stopped containers, so wait for the restart itself rather than for Running.
