@@ -66,6 +66,20 @@ describe('per-kind columns (kubectl get)', () => {
     expect(podStatusTone('Completed')).toBe('muted');
   });
 
+  it('colours a pod by STATUS and READY: a 0/1 Running pod is not green, a crash loop is red', () => {
+    const config = kindByKey(builtinKinds, 'pods');
+    const running = (ready: boolean, waiting?: string): KubeObject => ({
+      metadata: { name: 'p', namespace: 'default' },
+      spec: { containers: [{ name: 'app', image: 'busybox' }] },
+      status: { phase: 'Running', containerStatuses: [{ name: 'app', ready, restartCount: 3, state: waiting ? { waiting: { reason: waiting } } : { running: {} } }] },
+    });
+    expect(config?.tone?.(running(true))).toBe('ok');
+    expect(config?.tone?.(running(false))).toBe('warn');
+    expect(config?.tone?.(running(false, 'CrashLoopBackOff'))).toBe('error');
+    expect(config?.health?.(running(false, 'CrashLoopBackOff'))).toBe('failing');
+    expect(config?.summary?.(running(false)).find((field) => field.label === 'Status')).toMatchObject({ value: 'Running', tone: 'warn' });
+  });
+
   it('colours deployments by ready replicas', () => {
     const deployment = (ready: number, replicas: number): KubeObject => ({ metadata: { name: 'web' }, spec: { replicas }, status: { readyReplicas: ready } });
     const config = kindByKey(builtinKinds, 'deployments.apps');
