@@ -12,6 +12,7 @@ import { CommandPalette } from './palette/CommandPalette';
 import { NamespacePicker } from './components/NamespacePicker';
 import { PullProgress } from './components/PullProgress';
 import { Notices } from './components/Notices';
+import { ConnectionBanner } from './components/ConnectionBanner';
 import { SignIn } from './components/SignIn';
 import { formatRoute, type Route } from './store/routes';
 import type { KindConfig, Section } from './kinds/kindConfig';
@@ -38,14 +39,23 @@ export function App() {
       <Sidebar />
       <div className="main">
         <TopBar />
-        <main className="content">
-          <RouteView />
-        </main>
+        <ConnectionBanner />
+        <Content />
         <Dock />
       </div>
       <CommandPalette />
       <Notices />
     </div>
+  );
+}
+
+/** The routed view, greyed and marked stale while the cluster does not answer. */
+function Content() {
+  const offline = useAppState((state) => state.connection.state === 'offline');
+  return (
+    <main className={`content${offline ? ' stale' : ''}`} data-stale={offline ? 'true' : undefined} aria-busy={offline || undefined}>
+      <RouteView />
+    </main>
   );
 }
 

@@ -1,9 +1,10 @@
 // What every component can reach: the store, the Kubernetes client, the watch manager and the
-// desktop bridge (absent in a plain browser). Hooks wrap selectors so views stay small.
+// connection monitor. Hooks wrap selectors so views stay small.
 import { createContext, useContext, useEffect, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import type { KubeObject } from '../shared/kubernetes/types';
 import type { KubeClient } from './api/kubeClient';
+import type { ConnectionMonitor } from './api/connection';
 import { allKinds, customResourceDefinitions, kindByKey } from './kinds';
 import type { KindConfig } from './kinds/kindConfig';
 import type { AppState, AppStore } from './store/store';
@@ -14,6 +15,8 @@ export interface AppServices {
   store: AppStore;
   client: KubeClient;
   watches: WatchManager;
+  /** whether the server answers (the page has one; tests may leave it out) */
+  connection?: ConnectionMonitor;
 }
 
 export const AppContext = createContext<AppServices | undefined>(undefined);

@@ -1,8 +1,9 @@
-// Entry point of the web UI: creates the store, the client and the watch manager, checks the
-// session, follows the URL hash and the OS theme, and renders the app.
+// Entry point of the web UI: creates the store, the client, the connection monitor and the watch
+// manager, checks the session, follows the URL hash and the OS theme, and renders the app.
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { HttpKubeClient } from './api/kubeClient';
+import { ConnectionMonitor } from './api/connection';
 import { AppContext } from './context';
 import { createAppStore } from './store/store';
 import { WatchManager } from './store/watchManager';
@@ -20,10 +21,15 @@ const store = createAppStore({
   },
 });
 const client = new HttpKubeClient(window.location.origin);
-const watches = new WatchManager(client, store);
+const connection = new ConnectionMonitor(store);
+const watches = new WatchManager(client, store, { connection });
 
 window.addEventListener('hashchange', () => store.getState().routeChanged(window.location.hash));
 applyTheme(store);
+// the tab says so too when the cluster is gone
+store.subscribe((state, previous) => {
+  if (state.connection.state !== previous.connection.state) document.title = state.connection.state === 'offline' ? 'Disconnected · kubedesk' : 'kubedesk';
+});
 
 void fetch('/ui/session', { credentials: 'same-origin' }).then(
   (response) => store.getState().setSession(response.ok ? 'signed-in' : 'signed-out'),
@@ -33,7 +39,7 @@ void fetch('/ui/session', { credentials: 'same-origin' }).then(
 const root = document.getElementById('root');
 if (root) {
   createRoot(root).render(
-    <AppContext.Provider value={{ store, client, watches }}>
+    <AppContext.Provider value={{ store, client, watches, connection }}>
       <App />
     </AppContext.Provider>,
   );

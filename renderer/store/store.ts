@@ -1,6 +1,6 @@
 // The UI's one zustand store, made of slices (STYLE.md §6): cached collections fed by watches,
 // the namespace selection (remembered), the route, the terminal dock, the theme, the command
-// palette, notices and long-running tasks. Components read it through selectors; the pure
+// palette, notices, long-running tasks and the state of the connection to the API server. Components read it through selectors; the pure
 // collection updates live in watchMerge.ts.
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { KubeObject, WatchEvent } from '../../shared/kubernetes/types';
@@ -71,13 +71,34 @@ export interface UiSlice {
   updateTask(id: number, progress: number | undefined, title?: string): void;
   finishTask(id: number): void;
   session: 'unknown' | 'signed-in' | 'signed-out';
-  setSession(session: UiSlice['session']): void;
+  /** why the session ended while the page was open (the cluster restarted, signed out elsewhere) */
+  signedOutReason?: string;
+  setSession(session: UiSlice['session'], reason?: string): void;
   /** filter text the next list of a kind starts with (a link such as the overview's phase counts); the list consumes it */
   listFilters: Record<string, string>;
   setListFilter(kindKey: string, text: string): void;
 }
 
-export type AppState = ResourcesSlice & NamespaceSlice & RouteSlice & DockSlice & UiSlice;
+/**
+ * The link to the API server: online; checking after something failed like the network; offline
+ * (the server does not answer) with when it was lost and when the next attempt is due.
+ */
+export interface ConnectionStatus {
+  state: 'online' | 'checking' | 'offline';
+  /** when the server stopped answering (ms since the epoch); the data shown is from before then */
+  lostAt?: number;
+  /** failed attempts since it was lost */
+  attempts: number;
+  /** when the next attempt runs (ms since the epoch) */
+  nextAttemptAt?: number;
+}
+
+export interface ConnectionSlice {
+  connection: ConnectionStatus;
+  setConnection(connection: ConnectionStatus): void;
+}
+
+export type AppState = ResourcesSlice & NamespaceSlice & RouteSlice & DockSlice & UiSlice & ConnectionSlice;
 export type AppStore = StoreApi<AppState>;
 
 /** Where preferences are remembered (localStorage in the page, a Map in tests). */
@@ -195,8 +216,13 @@ export function createAppStore(options: StoreOptions): AppStore {
       set((state) => ({ tasks: state.tasks.filter((task) => task.id !== id) }));
     },
     session: 'unknown',
-    setSession(session) {
-      set({ session });
+    signedOutReason: undefined,
+    setSession(session, reason) {
+      set({ session, signedOutReason: session === 'signed-out' ? reason : undefined });
+    },
+    connection: { state: 'online', attempts: 0 },
+    setConnection(connection) {
+      set({ connection });
     },
     listFilters: {},
     setListFilter(kindKey, text) {

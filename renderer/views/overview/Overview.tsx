@@ -247,11 +247,13 @@ function GetStarted({ namespaces }: { namespaces: string[] }) {
 
 /** Node usage from metrics.k8s.io, refreshed slowly; undefined while it does not answer. */
 function useNodeUsage(): Map<string, ResourceAmounts> | undefined {
-  const { client } = useServices();
+  const { client, store } = useServices();
   const [usage, setUsage] = useState<Map<string, ResourceAmounts> | undefined>(undefined);
   useEffect(() => {
     let stopped = false;
     const refresh = () => {
+      // no requests while the cluster is gone: the connection monitor alone tries
+      if (store.getState().connection.state === 'offline') return;
       client.get<unknown>(METRICS_PATH).then(
         (list) => {
           if (!stopped) setUsage(isRecord(list) ? nodeUsageOf(list.items) : undefined);
@@ -267,6 +269,6 @@ function useNodeUsage(): Map<string, ResourceAmounts> | undefined {
       stopped = true;
       clearInterval(timer);
     };
-  }, [client]);
+  }, [client, store]);
   return usage;
 }
