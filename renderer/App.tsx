@@ -1,7 +1,7 @@
 // The page: sidebar of kinds, top bar (namespaces, command palette, theme), the routed view, the
 // terminal dock and notices. Shown only when signed in; otherwise the sign-in form.
 import { useEffect } from 'react';
-import { useAppState, useKind, useKinds } from './context';
+import { useAppState, useDiscoveryLoader, useKind, useKinds } from './context';
 import { ResourceList } from './views/ResourceList';
 import { ResourceDetail } from './views/detail/ResourceDetail';
 import { CreateFromYaml } from './views/create/CreateFromYaml';
@@ -34,6 +34,11 @@ export function App() {
   }, [setPaletteOpen]);
   if (session === 'unknown') return <div className="splash">kubedesk</div>;
   if (session === 'signed-out') return <SignIn />;
+  return <SignedIn />;
+}
+
+function SignedIn() {
+  useDiscoveryLoader();
   return (
     <div className="app">
       <Sidebar />
@@ -77,12 +82,16 @@ function RouteView() {
 
 function KindList({ kindKey }: { kindKey: string }) {
   const config = useKind(kindKey);
+  const discoveryLoaded = useAppState((state) => state.discovered.length > 0);
+  if (!config && !discoveryLoaded) return <div className="empty">Loading the cluster’s kinds…</div>;
   if (!config) return <div className="empty">Unknown kind “{kindKey}”. Its CustomResourceDefinition may not be established yet.</div>;
   return <ResourceList key={config.key} config={config} />;
 }
 
 function KindDetail({ route }: { route: Extract<Route, { view: 'detail' }> }) {
   const config = useKind(route.kindKey);
+  const discoveryLoaded = useAppState((state) => state.discovered.length > 0);
+  if (!config && !discoveryLoaded) return <div className="empty">Loading the cluster’s kinds…</div>;
   if (!config) return <div className="empty">Unknown kind “{route.kindKey}”.</div>;
   return <ResourceDetail key={`${config.key}/${route.namespace ?? ''}/${route.name}`} config={config} namespace={route.namespace} name={route.name} tab={route.tab} />;
 }

@@ -7,6 +7,7 @@ import type { KubeClient } from './api/kubeClient';
 import type { ConnectionMonitor } from './api/connection';
 import { allKinds, customResourceDefinitions, kindByKey } from './kinds';
 import type { KindConfig } from './kinds/kindConfig';
+import { loadDiscovery } from './kinds/discovery';
 import type { AppState, AppStore } from './store/store';
 import { emptyCollection, type Collection } from './store/watchMerge';
 import type { WatchManager } from './store/watchManager';
@@ -38,10 +39,32 @@ export function useCollection(config: KindConfig | undefined): Collection {
   return useAppState((state) => (config ? state.collections[config.key] : undefined) ?? emptyCollection);
 }
 
-/** Built-in kinds plus one per CustomResourceDefinition (watched). */
+/** Built-in kinds, one per CustomResourceDefinition (watched), and every other kind discovery lists. */
 export function useKinds(): KindConfig[] {
   const crds = useCollection(customResourceDefinitions);
-  return useMemo(() => allKinds(Object.values(crds.items)), [crds.items]);
+  const discovered = useAppState((state) => state.discovered);
+  return useMemo(() => allKinds(Object.values(crds.items), discovered), [crds.items, discovered]);
+}
+
+/**
+ * Loads discovery once signed in, again when the CustomResourceDefinitions change (a CRD adds or
+ * removes a kind) and after the cluster comes back. Mounted once, by the app.
+ */
+export function useDiscoveryLoader(): void {
+  const { client, store } = useServices();
+  const crds = useCollection(customResourceDefinitions);
+  const crdNames = Object.keys(crds.items).sort().join(',');
+  const online = useAppState((state) => state.connection.state === 'online');
+  useEffect(() => {
+    if (!online) return;
+    let current = true;
+    void loadDiscovery(client).then((resources) => {
+      if (current && resources.length > 0) store.getState().setDiscovered(resources);
+    });
+    return () => {
+      current = false;
+    };
+  }, [client, store, crdNames, online]);
 }
 
 export function useKind(key: string): KindConfig | undefined {

@@ -52,6 +52,8 @@ const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
 export interface RequestOptions {
   query?: Record<string, string | undefined>;
   signal?: AbortSignal;
+  /** the Accept header (default application/json): aggregated discovery, PartialObjectMetadataList */
+  accept?: string;
 }
 
 export interface ListPage<T extends KubeObject = KubeObject> {
@@ -177,7 +179,7 @@ export class HttpKubeClient implements KubeClient {
   }
 
   private async request(method: string, path: string, body: string | undefined, contentType: string | undefined, options: RequestOptions): Promise<unknown> {
-    const headers: Record<string, string> = { Accept: 'application/json' };
+    const headers: Record<string, string> = { Accept: options.accept ?? 'application/json' };
     if (contentType) headers['Content-Type'] = contentType;
     const response = await send(`${this.origin}${path}${queryString(options.query)}`, { method, headers, body, credentials: 'same-origin', signal: options.signal });
     const text = await response.text();

@@ -6,6 +6,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { KubeObject, WatchEvent } from '../../shared/kubernetes/types';
 import { applyListPage, applyWatchEvents, emptyCollection, type Collection } from './watchMerge';
 import { formatRoute, parseRoute, type Route } from './routes';
+import type { DiscoveredResource } from '../kinds/discovery';
 
 export interface ResourcesSlice {
   collections: Record<string, Collection>;
@@ -93,12 +94,18 @@ export interface ConnectionStatus {
   nextAttemptAt?: number;
 }
 
+export interface DiscoverySlice {
+  /** every resource the server's discovery lists (empty until loaded) */
+  discovered: DiscoveredResource[];
+  setDiscovered(resources: DiscoveredResource[]): void;
+}
+
 export interface ConnectionSlice {
   connection: ConnectionStatus;
   setConnection(connection: ConnectionStatus): void;
 }
 
-export type AppState = ResourcesSlice & NamespaceSlice & RouteSlice & DockSlice & UiSlice & ConnectionSlice;
+export type AppState = ResourcesSlice & NamespaceSlice & RouteSlice & DockSlice & UiSlice & ConnectionSlice & DiscoverySlice;
 export type AppStore = StoreApi<AppState>;
 
 /** Where preferences are remembered (localStorage in the page, a Map in tests). */
@@ -219,6 +226,10 @@ export function createAppStore(options: StoreOptions): AppStore {
     signedOutReason: undefined,
     setSession(session, reason) {
       set({ session, signedOutReason: session === 'signed-out' ? reason : undefined });
+    },
+    discovered: [],
+    setDiscovered(discovered) {
+      set({ discovered });
     },
     connection: { state: 'online', attempts: 0 },
     setConnection(connection) {
