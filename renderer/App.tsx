@@ -7,6 +7,7 @@ import { ResourceDetail } from './views/detail/ResourceDetail';
 import { CreateFromYaml } from './views/create/CreateFromYaml';
 import { Overview } from './views/overview/Overview';
 import { PortForwards } from './views/portforwards/PortForwards';
+import { Settings } from './views/settings/Settings';
 import { Dock } from './terminals/Dock';
 import { CommandPalette } from './palette/CommandPalette';
 import { NamespacePicker } from './components/NamespacePicker';
@@ -73,6 +74,8 @@ function RouteView() {
       return <CreateFromYaml />;
     case 'portforwards':
       return <PortForwards />;
+    case 'settings':
+      return <Settings />;
     case 'list':
       return <KindList kindKey={route.kindKey} />;
     case 'detail':
@@ -156,6 +159,9 @@ function TopBar() {
       <button className="ghost" title={`Theme: ${theme} (click for ${next})`} onClick={() => setTheme(next)} data-testid="theme-toggle">
         {theme === 'system' ? '◐ System' : theme === 'light' ? '☀ Light' : '☾ Dark'}
       </button>
+      <a className="topbar-link" href={formatRoute({ view: 'settings' })} title="Settings and sign-out" data-testid="open-settings">
+        ⚙ Settings
+      </a>
     </header>
   );
 }

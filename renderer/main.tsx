@@ -8,6 +8,7 @@ import { AppContext } from './context';
 import { createAppStore } from './store/store';
 import { WatchManager } from './store/watchManager';
 import { applyTheme } from './theme';
+import { SIGNED_OUT_KEY } from './views/settings/Settings';
 
 const preferences = {
   get: (key: string) => window.localStorage.getItem(key),
@@ -31,8 +32,11 @@ store.subscribe((state, previous) => {
   if (state.connection.state !== previous.connection.state) document.title = state.connection.state === 'offline' ? 'Disconnected · kubedesk' : 'kubedesk';
 });
 
+// after a sign-out the sign-in page says so, once
+const signedOut = window.sessionStorage.getItem(SIGNED_OUT_KEY) === '1';
+window.sessionStorage.removeItem(SIGNED_OUT_KEY);
 void fetch('/ui/session', { credentials: 'same-origin' }).then(
-  (response) => store.getState().setSession(response.ok ? 'signed-in' : 'signed-out'),
+  (response) => store.getState().setSession(response.ok ? 'signed-in' : 'signed-out', !response.ok && signedOut ? 'You signed out: the cluster ended this browser’s session.' : undefined),
   () => store.getState().setSession('signed-out'),
 );
 

@@ -1,6 +1,7 @@
 // The UI's one zustand store, made of slices (STYLE.md §6): cached collections fed by watches,
-// the namespace selection (remembered), the route, the terminal dock, the theme, the command
-// palette, notices, long-running tasks and the state of the connection to the API server. Components read it through selectors; the pure
+// the namespace selection (remembered), the route, the terminal dock (its tabs and height
+// remembered across reloads), the theme, the settings, the command palette, notices, long-running
+// tasks, the kinds discovery lists and the state of the connection to the API server. Components read it through selectors; the pure
 // collection updates live in watchMerge.ts.
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { KubeObject, WatchEvent } from '../../shared/kubernetes/types';
@@ -37,6 +38,9 @@ export interface DockSlice {
   dockTabs: DockTab[];
   activeDockTab: string | undefined;
   dockOpen: boolean;
+  /** the expanded dock's height in pixels (remembered) */
+  dockHeight: number;
+  setDockHeight(height: number): void;
   openDockTab(tab: DockTab): void;
   closeDockTab(id: string): void;
   setActiveDockTab(id: string): void;
@@ -44,6 +48,23 @@ export interface DockSlice {
 }
 
 export type ThemePreference = 'system' | 'light' | 'dark';
+
+/** The settings page's choices, remembered per cluster (localStorage belongs to the page's origin, i.e. the cluster's port). */
+export interface Settings {
+  /** reopen the dock's tabs (shells reconnect, logs stream again) and its state after a reload */
+  restoreDock: boolean;
+  /** expand the dock when a shell or log view opens, rather than only adding its tab */
+  expandDockOnOpen: boolean;
+  /** the namespaces selected when the UI opens: '' = the last selection, '*' = all, else that namespace */
+  defaultNamespace: string;
+}
+
+export const DEFAULT_SETTINGS: Settings = { restoreDock: true, expandDockOnOpen: true, defaultNamespace: '' };
+
+export interface SettingsSlice {
+  settings: Settings;
+  updateSettings(change: Partial<Settings>): void;
+}
 
 export interface Notice {
   id: number;
@@ -105,7 +126,7 @@ export interface ConnectionSlice {
   setConnection(connection: ConnectionStatus): void;
 }
 
-export type AppState = ResourcesSlice & NamespaceSlice & RouteSlice & DockSlice & UiSlice & ConnectionSlice & DiscoverySlice;
+export type AppState = ResourcesSlice & NamespaceSlice & RouteSlice & DockSlice & UiSlice & ConnectionSlice & DiscoverySlice & SettingsSlice;
 export type AppStore = StoreApi<AppState>;
 
 /** Where preferences are remembered (localStorage in the page, a Map in tests). */
@@ -123,14 +144,62 @@ export interface StoreOptions {
 
 const NAMESPACES_KEY = 'kubedesk.namespaces';
 const THEME_KEY = 'kubedesk.theme';
+const SETTINGS_KEY = 'kubedesk.settings';
+const DOCK_KEY = 'kubedesk.dock';
+const DOCK_HEIGHT_KEY = 'kubedesk.dockHeight';
+export const MIN_DOCK_HEIGHT = 120;
+export const DEFAULT_DOCK_HEIGHT = 260;
 
-function readNamespaces(preferences: Preferences): string[] {
+function readJson(preferences: Preferences, key: string): unknown {
   try {
-    const value: unknown = JSON.parse(preferences.get(NAMESPACES_KEY) ?? '[]');
-    return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+    return JSON.parse(preferences.get(key) ?? 'null') as unknown;
   } catch {
-    return [];
+    return undefined;
   }
+}
+
+function readNamespaces(preferences: Preferences, settings: Settings): string[] {
+  if (settings.defaultNamespace === '*') return [];
+  if (settings.defaultNamespace !== '') return [settings.defaultNamespace];
+  const value = readJson(preferences, NAMESPACES_KEY);
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+export function readSettings(preferences: Preferences): Settings {
+  const value = readJson(preferences, SETTINGS_KEY);
+  if (typeof value !== 'object' || value === null) return DEFAULT_SETTINGS;
+  const record = value as Record<string, unknown>;
+  return {
+    restoreDock: typeof record.restoreDock === 'boolean' ? record.restoreDock : DEFAULT_SETTINGS.restoreDock,
+    expandDockOnOpen: typeof record.expandDockOnOpen === 'boolean' ? record.expandDockOnOpen : DEFAULT_SETTINGS.expandDockOnOpen,
+    defaultNamespace: typeof record.defaultNamespace === 'string' ? record.defaultNamespace : DEFAULT_SETTINGS.defaultNamespace,
+  };
+}
+
+function isDockTab(value: unknown): value is DockTab {
+  if (typeof value !== 'object' || value === null) return false;
+  const tab = value as Record<string, unknown>;
+  if (typeof tab.id !== 'string' || typeof tab.namespace !== 'string' || typeof tab.title !== 'string') return false;
+  if (tab.container !== undefined && typeof tab.container !== 'string') return false;
+  if (tab.type === 'shell') return typeof tab.pod === 'string';
+  return tab.type === 'logs' && Array.isArray(tab.pods) && tab.pods.every((pod) => typeof pod === 'string') && (tab.previous === undefined || typeof tab.previous === 'boolean');
+}
+
+/** The dock as it was before the reload (tabs, the active one, expanded or not), when the settings ask for it. */
+export function readDock(preferences: Preferences, settings: Settings): Pick<DockSlice, 'dockTabs' | 'activeDockTab' | 'dockOpen'> {
+  const empty = { dockTabs: [], activeDockTab: undefined, dockOpen: false };
+  if (!settings.restoreDock) return empty;
+  const value = readJson(preferences, DOCK_KEY);
+  if (typeof value !== 'object' || value === null) return empty;
+  const record = value as Record<string, unknown>;
+  const dockTabs = Array.isArray(record.tabs) ? record.tabs.filter(isDockTab) : [];
+  const activeDockTab = typeof record.active === 'string' && dockTabs.some((tab) => tab.id === record.active) ? record.active : dockTabs[dockTabs.length - 1]?.id;
+  return { dockTabs, activeDockTab, dockOpen: dockTabs.length > 0 && record.open === true };
+}
+
+export function readDockHeight(preferences: Preferences): number {
+  const stored = Number(preferences.get(DOCK_HEIGHT_KEY));
+  return Number.isFinite(stored) && stored >= MIN_DOCK_HEIGHT ? stored : DEFAULT_DOCK_HEIGHT;
 }
 
 function readTheme(preferences: Preferences): ThemePreference {
@@ -141,7 +210,11 @@ function readTheme(preferences: Preferences): ThemePreference {
 export function createAppStore(options: StoreOptions): AppStore {
   let nextNotice = 1;
   let nextTask = 1;
-  return createStore<AppState>()((set, get) => ({
+  const initialSettings = readSettings(options.preferences);
+  const saveDock = (state: Pick<DockSlice, 'dockTabs' | 'activeDockTab' | 'dockOpen'>, settings: Settings) => {
+    if (settings.restoreDock) options.preferences.set(DOCK_KEY, JSON.stringify({ tabs: state.dockTabs, active: state.activeDockTab, open: state.dockOpen }));
+  };
+  const store = createStore<AppState>()((set, get) => ({
     collections: {},
     listPage(kindKey, items, resourceVersion, first, done) {
       set((state) => ({ collections: { ...state.collections, [kindKey]: applyListPage(state.collections[kindKey] ?? emptyCollection, items, resourceVersion, first, done) } }));
@@ -156,7 +229,7 @@ export function createAppStore(options: StoreOptions): AppStore {
       set((state) => ({ collections: { ...state.collections, [kindKey]: { ...(state.collections[kindKey] ?? emptyCollection), phase: 'error', error: message } } }));
     },
 
-    selectedNamespaces: readNamespaces(options.preferences),
+    selectedNamespaces: readNamespaces(options.preferences, initialSettings),
     setNamespaces(namespaces) {
       const unique = [...new Set(namespaces)].sort();
       options.preferences.set(NAMESPACES_KEY, JSON.stringify(unique));
@@ -173,11 +246,15 @@ export function createAppStore(options: StoreOptions): AppStore {
       if (formatRoute(route) !== formatRoute(get().route)) set({ route });
     },
 
-    dockTabs: [],
-    activeDockTab: undefined,
-    dockOpen: false,
+    ...readDock(options.preferences, initialSettings),
+    dockHeight: readDockHeight(options.preferences),
+    setDockHeight(height) {
+      const dockHeight = Math.max(MIN_DOCK_HEIGHT, Math.round(height));
+      options.preferences.set(DOCK_HEIGHT_KEY, String(dockHeight));
+      set({ dockHeight });
+    },
     openDockTab(tab) {
-      set((state) => ({ dockTabs: state.dockTabs.some((existing) => existing.id === tab.id) ? state.dockTabs : [...state.dockTabs, tab], activeDockTab: tab.id, dockOpen: true }));
+      set((state) => ({ dockTabs: state.dockTabs.some((existing) => existing.id === tab.id) ? state.dockTabs : [...state.dockTabs, tab], activeDockTab: tab.id, dockOpen: state.settings.expandDockOnOpen || state.dockOpen }));
     },
     closeDockTab(id) {
       set((state) => {
@@ -191,6 +268,14 @@ export function createAppStore(options: StoreOptions): AppStore {
     },
     setDockOpen(open) {
       set({ dockOpen: open });
+    },
+
+    settings: initialSettings,
+    updateSettings(change) {
+      const settings = { ...get().settings, ...change };
+      options.preferences.set(SETTINGS_KEY, JSON.stringify(settings));
+      set({ settings });
+      if (change.restoreDock !== undefined) options.preferences.set(DOCK_KEY, settings.restoreDock ? JSON.stringify({ tabs: get().dockTabs, active: get().activeDockTab, open: get().dockOpen }) : 'null');
     },
 
     theme: readTheme(options.preferences),
@@ -240,4 +325,9 @@ export function createAppStore(options: StoreOptions): AppStore {
       set((state) => ({ listFilters: { ...state.listFilters, [kindKey]: text } }));
     },
   }));
+  // the dock is remembered as it changes, so a reload brings back its tabs
+  store.subscribe((state, previous) => {
+    if (state.dockTabs !== previous.dockTabs || state.activeDockTab !== previous.activeDockTab || state.dockOpen !== previous.dockOpen) saveDock(state, state.settings);
+  });
+  return store;
 }
