@@ -3,9 +3,18 @@
 // the summary.
 import { isRecord, type KubeObject } from '../../shared/kubernetes/types';
 import { podTable, summarizePod } from '../../shared/printers/pod';
-import { healthOfSummary, podHealth } from '../../shared/printers/podHealth';
+import { healthOfSummary, podHealth, type PodHealth } from '../../shared/printers/podHealth';
 import type { KindConfig, SummaryField } from './kindConfig';
-import { POD_HEALTH_TONES, podTone, stringField } from './tones';
+import { POD_HEALTH_TONES, stringField } from './tones';
+
+// a row asks for both tone and health: compute once per object version (objects are replaced, never mutated)
+const healthCache = new WeakMap<KubeObject, PodHealth>();
+
+function healthOf(pod: KubeObject): PodHealth {
+  let health = healthCache.get(pod);
+  if (health === undefined) healthCache.set(pod, (health = podHealth(pod)));
+  return health;
+}
 
 export const pods: KindConfig = {
   key: 'pods',
@@ -19,8 +28,8 @@ export const pods: KindConfig = {
   table: podTable,
   statusColumn: 'Status',
   shortNames: ['po'],
-  tone: (pod) => podTone(pod),
-  health: (pod) => podHealth(pod),
+  tone: (pod) => POD_HEALTH_TONES[healthOf(pod)],
+  health: (pod) => healthOf(pod),
   summary(pod) {
     const summary = summarizePod(pod, new Date());
     const tone = POD_HEALTH_TONES[healthOfSummary(summary)];
