@@ -16,6 +16,10 @@ const preferences = {
 };
 const store = createAppStore({
   preferences,
+  tabState: {
+    get: (key: string) => window.sessionStorage.getItem(key),
+    set: (key: string, value: string) => window.sessionStorage.setItem(key, value),
+  },
   initialHash: window.location.hash,
   onNavigate: (hash) => {
     if (window.location.hash !== hash) window.location.hash = hash;

@@ -105,6 +105,14 @@ describe('the app store', () => {
     expect(reloaded).toMatchObject({ activeDockTab: 'shell:a', dockOpen: false, dockHeight: 333 });
   });
 
+  it('keeps the dock’s tabs per browser tab: another window does not reopen them', () => {
+    const preferences = memoryPreferences();
+    const firstTab = memoryPreferences();
+    createAppStore({ preferences, tabState: firstTab }).getState().openDockTab({ id: 'shell:a', type: 'shell', namespace: 'default', pod: 'a', title: 'sh a' });
+    expect(createAppStore({ preferences, tabState: firstTab }).getState().dockTabs.map((tab) => tab.id)).toEqual(['shell:a']);
+    expect(createAppStore({ preferences, tabState: memoryPreferences() }).getState().dockTabs).toEqual([]);
+  });
+
   it('restores no dock when the settings say so, and survives a garbled one', () => {
     const preferences = memoryPreferences({ 'kubedesk.dock': '{"tabs":[{"id":"x","type":"rocket"},{"id":"s","type":"shell","namespace":"n","pod":"p","title":"t"}],"active":"gone","open":true}' });
     const restored = createAppStore({ preferences }).getState();

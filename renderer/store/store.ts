@@ -1,6 +1,6 @@
 // The UI's one zustand store, made of slices (STYLE.md §6): cached collections fed by watches,
-// the namespace selection (remembered), the route, the terminal dock (its tabs and height
-// remembered across reloads), the theme, the settings, the command palette, notices, long-running
+// the namespace selection (remembered), the route, the terminal dock (its height remembered, its
+// tabs kept across reloads of the browser tab), the theme, the settings, the command palette, notices, long-running
 // tasks, the kinds discovery lists and the state of the connection to the API server. Components read it through selectors; the pure
 // collection updates live in watchMerge.ts.
 import { createStore, type StoreApi } from 'zustand/vanilla';
@@ -137,6 +137,11 @@ export interface Preferences {
 
 export interface StoreOptions {
   preferences: Preferences;
+  /**
+   * What belongs to one browser tab and survives its reloads (sessionStorage in the page): the
+   * dock's tabs, so a second window does not reopen the first one's shells. Defaults to preferences.
+   */
+  tabState?: Preferences;
   initialHash?: string;
   /** called after navigate(): the page updates location.hash */
   onNavigate?(hash: string): void;
@@ -211,8 +216,9 @@ export function createAppStore(options: StoreOptions): AppStore {
   let nextNotice = 1;
   let nextTask = 1;
   const initialSettings = readSettings(options.preferences);
+  const tabState = options.tabState ?? options.preferences;
   const saveDock = (state: Pick<DockSlice, 'dockTabs' | 'activeDockTab' | 'dockOpen'>, settings: Settings) => {
-    if (settings.restoreDock) options.preferences.set(DOCK_KEY, JSON.stringify({ tabs: state.dockTabs, active: state.activeDockTab, open: state.dockOpen }));
+    if (settings.restoreDock) tabState.set(DOCK_KEY, JSON.stringify({ tabs: state.dockTabs, active: state.activeDockTab, open: state.dockOpen }));
   };
   const store = createStore<AppState>()((set, get) => ({
     collections: {},
@@ -246,7 +252,7 @@ export function createAppStore(options: StoreOptions): AppStore {
       if (formatRoute(route) !== formatRoute(get().route)) set({ route });
     },
 
-    ...readDock(options.preferences, initialSettings),
+    ...readDock(tabState, initialSettings),
     dockHeight: readDockHeight(options.preferences),
     setDockHeight(height) {
       const dockHeight = Math.max(MIN_DOCK_HEIGHT, Math.round(height));
@@ -275,7 +281,7 @@ export function createAppStore(options: StoreOptions): AppStore {
       const settings = { ...get().settings, ...change };
       options.preferences.set(SETTINGS_KEY, JSON.stringify(settings));
       set({ settings });
-      if (change.restoreDock !== undefined) options.preferences.set(DOCK_KEY, settings.restoreDock ? JSON.stringify({ tabs: get().dockTabs, active: get().activeDockTab, open: get().dockOpen }) : 'null');
+      if (change.restoreDock !== undefined) tabState.set(DOCK_KEY, settings.restoreDock ? JSON.stringify({ tabs: get().dockTabs, active: get().activeDockTab, open: get().dockOpen }) : 'null');
     },
 
     theme: readTheme(options.preferences),
