@@ -55,9 +55,16 @@ export function resourceKey(resource: Pick<DiscoveredResource, 'group' | 'plural
   return resource.group ? `${resource.plural}.${resource.group}` : resource.plural;
 }
 
+// one configuration per resource as discovery describes it, so re-reading discovery (or a CRD
+// changing) does not hand views a new config object, which would restart their watches
+const configCache = new Map<string, KindConfig>();
+
 /** A generic configuration for a kind the UI has none for: kubectl's columns, no sidebar entry. */
 export function discoveredKindConfig(resource: DiscoveredResource): KindConfig {
-  return {
+  const cacheKey = JSON.stringify(resource);
+  const cached = configCache.get(cacheKey);
+  if (cached) return cached;
+  const config: KindConfig = {
     key: resourceKey(resource),
     kind: resource.kind,
     group: resource.group,
@@ -70,6 +77,8 @@ export function discoveredKindConfig(resource: DiscoveredResource): KindConfig {
     inSidebar: false,
     shortNames: resource.shortNames,
   };
+  configCache.set(cacheKey, config);
+  return config;
 }
 
 /** Kinds that can be listed and are worth searching: not Events (they would bury what they are about), not metrics. */
