@@ -85,7 +85,7 @@ function RouteView() {
 
 function KindList({ kindKey }: { kindKey: string }) {
   const config = useKind(kindKey);
-  const discoveryLoaded = useAppState((state) => state.discovered.length > 0);
+  const discoveryLoaded = useAppState((state) => state.discoveryLoaded);
   if (!config && !discoveryLoaded) return <div className="empty">Loading the cluster’s kinds…</div>;
   if (!config) return <div className="empty">Unknown kind “{kindKey}”. Its CustomResourceDefinition may not be established yet.</div>;
   return <ResourceList key={config.key} config={config} />;
@@ -93,7 +93,7 @@ function KindList({ kindKey }: { kindKey: string }) {
 
 function KindDetail({ route }: { route: Extract<Route, { view: 'detail' }> }) {
   const config = useKind(route.kindKey);
-  const discoveryLoaded = useAppState((state) => state.discovered.length > 0);
+  const discoveryLoaded = useAppState((state) => state.discoveryLoaded);
   if (!config && !discoveryLoaded) return <div className="empty">Loading the cluster’s kinds…</div>;
   if (!config) return <div className="empty">Unknown kind “{route.kindKey}”.</div>;
   return <ResourceDetail key={`${config.key}/${route.namespace ?? ''}/${route.name}`} config={config} namespace={route.namespace} name={route.name} tab={route.tab} />;

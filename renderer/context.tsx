@@ -59,7 +59,8 @@ export function useDiscoveryLoader(): void {
     if (!online) return;
     let current = true;
     void loadDiscovery(client).then((resources) => {
-      if (current && resources.length > 0) store.getState().setDiscovered(resources);
+      // an empty answer (discovery refused) keeps what was known, but the kinds count as loaded
+      if (current) store.getState().setDiscovered(resources.length > 0 ? resources : store.getState().discovered);
     });
     return () => {
       current = false;

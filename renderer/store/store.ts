@@ -118,6 +118,8 @@ export interface ConnectionStatus {
 export interface DiscoverySlice {
   /** every resource the server's discovery lists (empty until loaded) */
   discovered: DiscoveredResource[];
+  /** discovery answered at least once (even if with nothing) */
+  discoveryLoaded: boolean;
   setDiscovered(resources: DiscoveredResource[]): void;
 }
 
@@ -319,8 +321,9 @@ export function createAppStore(options: StoreOptions): AppStore {
       set({ session, signedOutReason: session === 'signed-out' ? reason : undefined });
     },
     discovered: [],
+    discoveryLoaded: false,
     setDiscovered(discovered) {
-      set({ discovered });
+      set({ discovered, discoveryLoaded: true });
     },
     connection: { state: 'online', attempts: 0 },
     setConnection(connection) {
