@@ -83,9 +83,19 @@ function RouteView() {
   }
 }
 
+/** A route to a kind without a configuration asks for discovery at once (it may be a kind only discovery knows). */
+function useDiscoveryFor(config: KindConfig | undefined): boolean {
+  const discoveryLoaded = useAppState((state) => state.discoveryLoaded);
+  const wantDiscovery = useAppState((state) => state.wantDiscovery);
+  useEffect(() => {
+    if (!config) wantDiscovery();
+  }, [config, wantDiscovery]);
+  return discoveryLoaded;
+}
+
 function KindList({ kindKey }: { kindKey: string }) {
   const config = useKind(kindKey);
-  const discoveryLoaded = useAppState((state) => state.discoveryLoaded);
+  const discoveryLoaded = useDiscoveryFor(config);
   if (!config && !discoveryLoaded) return <div className="empty">Loading the cluster’s kinds…</div>;
   if (!config) return <div className="empty">Unknown kind “{kindKey}”. Its CustomResourceDefinition may not be established yet.</div>;
   return <ResourceList key={config.key} config={config} />;
@@ -93,7 +103,7 @@ function KindList({ kindKey }: { kindKey: string }) {
 
 function KindDetail({ route }: { route: Extract<Route, { view: 'detail' }> }) {
   const config = useKind(route.kindKey);
-  const discoveryLoaded = useAppState((state) => state.discoveryLoaded);
+  const discoveryLoaded = useDiscoveryFor(config);
   if (!config && !discoveryLoaded) return <div className="empty">Loading the cluster’s kinds…</div>;
   if (!config) return <div className="empty">Unknown kind “{route.kindKey}”.</div>;
   return <ResourceDetail key={`${config.key}/${route.namespace ?? ''}/${route.name}`} config={config} namespace={route.namespace} name={route.name} tab={route.tab} />;

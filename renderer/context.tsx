@@ -46,17 +46,28 @@ export function useKinds(): KindConfig[] {
   return useMemo(() => allKinds(Object.values(crds.items), discovered), [crds.items, discovered]);
 }
 
+/** How long after sign-in discovery waits, unless something needs it sooner: the first page paints first. */
+const DISCOVERY_DELAY_MS = 2000;
+
 /**
- * Loads discovery once signed in, again when the CustomResourceDefinitions change (a CRD adds or
- * removes a kind) and after the cluster comes back. Mounted once, by the app.
+ * Loads discovery a moment after sign-in (at once when the palette or a route needs it), again
+ * when the CustomResourceDefinitions change (a CRD adds or removes a kind) and after the cluster
+ * comes back. Mounted once, by the app.
  */
 export function useDiscoveryLoader(): void {
   const { client, store } = useServices();
   const crds = useCollection(customResourceDefinitions);
   const crdNames = Object.keys(crds.items).sort().join(',');
   const online = useAppState((state) => state.connection.state === 'online');
+  const wanted = useAppState((state) => state.discoveryWanted);
+  const [settled, setSettled] = useState(false);
   useEffect(() => {
-    if (!online) return;
+    const timer = setTimeout(() => setSettled(true), DISCOVERY_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, []);
+  const due = wanted || settled;
+  useEffect(() => {
+    if (!online || !due) return;
     let current = true;
     void loadDiscovery(client).then((resources) => {
       // an empty answer (discovery refused) keeps what was known, but the kinds count as loaded
@@ -65,7 +76,7 @@ export function useDiscoveryLoader(): void {
     return () => {
       current = false;
     };
-  }, [client, store, crdNames, online]);
+  }, [client, store, crdNames, online, due]);
 }
 
 export function useKind(key: string): KindConfig | undefined {

@@ -49,6 +49,8 @@ function PaletteDialog({ confirm, prompt }: { confirm(message: string, detail?: 
   const [selected, setSelected] = useState(0);
   const listRef = useRef<HTMLDivElement>(null);
   const index = searchIndexFor(services.client);
+  // every kind is needed now, not in a moment
+  useEffect(() => services.store.getState().wantDiscovery(), [services.store]);
   const [indexVersion, setIndexVersion] = useState(0);
   useEffect(() => index.subscribe(() => setIndexVersion((version) => version + 1)), [index]);
   // list the kinds no view watches, once when the palette opens (and when discovery adds kinds)

@@ -120,6 +120,9 @@ export interface DiscoverySlice {
   discovered: DiscoveredResource[];
   /** discovery answered at least once (even if with nothing) */
   discoveryLoaded: boolean;
+  /** something needs every kind now (the palette, a route to a kind the UI has no configuration for) */
+  discoveryWanted: boolean;
+  wantDiscovery(): void;
   setDiscovered(resources: DiscoveredResource[]): void;
 }
 
@@ -322,6 +325,10 @@ export function createAppStore(options: StoreOptions): AppStore {
     },
     discovered: [],
     discoveryLoaded: false,
+    discoveryWanted: false,
+    wantDiscovery() {
+      if (!get().discoveryWanted) set({ discoveryWanted: true });
+    },
     setDiscovered(discovered) {
       set({ discovered, discoveryLoaded: true });
     },
