@@ -1,17 +1,19 @@
 // The page: sidebar of kinds, top bar (namespaces, command palette, theme), the routed view, the
 // terminal dock and notices. Shown only when signed in; otherwise the sign-in form.
 import { useEffect } from 'react';
-import { useAppState, useKind, useKinds } from './context';
+import { useAppState, useDiscoveryLoader, useKind, useKinds } from './context';
 import { ResourceList } from './views/ResourceList';
 import { ResourceDetail } from './views/detail/ResourceDetail';
 import { CreateFromYaml } from './views/create/CreateFromYaml';
 import { Overview } from './views/overview/Overview';
 import { PortForwards } from './views/portforwards/PortForwards';
+import { Settings } from './views/settings/Settings';
 import { Dock } from './terminals/Dock';
 import { CommandPalette } from './palette/CommandPalette';
 import { NamespacePicker } from './components/NamespacePicker';
 import { PullProgress } from './components/PullProgress';
 import { Notices } from './components/Notices';
+import { ConnectionBanner } from './components/ConnectionBanner';
 import { SignIn } from './components/SignIn';
 import { formatRoute, type Route } from './store/routes';
 import type { KindConfig, Section } from './kinds/kindConfig';
@@ -33,19 +35,33 @@ export function App() {
   }, [setPaletteOpen]);
   if (session === 'unknown') return <div className="splash">kubedesk</div>;
   if (session === 'signed-out') return <SignIn />;
+  return <SignedIn />;
+}
+
+function SignedIn() {
+  useDiscoveryLoader();
   return (
     <div className="app">
       <Sidebar />
       <div className="main">
         <TopBar />
-        <main className="content">
-          <RouteView />
-        </main>
+        <ConnectionBanner />
+        <Content />
         <Dock />
       </div>
       <CommandPalette />
       <Notices />
     </div>
+  );
+}
+
+/** The routed view, greyed and marked stale while the cluster does not answer. */
+function Content() {
+  const offline = useAppState((state) => state.connection.state === 'offline');
+  return (
+    <main className={`content${offline ? ' stale' : ''}`} data-stale={offline ? 'true' : undefined} aria-busy={offline || undefined}>
+      <RouteView />
+    </main>
   );
 }
 
@@ -58,6 +74,8 @@ function RouteView() {
       return <CreateFromYaml />;
     case 'portforwards':
       return <PortForwards />;
+    case 'settings':
+      return <Settings />;
     case 'list':
       return <KindList kindKey={route.kindKey} />;
     case 'detail':
@@ -65,14 +83,28 @@ function RouteView() {
   }
 }
 
+/** A route to a kind without a configuration asks for discovery at once (it may be a kind only discovery knows). */
+function useDiscoveryFor(config: KindConfig | undefined): boolean {
+  const discoveryLoaded = useAppState((state) => state.discoveryLoaded);
+  const wantDiscovery = useAppState((state) => state.wantDiscovery);
+  useEffect(() => {
+    if (!config) wantDiscovery();
+  }, [config, wantDiscovery]);
+  return discoveryLoaded;
+}
+
 function KindList({ kindKey }: { kindKey: string }) {
   const config = useKind(kindKey);
+  const discoveryLoaded = useDiscoveryFor(config);
+  if (!config && !discoveryLoaded) return <div className="empty">Loading the cluster’s kinds…</div>;
   if (!config) return <div className="empty">Unknown kind “{kindKey}”. Its CustomResourceDefinition may not be established yet.</div>;
   return <ResourceList key={config.key} config={config} />;
 }
 
 function KindDetail({ route }: { route: Extract<Route, { view: 'detail' }> }) {
   const config = useKind(route.kindKey);
+  const discoveryLoaded = useDiscoveryFor(config);
+  if (!config && !discoveryLoaded) return <div className="empty">Loading the cluster’s kinds…</div>;
   if (!config) return <div className="empty">Unknown kind “{route.kindKey}”.</div>;
   return <ResourceDetail key={`${config.key}/${route.namespace ?? ''}/${route.name}`} config={config} namespace={route.namespace} name={route.name} tab={route.tab} />;
 }
@@ -137,6 +169,9 @@ function TopBar() {
       <button className="ghost" title={`Theme: ${theme} (click for ${next})`} onClick={() => setTheme(next)} data-testid="theme-toggle">
         {theme === 'system' ? '◐ System' : theme === 'light' ? '☀ Light' : '☾ Dark'}
       </button>
+      <a className="topbar-link" href={formatRoute({ view: 'settings' })} title="Settings and sign-out" data-testid="open-settings">
+        ⚙ Settings
+      </a>
     </header>
   );
 }

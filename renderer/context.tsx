@@ -1,11 +1,13 @@
 // What every component can reach: the store, the Kubernetes client, the watch manager and the
-// desktop bridge (absent in a plain browser). Hooks wrap selectors so views stay small.
+// connection monitor. Hooks wrap selectors so views stay small.
 import { createContext, useContext, useEffect, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import type { KubeObject } from '../shared/kubernetes/types';
 import type { KubeClient } from './api/kubeClient';
+import type { ConnectionMonitor } from './api/connection';
 import { allKinds, customResourceDefinitions, kindByKey } from './kinds';
 import type { KindConfig } from './kinds/kindConfig';
+import { loadDiscovery } from './kinds/discovery';
 import type { AppState, AppStore } from './store/store';
 import { emptyCollection, type Collection } from './store/watchMerge';
 import type { WatchManager } from './store/watchManager';
@@ -14,6 +16,8 @@ export interface AppServices {
   store: AppStore;
   client: KubeClient;
   watches: WatchManager;
+  /** whether the server answers (the page has one; tests may leave it out) */
+  connection?: ConnectionMonitor;
 }
 
 export const AppContext = createContext<AppServices | undefined>(undefined);
@@ -35,10 +39,44 @@ export function useCollection(config: KindConfig | undefined): Collection {
   return useAppState((state) => (config ? state.collections[config.key] : undefined) ?? emptyCollection);
 }
 
-/** Built-in kinds plus one per CustomResourceDefinition (watched). */
+/** Built-in kinds, one per CustomResourceDefinition (watched), and every other kind discovery lists. */
 export function useKinds(): KindConfig[] {
   const crds = useCollection(customResourceDefinitions);
-  return useMemo(() => allKinds(Object.values(crds.items)), [crds.items]);
+  const discovered = useAppState((state) => state.discovered);
+  return useMemo(() => allKinds(Object.values(crds.items), discovered), [crds.items, discovered]);
+}
+
+/** How long after sign-in discovery waits, unless something needs it sooner: the first page paints first. */
+const DISCOVERY_DELAY_MS = 2000;
+
+/**
+ * Loads discovery a moment after sign-in (at once when the palette or a route needs it), again
+ * when the CustomResourceDefinitions change (a CRD adds or removes a kind) and after the cluster
+ * comes back. Mounted once, by the app.
+ */
+export function useDiscoveryLoader(): void {
+  const { client, store } = useServices();
+  const crds = useCollection(customResourceDefinitions);
+  const crdNames = Object.keys(crds.items).sort().join(',');
+  const online = useAppState((state) => state.connection.state === 'online');
+  const wanted = useAppState((state) => state.discoveryWanted);
+  const [settled, setSettled] = useState(false);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(true), DISCOVERY_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, []);
+  const due = wanted || settled;
+  useEffect(() => {
+    if (!online || !due) return;
+    let current = true;
+    void loadDiscovery(client).then((resources) => {
+      // an empty answer (discovery refused) keeps what was known, but the kinds count as loaded
+      if (current) store.getState().setDiscovered(resources.length > 0 ? resources : store.getState().discovered);
+    });
+    return () => {
+      current = false;
+    };
+  }, [client, store, crdNames, online, due]);
 }
 
 export function useKind(key: string): KindConfig | undefined {

@@ -180,7 +180,7 @@ export class Cluster {
     this.api.objects.addValidatingAdmission(rbacEscalationAdmission(authorizer, registry));
     registerReviewApis(this.api, { authorizer, authenticator });
     // the web UI on the API's own origin: static files, sign-in, and the session cookie as a second way in
-    const uiSessions = new UiSessions({ adminToken: token });
+    const uiSessions = new UiSessions({ adminToken: token, clusterId });
     this.uiSessions = uiSessions;
     this.caCertPem = pki.caCertPem;
     const http = new HttpServer({

@@ -27,6 +27,19 @@ export class KubeApiError extends Error {
   }
 }
 
+/** The server could not be reached at all (fetch rejected: refused, reset, offline). */
+export class ConnectionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConnectionError';
+  }
+}
+
+/** True for failures that mean "the server is not there" rather than an answer from it. */
+export function isConnectionFailure(error: unknown): boolean {
+  return error instanceof ConnectionError || (error instanceof KubeApiError && (error.code === 502 || error.code === 503 || error.code === 504));
+}
+
 export type PatchType = 'merge' | 'strategic' | 'json' | 'apply';
 
 const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
@@ -39,6 +52,8 @@ const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
 export interface RequestOptions {
   query?: Record<string, string | undefined>;
   signal?: AbortSignal;
+  /** the Accept header (default application/json): aggregated discovery, PartialObjectMetadataList */
+  accept?: string;
 }
 
 export interface ListPage<T extends KubeObject = KubeObject> {
@@ -49,8 +64,11 @@ export interface ListPage<T extends KubeObject = KubeObject> {
 
 export interface WatchHandlers {
   onEvent(event: WatchEvent): void;
-  /** The stream ended (closed by the server, network, or an error frame); `gone` = 410, relist needed. */
-  onClose(reason: { gone: boolean; message?: string }): void;
+  /**
+   * The stream ended (closed by the server, network, or an error frame); `gone` = 410, relist
+   * needed; `opened` = false when the connection never got established.
+   */
+  onClose(reason: { gone: boolean; message?: string; opened?: boolean; unauthorized?: boolean }): void;
 }
 
 export interface WatchHandle {
@@ -112,7 +130,7 @@ export class HttpKubeClient implements KubeClient {
   }
 
   async text(path: string, options: RequestOptions = {}): Promise<string> {
-    const response = await fetch(`${this.origin}${path}${queryString(options.query)}`, { credentials: 'same-origin', signal: options.signal });
+    const response = await send(`${this.origin}${path}${queryString(options.query)}`, { credentials: 'same-origin', signal: options.signal });
     const body = await response.text();
     if (!response.ok) throw KubeApiError.fromStatus(response.status, parseJson(body) ?? body);
     return body;
@@ -123,10 +141,14 @@ export class HttpKubeClient implements KubeClient {
     if (resourceVersion) query.set('resourceVersion', resourceVersion);
     const socket = this.openSocket(path, query, []);
     let closed = false;
-    const finish = (reason: { gone: boolean; message?: string }) => {
+    let opened = false;
+    const finish = (reason: { gone: boolean; message?: string; unauthorized?: boolean }) => {
       if (closed) return;
       closed = true;
-      handlers.onClose(reason);
+      handlers.onClose({ ...reason, opened });
+    };
+    socket.onopen = () => {
+      opened = true;
     };
     socket.onmessage = (message: MessageEvent) => {
       if (typeof message.data !== 'string') return;
@@ -134,7 +156,7 @@ export class HttpKubeClient implements KubeClient {
       if (!isRecord(event) || typeof event.type !== 'string') return;
       if (event.type === 'ERROR') {
         const status = isRecord(event.object) ? event.object : {};
-        finish({ gone: status.code === 410, message: typeof status.message === 'string' ? status.message : 'watch error' });
+        finish({ gone: status.code === 410, unauthorized: status.code === 401, message: typeof status.message === 'string' ? status.message : 'watch error' });
         socket.close();
         return;
       }
@@ -157,13 +179,23 @@ export class HttpKubeClient implements KubeClient {
   }
 
   private async request(method: string, path: string, body: string | undefined, contentType: string | undefined, options: RequestOptions): Promise<unknown> {
-    const headers: Record<string, string> = { Accept: 'application/json' };
+    const headers: Record<string, string> = { Accept: options.accept ?? 'application/json' };
     if (contentType) headers['Content-Type'] = contentType;
-    const response = await fetch(`${this.origin}${path}${queryString(options.query)}`, { method, headers, body, credentials: 'same-origin', signal: options.signal });
+    const response = await send(`${this.origin}${path}${queryString(options.query)}`, { method, headers, body, credentials: 'same-origin', signal: options.signal });
     const text = await response.text();
     const parsed = parseJson(text);
     if (!response.ok) throw KubeApiError.fromStatus(response.status, parsed ?? text);
     return parsed;
+  }
+}
+
+/** fetch, with a rejection (nothing answered) turned into a ConnectionError; aborts stay aborts. */
+async function send(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    if (init.signal?.aborted) throw error;
+    throw new ConnectionError(`the cluster did not answer (${error instanceof Error ? error.message : String(error)})`);
   }
 }
 

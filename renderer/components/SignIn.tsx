@@ -1,11 +1,13 @@
-// Sign-in: the page was opened without a session. A one-time login link (printed by `kubedesk
-// serve`, or opened by the desktop app) signs in by itself; otherwise paste a token here — the
-// one-time token or the token of the kubedesk user in your kubeconfig.
+// Sign-in: the page was opened without a session, or its session ended (the cluster restarted, or
+// signed out elsewhere — then it says so). A one-time login link (printed by `kubedesk serve`, or
+// opened by the desktop app) signs in by itself; otherwise paste a token here — the one-time token
+// or the token of the kubedesk user in your kubeconfig.
 import { useState } from 'react';
 import { useAppState } from '../context';
 
 export function SignIn() {
   const setSession = useAppState((state) => state.setSession);
+  const reason = useAppState((state) => state.signedOutReason);
   const [token, setToken] = useState('');
   const [error, setError] = useState('');
   const submit = async () => {
@@ -23,6 +25,11 @@ export function SignIn() {
         }}
       >
         <h1>kubedesk</h1>
+        {reason && (
+          <p className="banner warn" role="status" data-testid="signed-out-reason">
+            {reason}
+          </p>
+        )}
         <p>Open the link that <code>kubedesk serve</code> printed, or paste a token:</p>
         <input type="password" autoFocus value={token} onChange={(event) => setToken(event.target.value)} placeholder="token" aria-label="Token" />
         <button className="primary" type="submit" disabled={!token.trim()}>

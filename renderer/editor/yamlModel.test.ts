@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
-import { applyConfiguration, hasUnsavedEdits, objectToYaml, parseYamlObject, validationBody, withoutManagedFields } from './yamlModel';
+import { applyConfiguration, compareYamlKeys, hasUnsavedEdits, objectToYaml, parseYamlObject, validationBody, withoutManagedFields } from './yamlModel';
 
 const object: KubeObject = {
   apiVersion: 'v1',
@@ -15,6 +15,27 @@ describe('the YAML text model', () => {
     expect(objectToYaml(object, true)).toContain('managedFields');
     expect(withoutManagedFields(object).metadata).not.toHaveProperty('managedFields');
     expect(object.metadata).toHaveProperty('managedFields');
+  });
+
+  it("lists apiVersion, kind, metadata, spec, status in kubectl's order, at every level sorted as kubectl prints", () => {
+    const deployment: KubeObject = { metadata: { namespace: 'default', name: 'web', labels: { app: 'web' } }, status: { replicas: 1 }, spec: { template: {}, replicas: 1 }, kind: 'Deployment', apiVersion: 'apps/v1' };
+    const topLevel = objectToYaml(deployment).split('\n').filter((line) => /^\w/.test(line)).map((line) => line.split(':')[0]);
+    expect(topLevel).toEqual(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
+    expect(objectToYaml(deployment)).toContain('metadata:\n  labels:\n    app: web\n  name: web\n  namespace: default\n');
+    expect(objectToYaml(object).split('\n')[1]).toBe('data:');
+  });
+
+  it.each([
+    ['a', 'b', -1],
+    ['apiVersion', 'kind', -1],
+    ['Zebra', 'apple', -1],
+    ['a2', 'a10', -1],
+    ['a-b', 'ab', -1],
+    ['a1b', 'a1-', -1],
+    ['abc', 'ab', 1],
+  ])('orders the keys %s and %s as go-yaml does (%i)', (left, right, sign) => {
+    expect(Math.sign(compareYamlKeys(left, right))).toBe(sign);
+    expect(Math.sign(compareYamlKeys(right, left))).toBe(-sign);
   });
 
   it('round-trips an object through YAML', () => {

@@ -1,9 +1,11 @@
-// The YAML editor's text model, kept pure so it is unit tested: an object shown as YAML (without
-// metadata.managedFields unless asked, as `kubectl get -o yaml --show-managed-fields=false` does),
+// The YAML editor's text model, kept pure so it is unit tested: an object shown as YAML as
+// `kubectl get -o yaml` prints it — keys in the order sigs.k8s.io/yaml writes them (go-yaml's
+// sorter: apiVersion, kind, metadata, spec, status at the top, every level sorted the same way) and
+// without metadata.managedFields unless asked (`--show-managed-fields=false`),
 // parse errors with 1-based line numbers, unsaved-edit detection, and the body sent for
 // server-side apply (the apply configuration must not carry managedFields, status or a stale
 // resourceVersion — upstream fieldmanager rejects managedFields in an apply body).
-import { parseDocument, stringify } from 'yaml';
+import { parseDocument, stringify, type Pair } from 'yaml';
 import { isRecord, type KubeObject } from '../../shared/kubernetes/types';
 
 export interface YamlProblem {
@@ -22,9 +24,51 @@ export function withoutManagedFields(object: KubeObject, showManagedFields = fal
   return { ...object, metadata };
 }
 
-/** The object as the editor shows it. */
+const LETTER = /\p{L}/u;
+const DIGIT = /[0-9]/;
+
+/**
+ * The order go-yaml gives map keys (kubectl's YAML output): at the first differing character two
+ * letters compare by code point; a letter and a non-letter put the non-letter first, unless digits
+ * came just before (then the letter); two non-letters compare their digit runs as numbers.
+ */
+export function compareYamlKeys(left: string, right: string): number {
+  const a = [...left];
+  const b = [...right];
+  let afterDigit = false;
+  for (let index = 0; index < a.length && index < b.length; index++) {
+    if (a[index] === b[index]) {
+      afterDigit = DIGIT.test(a[index]);
+      continue;
+    }
+    const aLetter = LETTER.test(a[index]);
+    const bLetter = LETTER.test(b[index]);
+    if (aLetter && bLetter) return a[index] < b[index] ? -1 : 1;
+    if (aLetter || bLetter) return (afterDigit ? aLetter : bLetter) ? -1 : 1;
+    const aNumber = digitRun(a, index);
+    const bNumber = digitRun(b, index);
+    if (aNumber !== bNumber) return aNumber < bNumber ? -1 : 1;
+    return a[index] < b[index] ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+function digitRun(characters: string[], start: number): number {
+  let value = 0;
+  for (let index = start; index < characters.length && DIGIT.test(characters[index]); index++) value = value * 10 + Number(characters[index]);
+  return value;
+}
+
+function pairKey(pair: Pair): string {
+  const key: unknown = pair.key;
+  if (typeof key === 'string') return key;
+  if (key && typeof key === 'object' && 'value' in key) return String(key.value);
+  return String(key);
+}
+
+/** The object as the editor shows it: the text `kubectl get -o yaml` prints. */
 export function objectToYaml(object: KubeObject, showManagedFields = false): string {
-  return stringify(withoutManagedFields(object, showManagedFields), { lineWidth: 0 });
+  return stringify(withoutManagedFields(object, showManagedFields), { lineWidth: 0, sortMapEntries: (left, right) => compareYamlKeys(pairKey(left), pairKey(right)) });
 }
 
 /** Parses one YAML document that must be a mapping (a Kubernetes object). */

@@ -3,6 +3,7 @@ import type { KubeObject } from '../../shared/kubernetes/types';
 import { configMaps, persistentVolumeClaims, persistentVolumes, secrets, storageClasses } from './config';
 import { customResourceDefinitions, events, namespaces, nodes } from './cluster';
 import { customKindOf } from './customKinds';
+import { discoveredKindConfig, resourceKey, type DiscoveredResource } from './discovery';
 import type { KindConfig } from './kindConfig';
 import { endpoints, ingresses, services } from './network';
 import { pods } from './pods';
@@ -32,15 +33,21 @@ export const builtinKinds: KindConfig[] = [
   customResourceDefinitions,
 ];
 
-/** Built-in kinds plus one per CRD (CRDs that shadow a built-in key are ignored). */
-export function allKinds(crds: KubeObject[]): KindConfig[] {
+/**
+ * Built-in kinds, one per CRD (CRDs that shadow a built-in key are ignored), then every other kind
+ * discovery lists, with a generic configuration.
+ */
+export function allKinds(crds: KubeObject[], discovered: DiscoveredResource[] = []): KindConfig[] {
   const builtin = new Set(builtinKinds.map((kind) => kind.key));
   const custom = crds.flatMap((crd) => {
     const config = customKindOf(crd);
     return config && !builtin.has(config.key) ? [config] : [];
   });
   custom.sort((left, right) => left.kind.localeCompare(right.kind));
-  return [...builtinKinds, ...custom];
+  const known = new Set([...builtin, ...custom.map((kind) => kind.key)]);
+  const others = discovered.filter((resource) => !known.has(resourceKey(resource))).map(discoveredKindConfig);
+  others.sort((left, right) => left.kind.localeCompare(right.kind) || left.group.localeCompare(right.group));
+  return [...builtinKinds, ...custom, ...others];
 }
 
 export function kindByKey(kinds: KindConfig[], key: string): KindConfig | undefined {

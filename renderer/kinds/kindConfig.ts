@@ -40,6 +40,8 @@ export interface KindConfig {
   statusColumn?: string;
   /** Colour of a row's status; undefined = neutral. */
   tone?(object: KubeObject): Tone;
+  /** A health bucket of an object (pods: shared/printers/podHealth), matched by the list filter's `health:` term. */
+  health?(object: KubeObject): string;
   /** Readable spec/status lines for the detail page. */
   summary?(object: KubeObject): SummaryField[];
   /** Label selector of the pods this object runs (workloads, Services); the detail page lists them. */

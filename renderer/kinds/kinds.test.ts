@@ -4,6 +4,7 @@ import { allKinds, builtinKinds, kindByKey, kindOf } from './index';
 import { customKindOf } from './customKinds';
 import { resourcePath } from './kindConfig';
 import { podStatusTone } from './tones';
+import { isSearchable, parseAggregatedDiscovery } from './discovery';
 
 const now = new Date('2026-01-01T00:10:00Z');
 const created = '2026-01-01T00:00:00Z';
@@ -64,6 +65,20 @@ describe('per-kind columns (kubectl get)', () => {
     expect(podStatusTone('Init:0/1')).toBe('warn');
     expect(podStatusTone('ContainerCreating')).toBe('warn');
     expect(podStatusTone('Completed')).toBe('muted');
+  });
+
+  it('colours a pod by STATUS and READY: a 0/1 Running pod is not green, a crash loop is red', () => {
+    const config = kindByKey(builtinKinds, 'pods');
+    const running = (ready: boolean, waiting?: string): KubeObject => ({
+      metadata: { name: 'p', namespace: 'default' },
+      spec: { containers: [{ name: 'app', image: 'busybox' }] },
+      status: { phase: 'Running', containerStatuses: [{ name: 'app', ready, restartCount: 3, state: waiting ? { waiting: { reason: waiting } } : { running: {} } }] },
+    });
+    expect(config?.tone?.(running(true))).toBe('ok');
+    expect(config?.tone?.(running(false))).toBe('warn');
+    expect(config?.tone?.(running(false, 'CrashLoopBackOff'))).toBe('error');
+    expect(config?.health?.(running(false, 'CrashLoopBackOff'))).toBe('failing');
+    expect(config?.summary?.(running(false)).find((field) => field.label === 'Status')).toMatchObject({ value: 'Running', tone: 'warn' });
   });
 
   it('colours deployments by ready replicas', () => {
@@ -128,5 +143,50 @@ describe('custom resource kinds', () => {
     const kinds = allKinds([crd, shadow]);
     expect(kinds.filter((kind) => kind.key === 'deployments.apps')).toHaveLength(1);
     expect(kinds[kinds.length - 1].key).toBe('widgets.example.com');
+  });
+});
+
+describe('kinds from discovery', () => {
+  const aggregated = {
+    kind: 'APIGroupDiscoveryList',
+    apiVersion: 'apidiscovery.k8s.io/v2',
+    items: [
+      {
+        metadata: { name: 'rbac.authorization.k8s.io' },
+        versions: [
+          { version: 'v1', resources: [{ resource: 'roles', responseKind: { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role' }, scope: 'Namespaced', verbs: ['get', 'list'], shortNames: [] }] },
+          { version: 'v1beta1', resources: [{ resource: 'roles', responseKind: { kind: 'Role' }, scope: 'Namespaced', verbs: ['list'] }] },
+        ],
+      },
+      { metadata: { name: 'apps' }, versions: [{ version: 'v1', resources: [{ resource: 'deployments', responseKind: { kind: 'Deployment' }, scope: 'Namespaced', verbs: ['list'], shortNames: ['deploy'] }, { resource: 'deployments/scale', responseKind: { kind: 'Scale' } }] }] },
+      { metadata: { name: 'coordination.k8s.io' }, versions: [{ version: 'v1', resources: [{ resource: 'leases', responseKind: { kind: 'Lease' }, scope: 'Namespaced', verbs: ['list'] }] }] },
+      'not a group',
+    ],
+  };
+
+  it('reads each group at its preferred version, without subresources', () => {
+    expect(parseAggregatedDiscovery(aggregated).map((resource) => `${resource.plural}.${resource.group}/${resource.version} ${resource.kind}`)).toEqual([
+      'roles.rbac.authorization.k8s.io/v1 Role',
+      'deployments.apps/v1 Deployment',
+      'leases.coordination.k8s.io/v1 Lease',
+    ]);
+    expect(parseAggregatedDiscovery({ kind: 'Status' })).toEqual([]);
+  });
+
+  it('adds the kinds the UI has no configuration for, with kubectl’s columns and no sidebar entry', () => {
+    const kinds = allKinds([], parseAggregatedDiscovery(aggregated));
+    expect(kinds.filter((kind) => kind.key === 'deployments.apps')).toHaveLength(1);
+    const lease = kindByKey(kinds, 'leases.coordination.k8s.io');
+    expect(lease).toMatchObject({ kind: 'Lease', version: 'v1', namespaced: true, inSidebar: false });
+    expect(lease?.table.columns.map((column) => column.name)).toEqual(['Name', 'Holder', 'Age']);
+    expect(resourcePath(lease as NonNullable<typeof lease>, 'kube-node-lease', 'kubedesk')).toBe('/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/kubedesk');
+  });
+
+  it('searches listable kinds except Events and metrics', () => {
+    expect(isSearchable({ group: '', plural: 'secrets', verbs: ['list'] })).toBe(true);
+    expect(isSearchable({ group: '', plural: 'events', verbs: ['list'] })).toBe(false);
+    expect(isSearchable({ group: 'events.k8s.io', plural: 'events', verbs: ['list'] })).toBe(false);
+    expect(isSearchable({ group: 'metrics.k8s.io', plural: 'pods', verbs: ['list'] })).toBe(false);
+    expect(isSearchable({ group: '', plural: 'bindings', verbs: ['create'] })).toBe(false);
   });
 });

@@ -1,10 +1,20 @@
-// Pods: kubectl's columns (READY, STATUS, RESTARTS, AGE, IP, NODE…), status colouring from the
-// STATUS kubectl would print, and the containers in the summary.
+// Pods: kubectl's columns (READY, STATUS, RESTARTS, AGE, IP, NODE…), status colouring and health
+// from the STATUS and READY kubectl would print (shared/printers/podHealth), and the containers in
+// the summary.
 import { isRecord, type KubeObject } from '../../shared/kubernetes/types';
-import { summarizePod } from '../../shared/printers/pod';
-import { podTable } from '../../shared/printers/pod';
+import { podTable, summarizePod } from '../../shared/printers/pod';
+import { healthOfSummary, podHealth, type PodHealth } from '../../shared/printers/podHealth';
 import type { KindConfig, SummaryField } from './kindConfig';
-import { podStatusTone, stringField } from './tones';
+import { POD_HEALTH_TONES, stringField } from './tones';
+
+// a row asks for both tone and health: compute once per object version (objects are replaced, never mutated)
+const healthCache = new WeakMap<KubeObject, PodHealth>();
+
+function healthOf(pod: KubeObject): PodHealth {
+  let health = healthCache.get(pod);
+  if (health === undefined) healthCache.set(pod, (health = podHealth(pod)));
+  return health;
+}
 
 export const pods: KindConfig = {
   key: 'pods',
@@ -18,12 +28,14 @@ export const pods: KindConfig = {
   table: podTable,
   statusColumn: 'Status',
   shortNames: ['po'],
-  tone: (pod) => podStatusTone(summarizePod(pod, new Date()).status),
+  tone: (pod) => POD_HEALTH_TONES[healthOf(pod)],
+  health: (pod) => healthOf(pod),
   summary(pod) {
     const summary = summarizePod(pod, new Date());
+    const tone = POD_HEALTH_TONES[healthOfSummary(summary)];
     const fields: SummaryField[] = [
-      { label: 'Status', value: summary.status, tone: podStatusTone(summary.status) },
-      { label: 'Ready', value: summary.ready },
+      { label: 'Status', value: summary.status, tone },
+      { label: 'Ready', value: summary.ready, tone },
       { label: 'Restarts', value: summary.restarts },
       { label: 'Node', value: stringField(pod, 'spec', 'nodeName') || '<none>', link: stringField(pod, 'spec', 'nodeName') ? { kindKey: 'nodes', name: stringField(pod, 'spec', 'nodeName') } : undefined },
       { label: 'Pod IP', value: stringField(pod, 'status', 'podIP') || '<none>' },

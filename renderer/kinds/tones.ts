@@ -3,11 +3,27 @@
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import { valueAt } from '../../shared/printers/fields';
+import { podHealth, type PodHealth } from '../../shared/printers/podHealth';
 import type { Tone } from './kindConfig';
 
 const ERROR_STATUSES = /BackOff|Err|Error|Failed|OOMKilled|Invalid|Evicted|NodeLost|Unknown|ContainerStatusUnknown|DeadlineExceeded/;
 
-/** Tone of a pod STATUS cell as kubectl prints it. */
+/** Colour of each pod health: only Running-and-ready is green; everything still to come or wrong stands out. */
+export const POD_HEALTH_TONES: Readonly<Record<PodHealth, Tone>> = {
+  healthy: 'ok',
+  'not-ready': 'warn',
+  failing: 'error',
+  pending: 'warn',
+  terminating: 'warn',
+  completed: 'muted',
+};
+
+/** Tone of a pod from its STATUS and READY as `kubectl get pods` prints them (a 0/1 Running pod is not green). */
+export function podTone(pod: KubeObject, now: Date = new Date()): Tone {
+  return POD_HEALTH_TONES[podHealth(pod, now)];
+}
+
+/** Tone of a pod STATUS cell alone, when READY is not known. */
 export function podStatusTone(status: string): Tone {
   if (status === 'Running' || status === 'Completed' || status === 'Succeeded') return status === 'Running' ? 'ok' : 'muted';
   if (ERROR_STATUSES.test(status)) return 'error';

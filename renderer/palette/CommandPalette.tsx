@@ -1,16 +1,29 @@
-// The Ctrl/Cmd+K command palette: one input over places, kinds (`deploy`, `po`), every object in
-// the loaded watch caches, the current object's actions, themes and namespaces. Entries are built
-// when the palette opens (object entries are cached per object version); each keystroke is one
-// linear scan of precomputed lowercase keys (fuzzy.ts) keeping the best MAX_RESULTS.
+// The Ctrl/Cmd+K command palette: one input over places, kinds (`deploy`, `po`, every kind
+// discovery lists), every object of every kind — from the watch caches, and for kinds no view
+// watches listed when the palette opens (searchIndex.ts) —, the current object's actions, themes
+// and namespaces. Entries are built when the palette opens or a listing arrives (object entries
+// are cached per object version); each keystroke is one linear scan of precomputed lowercase keys
+// (fuzzy.ts) keeping the best MAX_RESULTS.
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { actionsFor } from '../actions/actions';
 import { useDialogs } from '../components/Modal';
 import { useAppState, useCollection, useKinds, useServices } from '../context';
 import { namespaces as namespacesKind } from '../kinds';
+import type { KubeClient } from '../api/kubeClient';
 import { rank } from './fuzzy';
-import { actionEntries, GROUP_BOOST, kindEntries, namespaceEntries, navigationEntries, objectEntries, themeEntries, type PaletteEntry } from './paletteModel';
+import { actionEntries, entryBoost, kindEntries, kindsToIndex, namespaceEntries, navigationEntries, objectEntries, themeEntries, type PaletteEntry } from './paletteModel';
+import { PaletteSearchIndex } from './searchIndex';
 
 const MAX_RESULTS = 50;
+
+// one index per client, kept while the page lives, so reopening the palette reuses fresh listings
+const searchIndexes = new WeakMap<KubeClient, PaletteSearchIndex>();
+
+function searchIndexFor(client: KubeClient): PaletteSearchIndex {
+  let index = searchIndexes.get(client);
+  if (!index) searchIndexes.set(client, (index = new PaletteSearchIndex(client)));
+  return index;
+}
 
 export function CommandPalette() {
   const open = useAppState((state) => state.paletteOpen);
@@ -31,9 +44,18 @@ function PaletteDialog({ confirm, prompt }: { confirm(message: string, detail?: 
   const route = useAppState((state) => state.route);
   const theme = useAppState((state) => state.theme);
   const selectedNamespaces = useAppState((state) => state.selectedNamespaces);
+  const discovered = useAppState((state) => state.discovered);
   const [query, setQuery] = useState('');
   const [selected, setSelected] = useState(0);
   const listRef = useRef<HTMLDivElement>(null);
+  const index = searchIndexFor(services.client);
+  // every kind is needed now, not in a moment
+  useEffect(() => services.store.getState().wantDiscovery(), [services.store]);
+  const [indexVersion, setIndexVersion] = useState(0);
+  useEffect(() => index.subscribe(() => setIndexVersion((version) => version + 1)), [index]);
+  // list the kinds no view watches, once when the palette opens (and when discovery adds kinds)
+  const toIndex = useMemo(() => kindsToIndex(kinds, discovered, services.store.getState().collections), [kinds, discovered, services.store]);
+  useEffect(() => index.refresh(toIndex), [index, toIndex]);
 
   const close = () => services.store.getState().setPaletteOpen(false);
 
@@ -54,10 +76,12 @@ function PaletteDialog({ confirm, prompt }: { confirm(message: string, detail?: 
       }
     }
     const namespaceNames = Object.values(namespaceCollection.items).map((namespace) => namespace.metadata.name ?? '');
-    return [...actions, ...navigationEntries(), ...kindEntries(kinds), ...namespaceEntries(namespaceNames, selectedNamespaces), ...themeEntries(theme), ...objectEntries(collections, kinds)];
-  }, [currentObject, namespaceCollection.items, kinds, selectedNamespaces, theme, collections]);
+    return [...actions, ...navigationEntries(), ...kindEntries(kinds), ...namespaceEntries(namespaceNames, selectedNamespaces), ...themeEntries(theme), ...objectEntries(collections, kinds, (kindKey) => index.get(kindKey)?.items)];
+    // indexVersion: a listing arrived
+  }, [currentObject, namespaceCollection.items, kinds, selectedNamespaces, theme, collections, index, indexVersion]);
 
-  const results = useMemo(() => rank(entries, query, (entry) => entry.key, MAX_RESULTS, (entry) => GROUP_BOOST[entry.group]), [entries, query]);
+  const results = useMemo(() => rank(entries, query, (entry) => entry.key, MAX_RESULTS, (entry) => entryBoost(entry, query)), [entries, query]);
+  const truncated = useMemo(() => toIndex.filter((kind) => index.get(kind.key)?.truncated).map((kind) => kind.title), [toIndex, index, indexVersion]);
 
   useEffect(() => setSelected(0), [query]);
   useEffect(() => {
@@ -135,6 +159,13 @@ function PaletteDialog({ confirm, prompt }: { confirm(message: string, detail?: 
         </div>
         <div className="palette-footer hint">
           <kbd>↑</kbd> <kbd>↓</kbd> to move · <kbd>Enter</kbd> to open · <kbd>Esc</kbd> to close
+          {index.pending > 0 && (
+            <span className="palette-searching" data-testid="palette-searching">
+              {' '}
+              · <span className="spinner" /> searching {index.pending} more kind{index.pending === 1 ? '' : 's'}…
+            </span>
+          )}
+          {truncated.length > 0 && <span title={truncated.join(', ')}> · only the first 500 {truncated.length === 1 ? `${truncated[0]} objects are` : 'objects of some kinds are'} searched; open the list for all</span>}
         </div>
       </div>
     </div>

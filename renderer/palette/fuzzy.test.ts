@@ -15,6 +15,24 @@ describe('wordScore', () => {
     expect(wordScore(word, key)).toBe(expected);
   });
 
+  it.each([
+    { word: 'helm', key: 'theme: follow the system appearance colors' },
+    { word: 'helm', key: 'theme: light appearance colors' },
+    { word: 'dpy', key: 'dead puppy' },
+    { word: 'pods', key: 'persistent volume claims' },
+  ])('does not match "$word" to letters scattered over "$key"', ({ word, key }) => {
+    expect(wordScore(word, key)).toBe(-1);
+  });
+
+  it.each([
+    { word: 'crb', key: 'clusterrolebindings cluster role binding' },
+    { word: 'pvc', key: 'persistent volume claims' },
+    { word: 'dpl', key: 'web deployments' },
+  ])('matches "$word" along word starts or inside one word of "$key"', ({ word, key }) => {
+    expect(wordScore(word, key)).toBeGreaterThanOrEqual(10);
+    expect(wordScore(word, key)).toBeLessThan(50);
+  });
+
   it('prefers a later word start over an earlier mid-word hit', () => {
     expect(wordScore('po', 'tempo pod')).toBe(75);
   });

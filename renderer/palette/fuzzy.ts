@@ -1,6 +1,7 @@
 // The command palette's matcher: every space-separated word of the query must match the entry's
 // precomputed lowercase key — as a whole word, a word prefix, a substring or, weakest, an in-order
-// subsequence (`dpl` → `deployment`) — and the scores add up. Ranking keeps only the best `limit`
+// subsequence inside one word (`dpl` → `deployment`) or along word starts (`crb` → `cluster role
+// binding`), never letters scattered across words — and the scores add up. Ranking keeps only the best `limit`
 // entries in a small sorted buffer, so a keystroke costs one linear pass over the keys and no sort
 // of the whole list (5,000+ objects stay instant).
 
@@ -36,13 +37,40 @@ export function wordScore(word: string, key: string): number {
     }
     return best;
   }
-  // subsequence: each character in order, rewarding runs and word starts
+  return subsequenceScore(word, key);
+}
+
+/**
+ * A loose match, accepted only where a person would see it: the characters in order inside one
+ * word of the key (`dpl` → `deployments`), or in runs that each start a word (`crb` → `cluster
+ * role binding`). Letters scattered over unrelated words (`helm` → `theme … follow … system`) do
+ * not match. Scores 10–40, below any substring.
+ */
+function subsequenceScore(word: string, key: string): number {
+  let best = -1;
+  // inside one word of the key
+  let start = 0;
+  while (start < key.length) {
+    while (start < key.length && !isWordCharacter(key.charCodeAt(start))) start++;
+    let end = start;
+    while (end < key.length && isWordCharacter(key.charCodeAt(end))) end++;
+    if (end - start >= word.length) best = Math.max(best, inOrder(word, key, start, end, false));
+    start = end;
+  }
+  // runs that each begin at a word start (an acronym of the key's words)
+  return Math.max(best, inOrder(word, key, 0, key.length, true));
+}
+
+/** Scores the characters of `word` found in order in key[start, end); -1 when they are not. */
+function inOrder(word: string, key: string, start: number, end: number, runsStartWords: boolean): number {
   let score = 0;
-  let position = 0;
+  let position = start;
   let previous = -2;
   for (let character = 0; character < word.length; character++) {
-    const found = key.indexOf(word[character], position);
-    if (found < 0) return -1;
+    let found = key.indexOf(word[character], position);
+    // in acronym mode a character either continues the run or starts a new word
+    if (runsStartWords) while (found >= 0 && found < end && found !== previous + 1 && !isBoundary(key, found)) found = key.indexOf(word[character], found + 1);
+    if (found < 0 || found >= end) return -1;
     score += found === previous + 1 ? 3 : isBoundary(key, found) ? 2 : 0;
     previous = found;
     position = found + 1;

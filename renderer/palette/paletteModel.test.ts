@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { builtinKinds } from '../kinds';
 import { emptyCollection } from '../store/watchMerge';
 import { rank } from './fuzzy';
-import { GROUP_BOOST, kindEntries, namespaceEntries, navigationEntries, objectEntries, objectEntry, themeEntries, type PaletteEntry } from './paletteModel';
+import { allKinds } from '../kinds';
+import type { DiscoveredResource } from '../kinds/discovery';
+import { entryBoost, GROUP_BOOST, kindEntries, kindsToIndex, namespaceEntries, navigationEntries, objectEntries, objectEntry, themeEntries, type PaletteEntry } from './paletteModel';
 
 const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-1', namespace: 'default', resourceVersion: '1' } };
 const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'kubedesk', resourceVersion: '1' } };
@@ -51,3 +53,51 @@ describe('palette entries', () => {
     expect(themeEntries('dark').find((entry) => entry.detail === 'current')?.id).toBe('theme:dark');
   });
 });
+
+describe('palette search over every kind', () => {
+  const discovered: DiscoveredResource[] = [
+    { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true, verbs: ['list', 'watch'], shortNames: ['po'] },
+    { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true, verbs: ['list'], shortNames: [] },
+    { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, verbs: ['list'], shortNames: ['ev'] },
+    { group: '', version: 'v1', plural: 'bindings', kind: 'Binding', namespaced: true, verbs: ['create'], shortNames: [] },
+    { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', kind: 'Role', namespaced: true, verbs: ['list'], shortNames: [] },
+    { group: 'metrics.k8s.io', version: 'v1beta1', plural: 'pods', kind: 'PodMetrics', namespaced: true, verbs: ['get', 'list'], shortNames: [] },
+  ];
+  const kinds = allKinds([], discovered);
+  const search = (entries: PaletteEntry[], query: string) => rank(entries, query, (entry) => entry.key, 10, (entry) => entryBoost(entry, query)).map((result) => result.item.id);
+
+  it('lists on demand every listable kind no watch holds, but not Events or metrics', () => {
+    const keys = kindsToIndex(kinds, discovered, { pods: { ...emptyCollection, phase: 'ready' } }).map((kind) => kind.key);
+    expect(keys).toContain('roles.rbac.authorization.k8s.io');
+    expect(keys).toContain('secrets');
+    expect(keys).not.toContain('pods');
+    expect(keys).not.toContain('events');
+    expect(keys).not.toContain('bindings');
+    expect(keys).not.toContain('pods.metrics.k8s.io');
+  });
+
+  it('finds objects of kinds never opened, from what the index listed, and routes to them', () => {
+    const role = { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: { name: 'helm-reader', namespace: 'team' } };
+    const entries = objectEntries({}, kinds, (key) => (key === 'roles.rbac.authorization.k8s.io' ? [role] : undefined));
+    expect(entries.map((entry) => entry.id)).toEqual(['object:roles.rbac.authorization.k8s.io/team/helm-reader']);
+    expect(entries[0].command).toEqual({ type: 'navigate', route: { view: 'detail', kindKey: 'roles.rbac.authorization.k8s.io', namespace: 'team', name: 'helm-reader' } });
+  });
+
+  it('does not match "helm" to the theme entries, and ranks helm objects by match quality', () => {
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'sh.helm.release.v1.web.v1', namespace: 'default' } };
+    const values = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'helm', namespace: 'default' } };
+    const entries = [...themeEntries('system'), ...navigationEntries(), ...kindEntries(kinds), ...objectEntries({ secrets: { ...emptyCollection, phase: 'ready', items: { 'default/a': secret, 'default/b': values } } }, kinds)];
+    const found = search(entries, 'helm');
+    expect(found.some((id) => id.startsWith('theme:'))).toBe(false);
+    expect(found).toEqual(['object:secrets/default/helm', 'object:secrets/default/sh.helm.release.v1.web.v1']);
+  });
+
+  it('puts the object whose name is exactly the query first', () => {
+    const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' } };
+    const podObjects = Object.fromEntries(['web-7d9f-abcde', 'web-7d9f-fghij', 'webhook-0'].map((name) => [`default/${name}`, { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' } }]));
+    const entries = objectEntries({ pods: { ...emptyCollection, phase: 'ready', items: podObjects }, 'deployments.apps': { ...emptyCollection, phase: 'ready', items: { 'default/web': deployment } } }, kinds);
+    expect(search(entries, 'web')[0]).toBe('object:deployments.apps/default/web');
+    expect(search(entries, 'web').at(-1)).toBe('object:pods/default/webhook-0');
+  });
+});
+

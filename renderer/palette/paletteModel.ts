@@ -1,11 +1,12 @@
-// What the command palette offers, as plain data: places to go, every kind (by title, kind name and
-// kubectl short names), every object already in a watch cache, the current object's actions, theme
-// and namespace switches. Each entry carries a precomputed lowercase search key so typing only
+// What the command palette offers, as plain data: places to go, every kind the cluster serves (by
+// title, kind name and kubectl short names), every object in a watch cache or listed for the
+// palette (searchIndex.ts), the current object's actions, theme and namespace switches. Each entry carries a precomputed lowercase search key so typing only
 // scans strings; object entries are cached per object version, so reopening the palette or a
 // watch event does not rebuild thousands of them.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import type { Action } from '../actions/actions';
 import type { KindConfig } from '../kinds/kindConfig';
+import { isSearchable, resourceKey, type DiscoveredResource } from '../kinds/discovery';
 import type { Route } from '../store/routes';
 import type { ThemePreference } from '../store/store';
 import type { Collection } from '../store/watchMerge';
@@ -31,9 +32,18 @@ export interface PaletteEntry {
 /** Added to the match score so, at equal match quality, commands come before the many objects. */
 export const GROUP_BOOST: Record<PaletteGroup, number> = { Actions: 12, 'Go to': 10, Kinds: 8, Namespaces: 4, Theme: 4, Objects: 0 };
 
+/** An entry whose title is exactly what was typed comes first (`web` → the Deployment `web`, then `web-7d9f…`). */
+export const EXACT_TITLE_BOOST = 40;
+
+/** The extra score of an entry for a query: its group's weight, and the exact-title bonus. */
+export function entryBoost(entry: PaletteEntry, query: string): number {
+  const typed = query.trim().toLowerCase();
+  return GROUP_BOOST[entry.group] + (typed !== '' && entry.title.toLowerCase() === typed ? EXACT_TITLE_BOOST : 0);
+}
+
 export function navigationEntries(): PaletteEntry[] {
   const go = (id: string, title: string, route: Route, extra = ''): PaletteEntry => ({ id: `go:${id}`, group: 'Go to', title, key: `${title} ${extra}`.toLowerCase(), command: { type: 'navigate', route } });
-  return [go('overview', 'Overview', { view: 'overview' }, 'home dashboard'), go('create', 'Create from YAML', { view: 'create' }, 'new apply manifest'), go('portforwards', 'Port forwards', { view: 'portforwards' }, 'ports')];
+  return [go('overview', 'Overview', { view: 'overview' }, 'home dashboard'), go('create', 'Create from YAML', { view: 'create' }, 'new apply manifest'), go('portforwards', 'Port forwards', { view: 'portforwards' }, 'ports'), go('settings', 'Settings', { view: 'settings' }, 'preferences sign out logout dock namespace')];
 }
 
 export function kindEntries(kinds: KindConfig[]): PaletteEntry[] {
@@ -95,14 +105,34 @@ export function objectEntry(kind: KindConfig, object: KubeObject): PaletteEntry 
   return entry;
 }
 
-/** One entry per object of every loaded collection whose kind is known; Events are left out (they would bury the objects they are about). */
-export function objectEntries(collections: Record<string, Collection>, kinds: KindConfig[]): PaletteEntry[] {
+/**
+ * One entry per object of every loaded collection whose kind is known, and of every kind the
+ * search index listed for the palette (`listed`), the live collection winning; Events are left
+ * out (they would bury the objects they are about).
+ */
+export function objectEntries(collections: Record<string, Collection>, kinds: KindConfig[], listed?: (kindKey: string) => KubeObject[] | undefined): PaletteEntry[] {
   const entries: PaletteEntry[] = [];
   for (const kind of kinds) {
-    if (kind.kind === 'Event' && kind.group === '') continue;
+    if (kind.kind === 'Event' && (kind.group === '' || kind.group === 'events.k8s.io')) continue;
     const collection = collections[kind.key];
-    if (!collection) continue;
-    for (const object of Object.values(collection.items)) entries.push(objectEntry(kind, object));
+    const objects = collection?.phase === 'ready' ? Object.values(collection.items) : (listed?.(kind.key) ?? (collection ? Object.values(collection.items) : undefined));
+    if (!objects) continue;
+    for (const object of objects) entries.push(objectEntry(kind, object));
   }
   return entries;
+}
+
+/**
+ * The kinds the palette lists on demand: every kind that can be listed (discovery says `list`;
+ * built-in ones before discovery answers), but Events and metrics, and not those a watch already
+ * holds.
+ */
+export function kindsToIndex(kinds: KindConfig[], discovered: DiscoveredResource[], collections: Record<string, Collection>): KindConfig[] {
+  const byKey = new Map(discovered.map((resource) => [resourceKey(resource), resource]));
+  return kinds.filter((kind) => {
+    const resource = byKey.get(kind.key) ?? { group: kind.group, plural: kind.plural, verbs: ['list'] };
+    if (!isSearchable(resource)) return false;
+    const collection = collections[kind.key];
+    return !collection || collection.phase === 'error';
+  });
 }

@@ -6,6 +6,7 @@ describe('routes', () => {
     { hash: '#/overview', route: { view: 'overview' } },
     { hash: '#/create', route: { view: 'create' } },
     { hash: '#/portforwards', route: { view: 'portforwards' } },
+    { hash: '#/settings', route: { view: 'settings' } },
     { hash: '#/pods', route: { view: 'list', kindKey: 'pods' } },
     { hash: '#/deployments.apps/default/web', route: { view: 'detail', kindKey: 'deployments.apps', namespace: 'default', name: 'web' } },
     { hash: '#/nodes/_/kubedesk', route: { view: 'detail', kindKey: 'nodes', name: 'kubedesk' } },

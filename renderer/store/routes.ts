@@ -5,7 +5,8 @@ export type Route =
   | { view: 'list'; kindKey: string }
   | { view: 'detail'; kindKey: string; namespace?: string; name: string; tab?: string }
   | { view: 'create' }
-  | { view: 'portforwards' };
+  | { view: 'portforwards' }
+  | { view: 'settings' };
 
 const CLUSTER_SCOPE = '_';
 
@@ -14,6 +15,7 @@ export function parseRoute(hash: string): Route {
   if (parts.length === 0 || parts[0] === 'overview') return { view: 'overview' };
   if (parts[0] === 'create') return { view: 'create' };
   if (parts[0] === 'portforwards') return { view: 'portforwards' };
+  if (parts[0] === 'settings' && parts.length === 1) return { view: 'settings' };
   if (parts.length === 1) return { view: 'list', kindKey: parts[0] };
   if (parts.length >= 3) {
     const route: Route = { view: 'detail', kindKey: parts[0], name: parts[2], ...(parts[1] !== CLUSTER_SCOPE ? { namespace: parts[1] } : {}) };
@@ -30,6 +32,8 @@ export function formatRoute(route: Route): string {
       return '#/create';
     case 'portforwards':
       return '#/portforwards';
+    case 'settings':
+      return '#/settings';
     case 'list':
       return `#/${route.kindKey}`;
     case 'detail': {

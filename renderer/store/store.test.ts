@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
-import { createAppStore, type Preferences } from './store';
+import { createAppStore, DEFAULT_SETTINGS, readSettings, type Preferences } from './store';
 
 function memoryPreferences(initial: Record<string, string> = {}): Preferences & { values: Map<string, string> } {
   const values = new Map(Object.entries(initial));
@@ -89,5 +89,54 @@ describe('the app store', () => {
     expect(store.getState().tasks).toEqual([]);
     for (let index = 0; index < 7; index++) store.getState().notify('info', `n${index}`);
     expect(store.getState().notices.map((notice) => notice.text)).toEqual(['n2', 'n3', 'n4', 'n5', 'n6']);
+  });
+
+  it('remembers the dock’s tabs, the active one, whether it is open and its height across a reload', () => {
+    const preferences = memoryPreferences();
+    const store = createAppStore({ preferences });
+    store.getState().openDockTab({ id: 'shell:a', type: 'shell', namespace: 'default', pod: 'a', container: 'app', title: 'sh a' });
+    store.getState().openDockTab({ id: 'logs:a', type: 'logs', namespace: 'default', pods: ['a', 'b'], title: 'logs a' });
+    store.getState().setActiveDockTab('shell:a');
+    store.getState().setDockOpen(false);
+    store.getState().setDockHeight(333.4);
+    const reloaded = createAppStore({ preferences }).getState();
+    expect(reloaded.dockTabs.map((tab) => tab.id)).toEqual(['shell:a', 'logs:a']);
+    expect(reloaded.dockTabs[1]).toEqual({ id: 'logs:a', type: 'logs', namespace: 'default', pods: ['a', 'b'], title: 'logs a' });
+    expect(reloaded).toMatchObject({ activeDockTab: 'shell:a', dockOpen: false, dockHeight: 333 });
+  });
+
+  it('keeps the dock’s tabs per browser tab: another window does not reopen them', () => {
+    const preferences = memoryPreferences();
+    const firstTab = memoryPreferences();
+    createAppStore({ preferences, tabState: firstTab }).getState().openDockTab({ id: 'shell:a', type: 'shell', namespace: 'default', pod: 'a', title: 'sh a' });
+    expect(createAppStore({ preferences, tabState: firstTab }).getState().dockTabs.map((tab) => tab.id)).toEqual(['shell:a']);
+    expect(createAppStore({ preferences, tabState: memoryPreferences() }).getState().dockTabs).toEqual([]);
+  });
+
+  it('restores no dock when the settings say so, and survives a garbled one', () => {
+    const preferences = memoryPreferences({ 'kubedesk.dock': '{"tabs":[{"id":"x","type":"rocket"},{"id":"s","type":"shell","namespace":"n","pod":"p","title":"t"}],"active":"gone","open":true}' });
+    const restored = createAppStore({ preferences }).getState();
+    expect(restored.dockTabs.map((tab) => tab.id)).toEqual(['s']);
+    expect(restored).toMatchObject({ activeDockTab: 's', dockOpen: true, dockHeight: 260 });
+    restored.updateSettings({ restoreDock: false });
+    expect(createAppStore({ preferences }).getState().dockTabs).toEqual([]);
+    expect(createAppStore({ preferences: memoryPreferences({ 'kubedesk.dock': '{oops', 'kubedesk.dockHeight': '12' }) }).getState()).toMatchObject({ dockTabs: [], dockHeight: 260 });
+  });
+
+  it('adds a tab without expanding the dock when the settings ask so', () => {
+    const store = createAppStore({ preferences: memoryPreferences() });
+    store.getState().updateSettings({ expandDockOnOpen: false });
+    store.getState().openDockTab({ id: 'logs:a', type: 'logs', namespace: 'default', pods: ['a'], title: 'logs a' });
+    expect(store.getState()).toMatchObject({ activeDockTab: 'logs:a', dockOpen: false });
+  });
+
+  it('starts in the default namespace the settings name, else all, else the last selection', () => {
+    const preferences = memoryPreferences({ 'kubedesk.namespaces': '["web"]' });
+    expect(createAppStore({ preferences }).getState().selectedNamespaces).toEqual(['web']);
+    createAppStore({ preferences }).getState().updateSettings({ defaultNamespace: 'kube-system' });
+    expect(createAppStore({ preferences }).getState().selectedNamespaces).toEqual(['kube-system']);
+    createAppStore({ preferences }).getState().updateSettings({ defaultNamespace: '*' });
+    expect(createAppStore({ preferences }).getState().selectedNamespaces).toEqual([]);
+    expect(readSettings(memoryPreferences({ 'kubedesk.settings': '{"restoreDock":"yes","defaultNamespace":7}' }))).toEqual(DEFAULT_SETTINGS);
   });
 });

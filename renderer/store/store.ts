@@ -1,11 +1,13 @@
 // The UI's one zustand store, made of slices (STYLE.md §6): cached collections fed by watches,
-// the namespace selection (remembered), the route, the terminal dock, the theme, the command
-// palette, notices and long-running tasks. Components read it through selectors; the pure
+// the namespace selection (remembered), the route, the terminal dock (its height remembered, its
+// tabs kept across reloads of the browser tab), the theme, the settings, the command palette, notices, long-running
+// tasks, the kinds discovery lists and the state of the connection to the API server. Components read it through selectors; the pure
 // collection updates live in watchMerge.ts.
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { KubeObject, WatchEvent } from '../../shared/kubernetes/types';
 import { applyListPage, applyWatchEvents, emptyCollection, type Collection } from './watchMerge';
 import { formatRoute, parseRoute, type Route } from './routes';
+import type { DiscoveredResource } from '../kinds/discovery';
 
 export interface ResourcesSlice {
   collections: Record<string, Collection>;
@@ -36,6 +38,9 @@ export interface DockSlice {
   dockTabs: DockTab[];
   activeDockTab: string | undefined;
   dockOpen: boolean;
+  /** the expanded dock's height in pixels (remembered) */
+  dockHeight: number;
+  setDockHeight(height: number): void;
   openDockTab(tab: DockTab): void;
   closeDockTab(id: string): void;
   setActiveDockTab(id: string): void;
@@ -43,6 +48,23 @@ export interface DockSlice {
 }
 
 export type ThemePreference = 'system' | 'light' | 'dark';
+
+/** The settings page's choices, remembered per cluster (localStorage belongs to the page's origin, i.e. the cluster's port). */
+export interface Settings {
+  /** reopen the dock's tabs (shells reconnect, logs stream again) and its state after a reload */
+  restoreDock: boolean;
+  /** expand the dock when a shell or log view opens, rather than only adding its tab */
+  expandDockOnOpen: boolean;
+  /** the namespaces selected when the UI opens: '' = the last selection, '*' = all, else that namespace */
+  defaultNamespace: string;
+}
+
+export const DEFAULT_SETTINGS: Settings = { restoreDock: true, expandDockOnOpen: true, defaultNamespace: '' };
+
+export interface SettingsSlice {
+  settings: Settings;
+  updateSettings(change: Partial<Settings>): void;
+}
 
 export interface Notice {
   id: number;
@@ -71,13 +93,45 @@ export interface UiSlice {
   updateTask(id: number, progress: number | undefined, title?: string): void;
   finishTask(id: number): void;
   session: 'unknown' | 'signed-in' | 'signed-out';
-  setSession(session: UiSlice['session']): void;
+  /** why the session ended while the page was open (the cluster restarted, signed out elsewhere) */
+  signedOutReason?: string;
+  setSession(session: UiSlice['session'], reason?: string): void;
   /** filter text the next list of a kind starts with (a link such as the overview's phase counts); the list consumes it */
   listFilters: Record<string, string>;
   setListFilter(kindKey: string, text: string): void;
 }
 
-export type AppState = ResourcesSlice & NamespaceSlice & RouteSlice & DockSlice & UiSlice;
+/**
+ * The link to the API server: online; checking after something failed like the network; offline
+ * (the server does not answer) with when it was lost and when the next attempt is due.
+ */
+export interface ConnectionStatus {
+  state: 'online' | 'checking' | 'offline';
+  /** when the server stopped answering (ms since the epoch); the data shown is from before then */
+  lostAt?: number;
+  /** failed attempts since it was lost */
+  attempts: number;
+  /** when the next attempt runs (ms since the epoch) */
+  nextAttemptAt?: number;
+}
+
+export interface DiscoverySlice {
+  /** every resource the server's discovery lists (empty until loaded) */
+  discovered: DiscoveredResource[];
+  /** discovery answered at least once (even if with nothing) */
+  discoveryLoaded: boolean;
+  /** something needs every kind now (the palette, a route to a kind the UI has no configuration for) */
+  discoveryWanted: boolean;
+  wantDiscovery(): void;
+  setDiscovered(resources: DiscoveredResource[]): void;
+}
+
+export interface ConnectionSlice {
+  connection: ConnectionStatus;
+  setConnection(connection: ConnectionStatus): void;
+}
+
+export type AppState = ResourcesSlice & NamespaceSlice & RouteSlice & DockSlice & UiSlice & ConnectionSlice & DiscoverySlice & SettingsSlice;
 export type AppStore = StoreApi<AppState>;
 
 /** Where preferences are remembered (localStorage in the page, a Map in tests). */
@@ -88,6 +142,11 @@ export interface Preferences {
 
 export interface StoreOptions {
   preferences: Preferences;
+  /**
+   * What belongs to one browser tab and survives its reloads (sessionStorage in the page): the
+   * dock's tabs, so a second window does not reopen the first one's shells. Defaults to preferences.
+   */
+  tabState?: Preferences;
   initialHash?: string;
   /** called after navigate(): the page updates location.hash */
   onNavigate?(hash: string): void;
@@ -95,14 +154,62 @@ export interface StoreOptions {
 
 const NAMESPACES_KEY = 'kubedesk.namespaces';
 const THEME_KEY = 'kubedesk.theme';
+const SETTINGS_KEY = 'kubedesk.settings';
+const DOCK_KEY = 'kubedesk.dock';
+const DOCK_HEIGHT_KEY = 'kubedesk.dockHeight';
+export const MIN_DOCK_HEIGHT = 120;
+export const DEFAULT_DOCK_HEIGHT = 260;
 
-function readNamespaces(preferences: Preferences): string[] {
+function readJson(preferences: Preferences, key: string): unknown {
   try {
-    const value: unknown = JSON.parse(preferences.get(NAMESPACES_KEY) ?? '[]');
-    return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+    return JSON.parse(preferences.get(key) ?? 'null') as unknown;
   } catch {
-    return [];
+    return undefined;
   }
+}
+
+function readNamespaces(preferences: Preferences, settings: Settings): string[] {
+  if (settings.defaultNamespace === '*') return [];
+  if (settings.defaultNamespace !== '') return [settings.defaultNamespace];
+  const value = readJson(preferences, NAMESPACES_KEY);
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+export function readSettings(preferences: Preferences): Settings {
+  const value = readJson(preferences, SETTINGS_KEY);
+  if (typeof value !== 'object' || value === null) return DEFAULT_SETTINGS;
+  const record = value as Record<string, unknown>;
+  return {
+    restoreDock: typeof record.restoreDock === 'boolean' ? record.restoreDock : DEFAULT_SETTINGS.restoreDock,
+    expandDockOnOpen: typeof record.expandDockOnOpen === 'boolean' ? record.expandDockOnOpen : DEFAULT_SETTINGS.expandDockOnOpen,
+    defaultNamespace: typeof record.defaultNamespace === 'string' ? record.defaultNamespace : DEFAULT_SETTINGS.defaultNamespace,
+  };
+}
+
+function isDockTab(value: unknown): value is DockTab {
+  if (typeof value !== 'object' || value === null) return false;
+  const tab = value as Record<string, unknown>;
+  if (typeof tab.id !== 'string' || typeof tab.namespace !== 'string' || typeof tab.title !== 'string') return false;
+  if (tab.container !== undefined && typeof tab.container !== 'string') return false;
+  if (tab.type === 'shell') return typeof tab.pod === 'string';
+  return tab.type === 'logs' && Array.isArray(tab.pods) && tab.pods.every((pod) => typeof pod === 'string') && (tab.previous === undefined || typeof tab.previous === 'boolean');
+}
+
+/** The dock as it was before the reload (tabs, the active one, expanded or not), when the settings ask for it. */
+export function readDock(preferences: Preferences, settings: Settings): Pick<DockSlice, 'dockTabs' | 'activeDockTab' | 'dockOpen'> {
+  const empty = { dockTabs: [], activeDockTab: undefined, dockOpen: false };
+  if (!settings.restoreDock) return empty;
+  const value = readJson(preferences, DOCK_KEY);
+  if (typeof value !== 'object' || value === null) return empty;
+  const record = value as Record<string, unknown>;
+  const dockTabs = Array.isArray(record.tabs) ? record.tabs.filter(isDockTab) : [];
+  const activeDockTab = typeof record.active === 'string' && dockTabs.some((tab) => tab.id === record.active) ? record.active : dockTabs[dockTabs.length - 1]?.id;
+  return { dockTabs, activeDockTab, dockOpen: dockTabs.length > 0 && record.open === true };
+}
+
+export function readDockHeight(preferences: Preferences): number {
+  const stored = Number(preferences.get(DOCK_HEIGHT_KEY));
+  return Number.isFinite(stored) && stored >= MIN_DOCK_HEIGHT ? stored : DEFAULT_DOCK_HEIGHT;
 }
 
 function readTheme(preferences: Preferences): ThemePreference {
@@ -113,7 +220,12 @@ function readTheme(preferences: Preferences): ThemePreference {
 export function createAppStore(options: StoreOptions): AppStore {
   let nextNotice = 1;
   let nextTask = 1;
-  return createStore<AppState>()((set, get) => ({
+  const initialSettings = readSettings(options.preferences);
+  const tabState = options.tabState ?? options.preferences;
+  const saveDock = (state: Pick<DockSlice, 'dockTabs' | 'activeDockTab' | 'dockOpen'>, settings: Settings) => {
+    if (settings.restoreDock) tabState.set(DOCK_KEY, JSON.stringify({ tabs: state.dockTabs, active: state.activeDockTab, open: state.dockOpen }));
+  };
+  const store = createStore<AppState>()((set, get) => ({
     collections: {},
     listPage(kindKey, items, resourceVersion, first, done) {
       set((state) => ({ collections: { ...state.collections, [kindKey]: applyListPage(state.collections[kindKey] ?? emptyCollection, items, resourceVersion, first, done) } }));
@@ -128,7 +240,7 @@ export function createAppStore(options: StoreOptions): AppStore {
       set((state) => ({ collections: { ...state.collections, [kindKey]: { ...(state.collections[kindKey] ?? emptyCollection), phase: 'error', error: message } } }));
     },
 
-    selectedNamespaces: readNamespaces(options.preferences),
+    selectedNamespaces: readNamespaces(options.preferences, initialSettings),
     setNamespaces(namespaces) {
       const unique = [...new Set(namespaces)].sort();
       options.preferences.set(NAMESPACES_KEY, JSON.stringify(unique));
@@ -145,11 +257,15 @@ export function createAppStore(options: StoreOptions): AppStore {
       if (formatRoute(route) !== formatRoute(get().route)) set({ route });
     },
 
-    dockTabs: [],
-    activeDockTab: undefined,
-    dockOpen: false,
+    ...readDock(tabState, initialSettings),
+    dockHeight: readDockHeight(options.preferences),
+    setDockHeight(height) {
+      const dockHeight = Math.max(MIN_DOCK_HEIGHT, Math.round(height));
+      options.preferences.set(DOCK_HEIGHT_KEY, String(dockHeight));
+      set({ dockHeight });
+    },
     openDockTab(tab) {
-      set((state) => ({ dockTabs: state.dockTabs.some((existing) => existing.id === tab.id) ? state.dockTabs : [...state.dockTabs, tab], activeDockTab: tab.id, dockOpen: true }));
+      set((state) => ({ dockTabs: state.dockTabs.some((existing) => existing.id === tab.id) ? state.dockTabs : [...state.dockTabs, tab], activeDockTab: tab.id, dockOpen: state.settings.expandDockOnOpen || state.dockOpen }));
     },
     closeDockTab(id) {
       set((state) => {
@@ -163,6 +279,14 @@ export function createAppStore(options: StoreOptions): AppStore {
     },
     setDockOpen(open) {
       set({ dockOpen: open });
+    },
+
+    settings: initialSettings,
+    updateSettings(change) {
+      const settings = { ...get().settings, ...change };
+      options.preferences.set(SETTINGS_KEY, JSON.stringify(settings));
+      set({ settings });
+      if (change.restoreDock !== undefined) tabState.set(DOCK_KEY, settings.restoreDock ? JSON.stringify({ tabs: get().dockTabs, active: get().activeDockTab, open: get().dockOpen }) : 'null');
     },
 
     theme: readTheme(options.preferences),
@@ -195,12 +319,31 @@ export function createAppStore(options: StoreOptions): AppStore {
       set((state) => ({ tasks: state.tasks.filter((task) => task.id !== id) }));
     },
     session: 'unknown',
-    setSession(session) {
-      set({ session });
+    signedOutReason: undefined,
+    setSession(session, reason) {
+      set({ session, signedOutReason: session === 'signed-out' ? reason : undefined });
+    },
+    discovered: [],
+    discoveryLoaded: false,
+    discoveryWanted: false,
+    wantDiscovery() {
+      if (!get().discoveryWanted) set({ discoveryWanted: true });
+    },
+    setDiscovered(discovered) {
+      set({ discovered, discoveryLoaded: true });
+    },
+    connection: { state: 'online', attempts: 0 },
+    setConnection(connection) {
+      set({ connection });
     },
     listFilters: {},
     setListFilter(kindKey, text) {
       set((state) => ({ listFilters: { ...state.listFilters, [kindKey]: text } }));
     },
   }));
+  // the dock is remembered as it changes, so a reload brings back its tabs
+  store.subscribe((state, previous) => {
+    if (state.dockTabs !== previous.dockTabs || state.activeDockTab !== previous.activeDockTab || state.dockOpen !== previous.dockOpen) saveDock(state, state.settings);
+  });
+  return store;
 }

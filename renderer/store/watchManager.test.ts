@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { KubeObject, WatchEvent } from '../../shared/kubernetes/types';
-import type { KubeClient, ListPage, WatchHandlers } from '../api/kubeClient';
+import { ConnectionError, type KubeClient, type ListPage, type WatchHandlers } from '../api/kubeClient';
+import { ConnectionMonitor, type ProbeResult } from '../api/connection';
 import { pods } from '../kinds';
 import { createAppStore } from './store';
 import { WatchManager } from './watchManager';
@@ -11,8 +12,10 @@ class FakeClient {
   pages: ListPage[] = [];
   listCalls: { path: string; continueToken?: string }[] = [];
   watches: { path: string; resourceVersion: string; handlers: WatchHandlers; closed: boolean }[] = [];
+  down = false;
   async list(path: string, options: { continueToken?: string }): Promise<ListPage> {
     this.listCalls.push({ path, continueToken: options.continueToken });
+    if (this.down) throw new ConnectionError('the cluster did not answer (Failed to fetch)');
     const page = this.pages.shift();
     if (!page) throw new Error('no page');
     return page;
@@ -103,5 +106,86 @@ describe('WatchManager', () => {
     client.pages.push({ items: [pod('a', '1')], resourceVersion: '1' });
     await vi.advanceTimersByTimeAsync(300);
     expect(store.getState().collections.pods.phase).toBe('ready');
+  });
+
+  describe('with a connection monitor', () => {
+    function connected(pages: ListPage[]) {
+      const client = new FakeClient();
+      client.pages = pages;
+      const store = createAppStore({ preferences: { get: () => null, set: () => undefined } });
+      store.getState().setSession('signed-in');
+      const probes: ProbeResult[] = [];
+      const probe = async () => (client.down ? 'unreachable' : 'ok') as ProbeResult;
+      const monitor = new ConnectionMonitor(store, async () => {
+        const result = await probe();
+        probes.push(result);
+        return result;
+      });
+      const manager = new WatchManager(client as unknown as KubeClient, store, { pageSize: 10, batchMs: 10, lingerMs: 100, connection: monitor });
+      return { client, store, manager, monitor, probes };
+    }
+
+    it('resumes a dropped watch from where it was when the server is fine', async () => {
+      vi.useFakeTimers();
+      const { client, manager, probes } = connected([{ items: [pod('a', '3')], resourceVersion: '3' }]);
+      manager.acquire(pods);
+      await vi.runAllTimersAsync();
+      client.watches[0].handlers.onEvent({ type: 'MODIFIED', object: pod('a', '9') });
+      client.watches[0].handlers.onClose({ gone: false, opened: true });
+      await vi.advanceTimersByTimeAsync(300);
+      expect(probes).toEqual(['ok']);
+      expect(client.listCalls).toHaveLength(1);
+      expect(client.watches[1].resourceVersion).toBe('9');
+    });
+
+    it('waits quietly while the server is gone, keeping what it showed, then relists every kind', async () => {
+      vi.useFakeTimers();
+      const { client, store, manager, probes } = connected([{ items: [pod('a', '3')], resourceVersion: '3' }, { items: [], resourceVersion: '1' }]);
+      manager.acquire(pods);
+      await vi.runAllTimersAsync();
+      client.down = true;
+      client.watches[0].handlers.onClose({ gone: false, opened: true });
+      await vi.advanceTimersByTimeAsync(20_000);
+      // no watch or list retried by itself: only the monitor's probes, spaced out
+      expect(client.watches).toHaveLength(1);
+      expect(client.listCalls).toHaveLength(1);
+      expect(probes.length).toBeLessThanOrEqual(5);
+      expect(store.getState().connection.state).toBe('offline');
+      expect(Object.keys(store.getState().collections.pods.items)).toEqual(['default/a']);
+      client.down = false;
+      client.pages = [{ items: [pod('b', '40')], resourceVersion: '40' }];
+      await vi.advanceTimersByTimeAsync(30_000);
+      expect(store.getState().connection.state).toBe('online');
+      expect(client.listCalls).toHaveLength(2);
+      expect(Object.keys(store.getState().collections.pods.items)).toEqual(['default/b']);
+      expect(client.watches[client.watches.length - 1].resourceVersion).toBe('40');
+    });
+
+    it('parks a list the network fails instead of marking the kind failed', async () => {
+      vi.useFakeTimers();
+      const { client, store, manager } = connected([]);
+      client.down = true;
+      manager.acquire(pods);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(store.getState().collections.pods).toBeUndefined();
+      expect(store.getState().connection.state).toBe('offline');
+      client.down = false;
+      client.pages = [{ items: [pod('a', '1')], resourceVersion: '1' }];
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(store.getState().collections.pods.phase).toBe('ready');
+    });
+
+    it('relists everything after signing in again', async () => {
+      vi.useFakeTimers();
+      const { client, store, manager } = connected([{ items: [pod('a', '1')], resourceVersion: '1' }, { items: [pod('c', '7')], resourceVersion: '7' }]);
+      manager.acquire(pods);
+      await vi.runAllTimersAsync();
+      store.getState().setSession('signed-out', 'gone');
+      store.getState().setSession('signed-in');
+      await vi.runAllTimersAsync();
+      expect(client.watches[0].closed).toBe(true);
+      expect(Object.keys(store.getState().collections.pods.items)).toEqual(['default/c']);
+      manager.dispose();
+    });
   });
 });

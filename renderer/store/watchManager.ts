@@ -2,9 +2,13 @@
 // after the last view leaves so going back is instant), like a shared informer: list in pages
 // (the first page paints at once), watch from the list's resourceVersion, relist on 410 Gone,
 // reconnect with back-off otherwise. Events are handed to the store in batches, so a burst of
-// watch events costs one render, not one per event.
+// watch events costs one render, not one per event. With a ConnectionMonitor, a watch that drops
+// or a list the network fails waits for the monitor instead of retrying on its own: resumed at
+// once when the server is fine, relisted (a resync) when it comes back after an outage or after
+// signing in again — one probe with back-off instead of every kind reconnecting in a loop.
 import type { WatchEvent } from '../../shared/kubernetes/types';
-import type { KubeClient, WatchHandle } from '../api/kubeClient';
+import { isConnectionFailure, KubeApiError, type KubeClient, type WatchHandle } from '../api/kubeClient';
+import type { ConnectionMonitor } from '../api/connection';
 import { resourcePath, type KindConfig } from '../kinds/kindConfig';
 import type { AppStore } from './store';
 
@@ -14,6 +18,8 @@ export interface WatchManagerOptions {
   batchMs?: number;
   /** how long a watch outlives its last subscriber */
   lingerMs?: number;
+  /** the page's connection monitor; without one each watch retries on its own */
+  connection?: ConnectionMonitor;
 }
 
 interface Subscription {
@@ -26,6 +32,8 @@ interface Subscription {
   backoffMs: number;
   pending: WatchEvent[];
   flushTimer?: ReturnType<typeof setTimeout>;
+  /** waiting for the connection monitor (its watch dropped or its list could not reach the server) */
+  parked: boolean;
 }
 
 export class WatchManager {
@@ -33,6 +41,8 @@ export class WatchManager {
   private readonly pageSize: number;
   private readonly batchMs: number;
   private readonly lingerMs: number;
+  private readonly connection: ConnectionMonitor | undefined;
+  private readonly unsubscribers: (() => void)[] = [];
 
   constructor(
     private readonly client: KubeClient,
@@ -42,13 +52,21 @@ export class WatchManager {
     this.pageSize = options.pageSize ?? 500;
     this.batchMs = options.batchMs ?? 50;
     this.lingerMs = options.lingerMs ?? 30_000;
+    this.connection = options.connection;
+    if (this.connection) {
+      this.unsubscribers.push(this.connection.onOnline((afterOutage) => this.resume(afterOutage ? 'relist' : 'rewatch')));
+      // signed in again (the session had ended): what is cached may be old, so relist everything
+      this.unsubscribers.push(store.subscribe((state, previous) => {
+        if (state.session === 'signed-in' && previous.session === 'signed-out') this.resume('relist-all');
+      }));
+    }
   }
 
   /** Starts (or joins) the watch of a kind; call the returned function when done. */
   acquire(config: KindConfig): () => void {
     let subscription = this.subscriptions.get(config.key);
     if (!subscription) {
-      subscription = { config, references: 0, stopped: false, backoffMs: 250, pending: [] };
+      subscription = { config, references: 0, stopped: false, backoffMs: 250, pending: [], parked: false };
       this.subscriptions.set(config.key, subscription);
       void this.relist(subscription);
     }
@@ -68,7 +86,36 @@ export class WatchManager {
   }
 
   dispose(): void {
+    for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
     for (const subscription of [...this.subscriptions.values()]) this.stop(subscription);
+  }
+
+  /**
+   * The server answers again: parked subscriptions resume — watching from where they were after a
+   * dropped watch, relisting after an outage — and after a new sign-in every one relists.
+   */
+  private resume(mode: 'rewatch' | 'relist' | 'relist-all'): void {
+    for (const subscription of this.subscriptions.values()) {
+      if (subscription.stopped || (!subscription.parked && mode !== 'relist-all')) continue;
+      subscription.parked = false;
+      subscription.watch?.close();
+      subscription.watch = undefined;
+      clearTimeout(subscription.retryTimer);
+      if (mode === 'rewatch') {
+        const resourceVersion = this.store.getState().collections[subscription.config.key]?.resourceVersion ?? '';
+        this.retry(subscription, () => (resourceVersion ? this.startWatch(subscription, resourceVersion) : void this.relist(subscription)));
+      } else {
+        void this.relist(subscription);
+      }
+    }
+  }
+
+  /** A failure that means the server is gone (or the session is): wait for the monitor. */
+  private park(subscription: Subscription): boolean {
+    if (!this.connection) return false;
+    subscription.parked = true;
+    this.connection.reportTrouble();
+    return true;
   }
 
   private stop(subscription: Subscription): void {
@@ -97,6 +144,8 @@ export class WatchManager {
       } while (continueToken);
     } catch (error) {
       if (subscription.stopped) return;
+      // the cached items stay (the page marks them stale) while the monitor waits for the server
+      if ((isConnectionFailure(error) || (error instanceof KubeApiError && error.code === 401)) && this.park(subscription)) return;
       this.store.getState().collectionFailed(config.key, error instanceof Error ? error.message : String(error));
       this.retry(subscription, () => void this.relist(subscription));
       return;
@@ -121,6 +170,7 @@ export class WatchManager {
           void this.relist(subscription);
           return;
         }
+        if (this.park(subscription)) return;
         this.retry(subscription, () => this.startWatch(subscription, this.store.getState().collections[subscription.config.key]?.resourceVersion ?? resourceVersion));
       },
     });

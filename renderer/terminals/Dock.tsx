@@ -1,18 +1,19 @@
 // The bottom dock: tabs of pod shells and log views, several at once, resizable by dragging its
-// top edge and collapsible to its tab strip. Every tab's content stays mounted while another tab
-// is shown or the dock is collapsed, so a shell keeps its session and a log keeps streaming.
-import { useCallback, useEffect, useRef, useState, type PointerEvent as ReactPointerEvent } from 'react';
+// top edge (or with the arrow keys on it) and collapsible to its tab strip; its height, its tabs
+// and whether it is expanded are remembered across reloads (store.ts, per the settings). Every
+// tab's content stays mounted while another tab is shown or the dock is collapsed, so a shell
+// keeps its session and a log keeps streaming.
+import { useCallback, useRef, type KeyboardEvent as ReactKeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
 import { useAppState } from '../context';
-import type { DockTab } from '../store/store';
+import { MIN_DOCK_HEIGHT, type DockTab } from '../store/store';
 import { LogViewer } from './LogViewer';
 import { ShellTerminal } from './ShellTerminal';
 
-const HEIGHT_KEY = 'kubedesk.dockHeight';
-const MIN_HEIGHT = 120;
+const KEY_STEP = 24;
 
-function initialHeight(): number {
-  const stored = Number(globalThis.localStorage?.getItem(HEIGHT_KEY));
-  return Number.isFinite(stored) && stored >= MIN_HEIGHT ? stored : 320;
+/** The tallest the dock may be: the page keeps at least 120 px above it. */
+function maximumHeight(): number {
+  return Math.max(MIN_DOCK_HEIGHT, window.innerHeight - 120);
 }
 
 export function Dock() {
@@ -22,13 +23,12 @@ export function Dock() {
   const setActive = useAppState((state) => state.setActiveDockTab);
   const closeTab = useAppState((state) => state.closeDockTab);
   const setOpen = useAppState((state) => state.setDockOpen);
-  const [height, setHeight] = useState(initialHeight);
+  const storedHeight = useAppState((state) => state.dockHeight);
+  const setHeight = useAppState((state) => state.setDockHeight);
+  const height = Math.min(storedHeight, maximumHeight());
   const drag = useRef<{ startY: number; startHeight: number } | undefined>(undefined);
 
-  useEffect(() => {
-    globalThis.localStorage?.setItem(HEIGHT_KEY, String(Math.round(height)));
-  }, [height]);
-
+  const resizeTo = useCallback((next: number) => setHeight(Math.min(maximumHeight(), Math.max(MIN_DOCK_HEIGHT, next))), [setHeight]);
   const onPointerDown = useCallback(
     (event: ReactPointerEvent<HTMLDivElement>) => {
       event.currentTarget.setPointerCapture(event.pointerId);
@@ -36,20 +36,47 @@ export function Dock() {
     },
     [height],
   );
-  const onPointerMove = useCallback((event: ReactPointerEvent<HTMLDivElement>) => {
-    const current = drag.current;
-    if (!current) return;
-    const maximum = Math.max(MIN_HEIGHT, window.innerHeight - 120);
-    setHeight(Math.min(maximum, Math.max(MIN_HEIGHT, current.startHeight + current.startY - event.clientY)));
-  }, []);
+  const onPointerMove = useCallback(
+    (event: ReactPointerEvent<HTMLDivElement>) => {
+      const current = drag.current;
+      if (current) resizeTo(current.startHeight + current.startY - event.clientY);
+    },
+    [resizeTo],
+  );
   const onPointerUp = useCallback(() => {
     drag.current = undefined;
   }, []);
+  const onResizeKey = (event: ReactKeyboardEvent<HTMLDivElement>) => {
+    const steps: Record<string, number> = { ArrowUp: KEY_STEP, ArrowDown: -KEY_STEP, PageUp: KEY_STEP * 4, PageDown: -KEY_STEP * 4 };
+    if (event.key in steps) resizeTo(height + steps[event.key]);
+    else if (event.key === 'Home') resizeTo(maximumHeight());
+    else if (event.key === 'End') resizeTo(MIN_DOCK_HEIGHT);
+    else if (event.key === 'Enter' || event.key === 'Escape') setOpen(false);
+    else return;
+    event.preventDefault();
+  };
 
   if (tabs.length === 0) return null;
   return (
     <section className={`dock${open ? ' open' : ' collapsed'}`} style={open ? { height } : undefined} data-testid="dock" aria-label="Terminals and logs">
-      {open && <div className="dock-resize" role="separator" aria-orientation="horizontal" aria-label="Resize the dock" onPointerDown={onPointerDown} onPointerMove={onPointerMove} onPointerUp={onPointerUp} />}
+      {open && (
+        <div
+          className="dock-resize"
+          role="separator"
+          tabIndex={0}
+          aria-orientation="horizontal"
+          aria-label="Resize the dock (arrow keys; Enter collapses it)"
+          aria-valuemin={MIN_DOCK_HEIGHT}
+          aria-valuemax={maximumHeight()}
+          aria-valuenow={Math.round(height)}
+          onPointerDown={onPointerDown}
+          onPointerMove={onPointerMove}
+          onPointerUp={onPointerUp}
+          onDoubleClick={() => setOpen(false)}
+          onKeyDown={onResizeKey}
+          data-testid="dock-resize"
+        />
+      )}
       <div className="dock-tabs" role="tablist">
         {tabs.map((tab) => (
           <div key={tab.id} className={`dock-tab${tab.id === active ? ' active' : ''}`} role="tab" aria-selected={tab.id === active} data-testid="dock-tab" title={tab.title}>
@@ -63,7 +90,7 @@ export function Dock() {
           </div>
         ))}
         <div className="dock-spacer" />
-        <button className="ghost dock-toggle" onClick={() => setOpen(!open)} title={open ? 'Collapse' : 'Expand'} data-testid="dock-toggle">
+        <button className="ghost dock-toggle" onClick={() => setOpen(!open)} title={open ? 'Collapse the dock' : 'Expand the dock'} aria-label={open ? 'Collapse the dock' : 'Expand the dock'} aria-expanded={open} data-testid="dock-toggle">
           {open ? '▾' : '▴'}
         </button>
       </div>

@@ -28,7 +28,7 @@ export interface LogViewerProps {
 }
 
 export function LogViewer({ namespace, pods, container: initialContainer, previous: initialPrevious, visible, title }: LogViewerProps) {
-  const { client } = useServices();
+  const { client, connection } = useServices();
   const containers = usePodContainers(namespace, pods);
   const [container, setContainer] = useState<string | undefined>(initialContainer);
   const [previous, setPrevious] = useState(initialPrevious);
@@ -86,6 +86,7 @@ export function LogViewer({ namespace, pods, container: initialContainer, previo
         if (frameRef.current === undefined) frameRef.current = requestAnimationFrame(flush);
       },
       onState: setStreamStates,
+      connection,
     });
     return () => {
       stream.close();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KubeApiError } from '../api/kubeClient';
+import { ConnectionError, KubeApiError } from '../api/kubeClient';
 import type { LogLine } from './lineStore';
 import { LogStream, logQuery, type PodStreamState } from './logStream';
 
@@ -113,5 +113,48 @@ describe('LogStream', () => {
     stream.close();
     expect(sockets[0].closed).toBe(true);
     expect(timers).toHaveLength(0);
+  });
+});
+
+describe('LogStream while the cluster is gone', () => {
+  it('waits for the connection monitor instead of retrying on a timer, then reconnects', async () => {
+    const sockets: FakeSocket[] = [];
+    const timers: Array<() => void> = [];
+    let states: PodStreamState[] = [];
+    const listeners: Array<(afterOutage: boolean) => void> = [];
+    let troubles = 0;
+    const stream = new LogStream({
+      client: {
+        openSocket(path, query) {
+          const socket = new FakeSocket(path, query);
+          sockets.push(socket);
+          return socket as unknown as WebSocket;
+        },
+        text: () => Promise.reject(new ConnectionError('the cluster did not answer (Failed to fetch)')),
+      },
+      namespace: 'default',
+      pods: ['web-1'],
+      containerOf: () => 'app',
+      previous: false,
+      onLines: () => undefined,
+      onState: (next) => (states = next),
+      setTimer: (callback) => timers.push(callback),
+      clearTimer: () => undefined,
+      connection: {
+        reportTrouble: () => void troubles++,
+        onOnline(listener) {
+          listeners.push(listener);
+          return () => listeners.splice(listeners.indexOf(listener), 1);
+        },
+      },
+    });
+    sockets[0].onclose?.();
+    await expect.poll(() => states[0]?.message).toBe('the cluster does not answer; waiting for it');
+    expect(timers).toHaveLength(0);
+    expect(troubles).toBe(1);
+    for (const listener of [...listeners]) listener(true);
+    expect(sockets).toHaveLength(2);
+    expect(listeners).toHaveLength(0);
+    stream.close();
   });
 });

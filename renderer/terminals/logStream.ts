@@ -5,7 +5,8 @@
 // container restarted, the connection dropped), it reconnects with sinceTime and drops the lines
 // the server sends again. A refused handshake hides the API's Status from the browser, so the
 // reason is asked for once over plain HTTP.
-import { KubeApiError, type KubeClient } from '../api/kubeClient';
+import { isConnectionFailure, KubeApiError, type KubeClient } from '../api/kubeClient';
+import type { ConnectionMonitor } from '../api/connection';
 import { LineSplitter, ReconnectFilter, sinceTimeOf, splitTimestamp, type LogLine } from './lineStore';
 
 export const LOG_PROTOCOLS = ['binary.k8s.io'];
@@ -31,6 +32,8 @@ export interface LogStreamOptions {
   /** timers, replaceable in tests */
   setTimer?(callback: () => void, delayMs: number): unknown;
   clearTimer?(timer: unknown): void;
+  /** the page's connection monitor: while the cluster does not answer, streams wait for it instead of retrying */
+  connection?: Pick<ConnectionMonitor, 'reportTrouble' | 'onOnline'>;
 }
 
 export function logPath(namespace: string, pod: string): string {
@@ -60,6 +63,8 @@ interface PodConnection {
   timer?: unknown;
   backoffMs: number;
   connections: number;
+  /** stops waiting for the connection monitor */
+  stopWaiting?: () => void;
 }
 
 /** The log streams of one viewer tab; `close()` ends them all. */
@@ -80,6 +85,7 @@ export class LogStream {
     this.closed = true;
     for (const connection of this.connections) {
       if (connection.timer !== undefined) this.clearTimer(connection.timer);
+      connection.stopWaiting?.();
       const socket = connection.socket;
       connection.socket = undefined;
       if (socket) {
@@ -175,6 +181,20 @@ export class LogStream {
     }, delay);
   }
 
+  /** The cluster is gone: reconnect when the connection monitor says it answers again, not on a timer. */
+  private waitForCluster(connection: PodConnection, monitor: NonNullable<LogStreamOptions['connection']>): void {
+    this.setState(connection, { phase: 'retrying', message: 'the cluster does not answer; waiting for it' });
+    connection.stopWaiting?.();
+    const stop = monitor.onOnline(() => {
+      stop();
+      connection.stopWaiting = undefined;
+      connection.backoffMs = 1000;
+      this.connect(connection);
+    });
+    connection.stopWaiting = stop;
+    monitor.reportTrouble();
+  }
+
   /** Asks the API over HTTP why the WebSocket was refused (pod gone, container not started…). */
   private async explainFailure(connection: PodConnection, retry: boolean): Promise<void> {
     let reason = 'could not connect to the log stream';
@@ -187,6 +207,10 @@ export class LogStream {
       reason = error instanceof KubeApiError || error instanceof Error ? error.message : reason;
       // a deleted pod has no more log to wait for (its replacement is another pod)
       gone = error instanceof KubeApiError && error.code === 404;
+      if (retry && isConnectionFailure(error) && this.options.connection && !this.closed) {
+        this.waitForCluster(connection, this.options.connection);
+        return;
+      }
     }
     if (this.closed) return;
     if (retry && !gone) this.retry(connection, reason);

@@ -42,7 +42,7 @@ export function ResourceList({ config }: { config: KindConfig }) {
   }, [items, config, columns, order]);
   const rows = useMemo(() => {
     const parsed = parseFilter(filter);
-    const empty = parsed.words.length === 0 && parsed.labels.length === 0 && parsed.phases.length === 0;
+    const empty = parsed.words.length === 0 && parsed.labels.length === 0 && parsed.phases.length === 0 && !parsed.healths;
     return empty ? sortedRows : sortedRows.filter((row) => matchesFilter(row, parsed));
   }, [sortedRows, filter]);
 

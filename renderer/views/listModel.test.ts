@@ -53,12 +53,25 @@ describe('filter', () => {
     ['phase:Running', ['web-1', 'db-0', 'worker']],
     ['phase:pending', []],
     ['phase:Pending phase:Running web', ['web-1']],
+    ['health:healthy', ['web-1', 'db-0', 'worker']],
+    ['health:failing', []],
   ];
   for (const [text, expected] of cases) {
     it(`"${text}" keeps ${expected.join(', ') || 'nothing'}`, () => {
       expect(names(text)).toEqual(expected);
     });
   }
+});
+
+describe('health filter', () => {
+  it('tells a not-ready Running pod from a ready one, as READY 0/1 says', () => {
+    const notReady: KubeObject = { ...pod('probe'), status: { phase: 'Running', containerStatuses: [{ name: 'c', ready: false, restartCount: 0, state: { running: {} } }] } };
+    const rows = [pod('ready'), notReady].map((object) => rowOf(pods, object, now));
+    const names = (text: string) => rows.filter((row) => matchesFilter(row, parseFilter(text))).map((row) => row.object.metadata.name);
+    expect(names('health:not-ready')).toEqual(['probe']);
+    expect(names('health:healthy')).toEqual(['ready']);
+    expect(rows.map((row) => row.tone)).toEqual(['ok', 'warn']);
+  });
 });
 
 describe('sort', () => {

@@ -9,6 +9,8 @@ export interface Row {
   object: KubeObject;
   cells: unknown[];
   tone: Tone;
+  /** the kind's health bucket (KindConfig.health), for `health:` filter terms */
+  health?: string;
   /** lowercase text the filter's words search, built on first use and kept with the cached row */
   haystack?: string;
 }
@@ -38,7 +40,7 @@ export function rowOf(config: KindConfig, object: KubeObject, now: Date): Row {
   } catch {
     cells = [object.metadata.name ?? ''];
   }
-  const row: Row = { key: `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`, object, cells, tone: config.tone?.(object) };
+  const row: Row = { key: `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`, object, cells, tone: config.tone?.(object), health: config.health?.(object) };
   rowCache.set(object, { config, row });
   return row;
 }
@@ -68,8 +70,10 @@ export function cellOf(row: Row, column: ListColumn): unknown {
 interface ParsedFilter {
   words: string[];
   labels: { key: string; value?: string; negate: boolean }[];
-  /** `phase:Running` terms (lowercase): status.phase must be one of them (the overview's phase links) */
+  /** `phase:Running` terms (lowercase): status.phase must be one of them */
   phases: string[];
+  /** `health:failing` terms (lowercase): the row's health must be one of them (the overview's pod counts) */
+  healths?: string[];
 }
 
 /** `web app=nginx tier!=db env` → words and label terms (`key=value`, `key!=value`, `label:key`). */
@@ -81,6 +85,7 @@ export function parseFilter(text: string): ParsedFilter {
     if (notEqual > 0) parsed.labels.push({ key: token.slice(0, notEqual), value: token.slice(notEqual + 2), negate: true });
     else if (equal > 0) parsed.labels.push({ key: token.slice(0, equal), value: token.slice(equal + 1).replace(/^=/, ''), negate: false });
     else if (token.toLowerCase().startsWith('phase:') && token.length > 6) parsed.phases.push(token.slice(6).toLowerCase());
+    else if (token.toLowerCase().startsWith('health:') && token.length > 7) (parsed.healths ??= []).push(token.slice(7).toLowerCase());
     else if (token.startsWith('label:') && token.length > 6) parsed.labels.push({ key: token.slice(6), negate: false });
     else parsed.words.push(token.toLowerCase());
   }
@@ -99,6 +104,7 @@ export function matchesFilter(row: Row, filter: ParsedFilter): boolean {
     const phase = typeof status === 'object' && status !== null && 'phase' in status && typeof status.phase === 'string' ? status.phase.toLowerCase() : '';
     if (!filter.phases.includes(phase)) return false;
   }
+  if (filter.healths && !filter.healths.includes(row.health ?? '')) return false;
   if (filter.words.length === 0) return true;
   const haystack = (row.haystack ??= `${row.object.metadata.namespace ?? ''} ${row.cells.map(cellText).join(' ')}`.toLowerCase());
   return filter.words.every((word) => haystack.includes(word));

@@ -1,6 +1,6 @@
 // The overview and the command palette end to end, in Chromium against a real `kubedesk serve`:
 // the empty-cluster guidance, a Deployment that cannot start showing up as not ready with its
-// Warning events, the phase counts linking to the filtered pods list, and the palette jumping to a
+// Warning events, the pod counts by health linking to the filtered pods list, and the palette jumping to a
 // kind by short name, switching namespace and theme (dark, as the OS setting would too).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -54,10 +54,11 @@ describe('the overview and the command palette', () => {
     await ui.screenshot('overview-not-ready');
   });
 
-  it('opens the pods list filtered by phase from a phase count', async () => {
-    await page.getByTestId('phase-Pending').click();
+  it('opens the pods list filtered by health from a pod count', async () => {
+    // ErrImageNeverPull: phase Pending, but kubectl's STATUS names a failure, so it counts as failing
+    await page.getByTestId('pods-failing').click();
     await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/pods');
-    expect(await page.locator('input.filter').inputValue()).toBe('phase:Pending');
+    expect(await page.locator('input.filter').inputValue()).toBe('health:failing');
     await expect.poll(() => page.locator('[data-testid=list-body] [role=row]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-name') ?? '')), { timeout: 30_000 }).toEqual([expect.stringMatching(/^broken-/)]);
   });
 

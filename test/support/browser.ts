@@ -38,6 +38,23 @@ export async function printedLoginUrl(cluster: TestCluster): Promise<string> {
   }, 30_000);
 }
 
+/**
+ * page.goto, again when Chromium aborted it with ERR_NETWORK_CHANGED: other clusters on the same
+ * Docker create and remove bridge networks, and Chromium drops navigations in flight when the
+ * host's interfaces change. Returns false when it still failed that way.
+ */
+export async function gotoThroughNetworkChanges(page: Page, url: string, attempts = 3): Promise<boolean> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.goto(url);
+      return true;
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.includes('ERR_NETWORK_CHANGED')) throw error;
+      if (attempt >= attempts) return false;
+    }
+  }
+}
+
 export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
 }
@@ -47,12 +64,16 @@ export async function openUi(cluster: TestCluster, options: OpenUiOptions = {}):
   const context = await browser.newContext({ ignoreHTTPSErrors: true, colorScheme: options.colorScheme ?? 'light', viewport: options.viewport ?? { width: 1400, height: 900 } });
   const page = await context.newPage();
   const origin = cluster.server.replace(/\/$/, '');
+  let signedIn = false;
   if ((options.signIn ?? 'printed-url') === 'printed-url') {
-    await page.goto(await printedLoginUrl(cluster));
-  } else {
+    // the link works once: if a network change aborted it after the server took it, sign in with the token instead
+    signedIn = await gotoThroughNetworkChanges(page, await printedLoginUrl(cluster), 1);
+    if (!signedIn && (await context.request.get(`${origin}/ui/session`)).status() === 200) signedIn = await gotoThroughNetworkChanges(page, `${origin}/ui/`);
+  }
+  if (!signedIn) {
     const reply = await context.request.post(`${origin}/ui/session`, { data: { token: cluster.token }, headers: { Origin: origin } });
     if (reply.status() !== 204 && reply.status() !== 200) throw new Error(`sign-in with the kubeconfig token failed: ${reply.status()} ${await reply.text()}`);
-    await page.goto(`${origin}/ui/`);
+    if (!(await gotoThroughNetworkChanges(page, `${origin}/ui/`))) throw new Error('Chromium kept aborting the navigation (ERR_NETWORK_CHANGED)');
   }
   mkdirSync(screenshotDirectory, { recursive: true });
   return {

@@ -164,7 +164,7 @@ function login(sessions: UiSessions, method: string, query: URLSearchParams, res
     response.end(page);
     return;
   }
-  response.writeHead(303, { ...uiSecurityHeaders(), Location: '/ui/', 'Set-Cookie': sessionCookie(sessionId), 'Cache-Control': 'no-store', 'Content-Length': '0' });
+  response.writeHead(303, { ...uiSecurityHeaders(), Location: '/ui/', 'Set-Cookie': sessionCookie(sessionId, sessions.cookieName), 'Cache-Control': 'no-store', 'Content-Length': '0' });
   response.end();
 }
 
@@ -192,9 +192,9 @@ async function session(options: UiRoutesOptions, request: IncomingMessage, respo
   }
   if (method === 'DELETE') {
     request.resume();
-    const sessionId = sessionIdFrom(request.headers);
+    const sessionId = sessionIdFrom(request.headers, options.sessions.cookieName);
     if (sessionId !== undefined) options.sessions.revoke(sessionId);
-    response.writeHead(204, { ...uiSecurityHeaders(), 'Set-Cookie': clearedSessionCookie(), 'Cache-Control': 'no-store' });
+    response.writeHead(204, { ...uiSecurityHeaders(), 'Set-Cookie': clearedSessionCookie(options.sessions.cookieName), 'Cache-Control': 'no-store' });
     response.end();
     return;
   }
@@ -219,7 +219,7 @@ async function session(options: UiRoutesOptions, request: IncomingMessage, respo
     sendStatus(response, ApiError.unauthorized());
     return;
   }
-  response.writeHead(204, { ...uiSecurityHeaders(), 'Set-Cookie': sessionCookie(sessionId), 'Cache-Control': 'no-store' });
+  response.writeHead(204, { ...uiSecurityHeaders(), 'Set-Cookie': sessionCookie(sessionId, options.sessions.cookieName), 'Cache-Control': 'no-store' });
   response.end();
 }
 

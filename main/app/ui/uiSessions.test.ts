@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UiSessions, clearedSessionCookie, sessionCookie, sessionIdFrom } from './uiSessions';
+import { UiSessions, clearedSessionCookie, sessionCookie, sessionCookieName, sessionIdFrom } from './uiSessions';
 
 const ADMIN_TOKEN = 'admin-token-from-the-kubeconfig';
 
@@ -84,5 +84,20 @@ describe('UiSessions', () => {
   it('writes a cookie scripts cannot read and other sites do not send', () => {
     expect(sessionCookie('abc')).toBe('kubedesk-session=abc; Path=/; HttpOnly; Secure; SameSite=Strict');
     expect(clearedSessionCookie()).toContain('Max-Age=0');
+  });
+
+  it('names the cookie after the cluster, so two clusters on one host keep their sign-ins apart', () => {
+    const first = new UiSessions({ adminToken: ADMIN_TOKEN, clusterId: '0123456789abcdef' });
+    const second = new UiSessions({ adminToken: 'another-clusters-token', clusterId: 'fedcba9876543210' });
+    expect(first.cookieName).toBe('kubedesk-session-0123456789ab');
+    expect(second.cookieName).toBe('kubedesk-session-fedcba987654');
+    const firstId = first.exchange(ADMIN_TOKEN) ?? '';
+    const secondId = second.exchange('another-clusters-token') ?? '';
+    // a browser sends both cookies to both ports of 127.0.0.1: each cluster reads only its own
+    const cookie = `${sessionCookie(firstId, first.cookieName).split(';')[0]}; ${sessionCookie(secondId, second.cookieName).split(';')[0]}`;
+    expect(first.authenticate({ cookie })?.name).toBe('kubedesk-admin');
+    expect(second.authenticate({ cookie })?.name).toBe('kubedesk-admin');
+    expect(second.authenticate({ cookie: sessionCookie(firstId, second.cookieName).split(';')[0] })).toBeUndefined();
+    expect(sessionCookieName(undefined)).toBe('kubedesk-session');
   });
 });

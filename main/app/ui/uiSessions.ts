@@ -1,14 +1,23 @@
 // Sign-in for the web UI, which cannot send the kubeconfig's bearer token on every request (a
 // browser cannot set Authorization on a WebSocket or a navigation). A one-time login token (in the
 // URL `kubedesk serve` prints, or handed to the desktop window) — or the admin bearer token itself —
-// is exchanged for a session id kept in an HttpOnly cookie. A session acts as the kubeconfig's admin
-// user. Sessions live in memory only: a restart means signing in again. Secrets are kept as SHA-256
+// is exchanged for a session id kept in an HttpOnly cookie. Cookies are per host, not per port, so
+// the cookie is named after the cluster (`kubedesk-session-<cluster id>`): two clusters on
+// 127.0.0.1 at different ports keep their sign-ins side by side. A session acts as the kubeconfig's
+// admin user. Sessions live in memory only: a restart means signing in again. Secrets are kept as SHA-256
 // digests, so a lookup's timing says nothing about the secret and a memory dump holds no usable one.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Authenticator, UserInfo } from '../../apiserver/httpServer';
 
+/** The cookie's name without a cluster id (and its prefix with one). */
 export const SESSION_COOKIE = 'kubedesk-session';
+
+/** The session cookie's name for a cluster: `kubedesk-session-<first 12 characters of its id>`. */
+export function sessionCookieName(clusterId: string | undefined): string {
+  const suffix = (clusterId ?? '').replace(/[^A-Za-z0-9]/g, '').slice(0, 12);
+  return suffix ? `${SESSION_COOKIE}-${suffix}` : SESSION_COOKIE;
+}
 /** the identity the kubeconfig's admin token has (authentication.ts) */
 export const UI_SESSION_USER: Readonly<UserInfo> = Object.freeze({ name: 'kubedesk-admin', groups: ['system:masters', 'system:authenticated'] });
 
@@ -20,6 +29,8 @@ const MAX_LOGIN_TOKENS = 1000;
 export interface UiSessionsOptions {
   /** the kubeconfig's admin bearer token, which also signs in */
   adminToken: string;
+  /** the cluster's id (data dir), which names the cookie */
+  clusterId?: string;
   /** milliseconds since the epoch; a test clock may stand in */
   now?: () => number;
 }
@@ -31,10 +42,13 @@ export class UiSessions implements Authenticator {
   private readonly sessions = new Set<string>();
   private readonly adminToken: Buffer;
   private readonly now: () => number;
+  /** the name of this cluster's session cookie */
+  readonly cookieName: string;
 
   constructor(options: UiSessionsOptions) {
     this.adminToken = Buffer.from(options.adminToken);
     this.now = options.now ?? Date.now;
+    this.cookieName = sessionCookieName(options.clusterId);
   }
 
   /** A fresh one-time token (32 random bytes, base64url) that signs in once within 24 hours. */
@@ -71,7 +85,7 @@ export class UiSessions implements Authenticator {
 
   /** The session user when the request carries a live session cookie. */
   authenticate(headers: IncomingMessage['headers']): UserInfo | undefined {
-    const sessionId = sessionIdFrom(headers);
+    const sessionId = sessionIdFrom(headers, this.cookieName);
     if (sessionId === undefined || !this.sessions.has(digest(sessionId))) return undefined;
     return { name: UI_SESSION_USER.name, groups: [...UI_SESSION_USER.groups] };
   }
@@ -86,14 +100,14 @@ export class UiSessions implements Authenticator {
   }
 }
 
-/** The session id in the request's `kubedesk-session` cookie, if any. */
-export function sessionIdFrom(headers: IncomingMessage['headers']): string | undefined {
+/** The session id in the request's session cookie (`name`), if any. */
+export function sessionIdFrom(headers: IncomingMessage['headers'], name = SESSION_COOKIE): string | undefined {
   const header = headers.cookie;
   if (typeof header !== 'string') return undefined;
   for (const part of header.split(';')) {
     const separator = part.indexOf('=');
     if (separator < 0) continue;
-    if (part.slice(0, separator).trim() !== SESSION_COOKIE) continue;
+    if (part.slice(0, separator).trim() !== name) continue;
     const value = part.slice(separator + 1).trim();
     return value === '' ? undefined : value;
   }
@@ -101,13 +115,13 @@ export function sessionIdFrom(headers: IncomingMessage['headers']): string | und
 }
 
 /** Set-Cookie value for a session: script cannot read it, and other sites' requests do not carry it. */
-export function sessionCookie(sessionId: string): string {
-  return `${SESSION_COOKIE}=${sessionId}; Path=/; HttpOnly; Secure; SameSite=Strict`;
+export function sessionCookie(sessionId: string, name = SESSION_COOKIE): string {
+  return `${name}=${sessionId}; Path=/; HttpOnly; Secure; SameSite=Strict`;
 }
 
 /** Set-Cookie value that removes the session cookie. */
-export function clearedSessionCookie(): string {
-  return `${SESSION_COOKIE}=; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=0`;
+export function clearedSessionCookie(name = SESSION_COOKIE): string {
+  return `${name}=; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=0`;
 }
 
 function digest(secret: string): string {

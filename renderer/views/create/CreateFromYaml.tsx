@@ -12,6 +12,7 @@ import { YamlProblems } from '../../editor/YamlProblems';
 import type { YamlProblem } from '../../editor/yamlModel';
 import { formatRoute } from '../../store/routes';
 import { FIELD_MANAGER, resultOfError } from '../detail/operationResult';
+import { applyAsUi } from '../../editor/uiApply';
 import { defaultNamespaceOf, planApply, planLabel, splitDocuments, STARTER_YAML } from './createModel';
 
 interface DocumentResult {
@@ -65,9 +66,9 @@ export function CreateFromYaml() {
       }
       const label = planLabel(plan.plan);
       try {
-        const existed = await exists(plan.plan.path);
-        const applied = await client.patch<KubeObject>(plan.plan.path, plan.plan.body, 'apply', { query: { fieldManager: FIELD_MANAGER, dryRun: dryRun ? 'All' : undefined } });
-        const verb = existed ? 'configured' : 'created';
+        const live = await existing(plan.plan.path);
+        const applied = await applyAsUi(client, plan.plan.path, plan.plan.body, { manager: FIELD_MANAGER, dryRun, live });
+        const verb = live ? 'configured' : 'created';
         collected.push({
           ...base,
           tone: 'ok',
@@ -85,12 +86,11 @@ export function CreateFromYaml() {
     setBusy(false);
   };
 
-  const exists = async (path: string): Promise<boolean> => {
+  const existing = async (path: string): Promise<KubeObject | null> => {
     try {
-      await client.get(path);
-      return true;
+      return await client.get<KubeObject>(path);
     } catch (error) {
-      if (error instanceof KubeApiError && error.code === 404) return false;
+      if (error instanceof KubeApiError && error.code === 404) return null;
       throw error;
     }
   };

@@ -1,7 +1,9 @@
 // The detail page's YAML tab: the live object in Monaco (managedFields hidden unless asked),
 // Validate (a server-side dry-run PUT, ?dryRun=All), Apply (server-side apply as field manager
-// kubedesk-ui; a 409 lists the conflicting managers and fields from the Status causes and offers
-// force=true, as `kubectl apply --server-side --force-conflicts`), and Revert. A server-side change
+// kubedesk-ui, after taking the fields the UI's own actions wrote into its Apply entry — uiApply.ts —
+// so Scale… and then an edit of the replicas never conflict; a 409 lists the other managers and
+// fields from the Status causes and offers force=true, as `kubectl apply --server-side
+// --force-conflicts`), and Revert. A server-side change
 // never overwrites unsaved edits: a banner offers to load it instead.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { KubeObject } from '../../../shared/kubernetes/types';
@@ -9,6 +11,7 @@ import { useServices } from '../../context';
 import { resourcePath, type KindConfig } from '../../kinds/kindConfig';
 import { YamlEditor } from '../../editor/YamlEditor';
 import { YamlProblems } from '../../editor/YamlProblems';
+import { applyAsUi } from '../../editor/uiApply';
 import { applyConfiguration, hasUnsavedEdits, objectToYaml, parseYamlObject, validationBody, type YamlProblem } from '../../editor/yamlModel';
 import { FIELD_MANAGER, resultOfError, type OperationResult } from './operationResult';
 
@@ -70,7 +73,7 @@ export function YamlTab({ config, object, deleted }: { config: KindConfig; objec
     if (!parsed) return;
     setBusy(true);
     try {
-      const applied = await client.patch<KubeObject>(path, applyConfiguration(parsed), 'apply', { query: { fieldManager: FIELD_MANAGER, force: force ? 'true' : undefined } });
+      const applied = await applyAsUi(client, path, applyConfiguration(parsed), { manager: FIELD_MANAGER, force });
       load(applied);
       setResult({ tone: 'ok', title: `Applied${force ? ' (forced)' : ''}: ${config.kind.toLowerCase()}/${object.metadata.name ?? ''} configured, resourceVersion ${applied.metadata.resourceVersion ?? ''}.`, lines: [] });
     } catch (error) {

@@ -85,6 +85,11 @@ describe('the detail page model', () => {
     ]);
   });
 
+  it('does not colour a running container that is not ready green', () => {
+    const pod = object('p', {}, { spec: { containers: [{ name: 'web', image: 'nginx' }] }, status: { containerStatuses: [{ name: 'web', ready: false, restartCount: 0, state: { running: {} } }] } });
+    expect(containerRows(pod).map((row) => [row.state, row.tone])).toEqual([['Running', 'warn']]);
+  });
+
   it('sorts label chips by key', () => {
     expect(chipsOf({ b: '2', a: '1' })).toEqual([{ key: 'a', value: '1' }, { key: 'b', value: '2' }]);
     expect(chipsOf(undefined)).toEqual([]);

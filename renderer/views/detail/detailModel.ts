@@ -153,7 +153,9 @@ export function containerRows(pod: KubeObject): ContainerRow[] {
       if (!isRecord(container)) continue;
       const name = text(container.name);
       const containerStatus = statuses.get(name);
-      const { state, tone } = stateOf(containerStatus?.state);
+      const { state, tone: stateTone } = stateOf(containerStatus?.state);
+      // a running container that is not ready (its readiness probe fails) is not green
+      const tone = stateTone === 'ok' && containerStatus?.ready !== true ? 'warn' : stateTone;
       rows.push({ name, image: text(container.image), init, ready: containerStatus?.ready === true, restarts: typeof containerStatus?.restartCount === 'number' ? containerStatus.restartCount : 0, state, tone });
     }
   }

@@ -1,6 +1,7 @@
 // The landing page (#/overview): nodes with their requested (and, when metrics.k8s.io answers,
 // used) CPU and memory against allocatable — what `kubectl describe node` and `kubectl top node`
-// show —, pods by phase (each a link to the pods list filtered by that phase), workloads whose
+// show —, pods by health as `kubectl get pods` STATUS and READY read (each count a link to the pods
+// list filtered to that health), workloads whose
 // ready count is below the desired one, the newest Warning events, image pulls in progress, and,
 // on an empty cluster, what to do next. Cluster objects come from watches; only the metrics are
 // fetched, on a slow timer, because metrics.k8s.io cannot be watched (upstream metrics-server).
@@ -11,12 +12,21 @@ import { useAppState, useCollection, useKinds, useNamespacedItems, useNow, useSe
 import { daemonSets, deployments, events, kindOf, nodes, pods, statefulSets } from '../../kinds';
 import { formatRoute, type Route } from '../../store/routes';
 import { currentPulls, pullSummaries } from './imagePulls';
-import { countPodPhases, formatCpu, formatMemory, fraction, nodeLoads, nodeUsageOf, notReadyWorkloads, POD_PHASES, recentWarnings, type NodeLoad, type PodPhase, type ResourceAmounts, type WarningEvent } from './overviewModel';
+import { POD_HEALTH_LABELS, POD_HEALTHS, type PodHealth } from '../../../shared/printers/podHealth';
+import { POD_HEALTH_TONES } from '../../kinds/tones';
+import { countPodHealth, formatCpu, formatMemory, fraction, nodeLoads, nodeUsageOf, notReadyWorkloads, recentWarnings, type NodeLoad, type ResourceAmounts, type WarningEvent } from './overviewModel';
 
 const METRICS_PATH = '/apis/metrics.k8s.io/v1beta1/nodes';
 const METRICS_REFRESH_MS = 30_000;
 const SYSTEM_NAMESPACES = new Set(['kube-system', 'kube-public', 'kube-node-lease']);
-const PHASE_TONES: Record<PodPhase, string> = { Running: 'ok', Pending: 'warn', Succeeded: 'muted', Failed: 'error', Unknown: 'error' };
+const HEALTH_HINTS: Record<PodHealth, string> = {
+  healthy: 'STATUS Running with every container ready',
+  'not-ready': 'Running, but not every container is ready (READY below total, e.g. a failing readiness probe)',
+  failing: 'CrashLoopBackOff, Error, ImagePullBackOff, ErrImagePull, CreateContainerConfigError, Unknown…',
+  pending: 'Pending, ContainerCreating or running init containers',
+  terminating: 'being deleted',
+  completed: 'Completed: every container exited successfully',
+};
 
 export function Overview() {
   const selected = useAppState((state) => state.selectedNamespaces);
@@ -29,7 +39,8 @@ export function Overview() {
   const eventItems = useNamespacedItems(events);
   const usage = useNodeUsage();
 
-  const phases = useMemo(() => countPodPhases(podItems.items), [podItems.items]);
+  // a pod's health depends only on its object, so counting on each change of the pods is enough
+  const healthCounts = useMemo(() => countPodHealth(podItems.items), [podItems.items]);
   const loads = useMemo(() => nodeLoads(Object.values(nodeCollection.items), Object.values(allPods.items), usage), [nodeCollection.items, allPods.items, usage]);
   const notReady = useMemo(
     () =>
@@ -68,7 +79,7 @@ export function Overview() {
       )}
       {loaded && !hasUserObjects && <GetStarted namespaces={selected} />}
       <div className="overview-grid">
-        <PodPhases counts={phases} loading={podItems.collection.phase === 'loading'} />
+        <PodHealthCounts counts={healthCounts} loading={podItems.collection.phase === 'loading'} />
         <Panel title="Nodes" count={loads.length}>
           {loads.length === 0 ? <p className="hint">{nodeCollection.phase === 'loading' ? 'Loading…' : 'No nodes registered yet: the kubelet registers one when kubedesk starts.'}</p> : loads.map((load) => <NodeCard key={load.name} load={load} />)}
         </Panel>
@@ -109,27 +120,34 @@ function Panel({ title, count, wide, children }: { title: string; count?: number
   );
 }
 
-function PodPhases({ counts, loading }: { counts: Record<PodPhase, number>; loading: boolean }) {
+function PodHealthCounts({ counts, loading }: { counts: Record<PodHealth, number>; loading: boolean }) {
   const navigate = useAppState((state) => state.navigate);
   const setListFilter = useAppState((state) => state.setListFilter);
-  const total = POD_PHASES.reduce((sum, phase) => sum + counts[phase], 0);
-  const open = (phase: PodPhase) => {
-    setListFilter(pods.key, `phase:${phase}`);
+  const total = POD_HEALTHS.reduce((sum, health) => sum + counts[health], 0);
+  const open = (health: PodHealth) => {
+    setListFilter(pods.key, `health:${health}`);
     navigate({ view: 'list', kindKey: pods.key });
   };
   return (
     <Panel title="Pods" count={loading ? undefined : total}>
-      <div className="overview-phases">
-        {POD_PHASES.map((phase) => (
-          <button key={phase} className={`overview-phase phase-${PHASE_TONES[phase]}${counts[phase] === 0 ? ' zero' : ''}`} onClick={() => open(phase)} data-testid={`phase-${phase}`} title={`Show ${phase} pods`}>
-            <span className="overview-phase-count">{loading ? '…' : counts[phase]}</span>
-            <span className="overview-phase-name">{phase}</span>
+      <div className="overview-phases" data-testid="pod-health">
+        {POD_HEALTHS.map((health) => (
+          <button
+            key={health}
+            className={`overview-phase phase-${POD_HEALTH_TONES[health] ?? 'muted'}${counts[health] === 0 ? ' zero' : ''}`}
+            onClick={() => open(health)}
+            data-testid={`pods-${health}`}
+            data-count={loading ? undefined : counts[health]}
+            title={`${POD_HEALTH_LABELS[health]}: ${HEALTH_HINTS[health]}. Click to list them.`}
+          >
+            <span className="overview-phase-count">{loading ? '…' : counts[health]}</span>
+            <span className="overview-phase-name">{POD_HEALTH_LABELS[health]}</span>
           </button>
         ))}
       </div>
       {total > 0 && (
         <div className="overview-phase-bar" aria-hidden="true">
-          {POD_PHASES.map((phase) => (counts[phase] > 0 ? <span key={phase} className={`phase-${PHASE_TONES[phase]}`} style={{ flexGrow: counts[phase] }} /> : null))}
+          {POD_HEALTHS.map((health) => (counts[health] > 0 ? <span key={health} className={`phase-${POD_HEALTH_TONES[health] ?? 'muted'}`} style={{ flexGrow: counts[health] }} /> : null))}
         </div>
       )}
     </Panel>
@@ -162,12 +180,13 @@ function Meter({ label, requested, used, allocatable, format }: { label: string;
   return (
     <div className="overview-meter">
       <span className="overview-meter-label">{label}</span>
-      <span className="overview-meter-track" title={`requested ${format(requested)} of ${format(allocatable)} allocatable${used !== undefined ? `; using ${format(used)}` : ''}`}>
+      <span className="overview-meter-track" aria-hidden="true" title={`requested ${format(requested)} of ${format(allocatable)} allocatable${used !== undefined ? `; using ${format(used)}` : ''}`}>
         <span className={`overview-meter-requested tone-bg-${tone}`} style={{ width: percent(Math.min(1, requestedShare)) }} />
         {usedShare !== undefined && <span className="overview-meter-used" style={{ left: percent(Math.min(1, usedShare)) }} />}
       </span>
-      <span className="overview-meter-text">
-        {format(requested)} / {format(allocatable)} requested ({percent(requestedShare)}){used !== undefined ? ` · ${format(used)} used` : ''}
+      <span className="overview-meter-percent">{percent(requestedShare)}</span>
+      <span className="overview-meter-text" data-testid={`meter-${label.toLowerCase()}`}>
+        {format(requested)} of {format(allocatable)} requested{used !== undefined ? ` · ${format(used)} used` : ''}
       </span>
     </div>
   );
@@ -228,11 +247,13 @@ function GetStarted({ namespaces }: { namespaces: string[] }) {
 
 /** Node usage from metrics.k8s.io, refreshed slowly; undefined while it does not answer. */
 function useNodeUsage(): Map<string, ResourceAmounts> | undefined {
-  const { client } = useServices();
+  const { client, store } = useServices();
   const [usage, setUsage] = useState<Map<string, ResourceAmounts> | undefined>(undefined);
   useEffect(() => {
     let stopped = false;
     const refresh = () => {
+      // no requests while the cluster is gone: the connection monitor alone tries
+      if (store.getState().connection.state === 'offline') return;
       client.get<unknown>(METRICS_PATH).then(
         (list) => {
           if (!stopped) setUsage(isRecord(list) ? nodeUsageOf(list.items) : undefined);
@@ -248,6 +269,6 @@ function useNodeUsage(): Map<string, ResourceAmounts> | undefined {
       stopped = true;
       clearInterval(timer);
     };
-  }, [client]);
+  }, [client, store]);
   return usage;
 }

@@ -1,7 +1,7 @@
 // Tests of the overview's aggregations: phases, not-ready workloads, node requests, warnings.
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../shared/kubernetes/types';
-import { countPodPhases, formatCpu, formatMemory, nodeLoads, nodeUsageOf, notReadyWorkloads, podRequests, recentWarnings } from './overviewModel';
+import { countPodHealth, countPodPhases, formatCpu, formatMemory, nodeLoads, nodeUsageOf, notReadyWorkloads, podRequests, recentWarnings } from './overviewModel';
 
 function pod(name: string, phase: string | undefined, extra: Record<string, unknown> = {}): KubeObject {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, ...(phase ? { status: { phase } } : {}), ...extra };
@@ -15,6 +15,22 @@ describe('countPodPhases', () => {
   it('counts each phase, a pod without status as Pending and an unknown phase as Unknown', () => {
     const counts = countPodPhases([pod('a', 'Running'), pod('b', 'Running'), pod('c', undefined), pod('d', 'Succeeded'), pod('e', 'Failed'), pod('f', 'Weird')]);
     expect(counts).toEqual({ Running: 2, Pending: 1, Succeeded: 1, Failed: 1, Unknown: 1 });
+  });
+});
+
+describe('countPodHealth', () => {
+  const status = (ready: boolean, state: Record<string, unknown>, phase = 'Running') => ({ spec: { containers: [{ name: 'c', image: 'busybox' }] }, status: { phase, containerStatuses: [{ name: 'c', ready, restartCount: 0, state }] } });
+  it('counts a crash loop as failing and a 0/1 Running pod as not ready, never as Running', () => {
+    const counts = countPodHealth([
+      pod('ok', 'Running', status(true, { running: {} })),
+      pod('probe', 'Running', status(false, { running: {} })),
+      pod('crash', 'Running', status(false, { waiting: { reason: 'CrashLoopBackOff' } })),
+      pod('image', 'Pending', status(false, { waiting: { reason: 'ImagePullBackOff' } }, 'Pending')),
+      pod('new', 'Pending', status(false, { waiting: { reason: 'ContainerCreating' } }, 'Pending')),
+      pod('done', 'Succeeded', status(false, { terminated: { exitCode: 0, reason: 'Completed' } }, 'Succeeded')),
+      pod('going', 'Running', { ...status(true, { running: {} }), metadata: { name: 'going', namespace: 'default', deletionTimestamp: '2026-01-01T00:00:00Z' } }),
+    ]);
+    expect(counts).toEqual({ healthy: 1, 'not-ready': 1, failing: 2, pending: 1, terminating: 1, completed: 1 });
   });
 });
 

@@ -1,4 +1,5 @@
-// The overview's pure aggregations: pods counted by phase, workloads whose ready count is below
+// The overview's pure aggregations: pods counted by health as kubectl's STATUS and READY read
+// (shared/printers/podHealth) and by phase, workloads whose ready count is below
 // the desired one, each node's requested vs allocatable CPU and memory (as `kubectl describe node`
 // sums "Allocated resources": non-terminated pods bound to the node, a pod's request being
 // max(sum of app containers, largest init container) plus overhead — upstream
@@ -6,6 +7,7 @@
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import { parseMilliValue, parseValue } from '../../../shared/kubernetes/quantity';
+import { podHealth, type PodHealth } from '../../../shared/printers/podHealth';
 
 export const POD_PHASES = ['Running', 'Pending', 'Succeeded', 'Failed', 'Unknown'] as const;
 export type PodPhase = (typeof POD_PHASES)[number];
@@ -18,6 +20,13 @@ export function podPhaseOf(pod: KubeObject): PodPhase {
 export function countPodPhases(pods: Iterable<KubeObject>): Record<PodPhase, number> {
   const counts: Record<PodPhase, number> = { Running: 0, Pending: 0, Succeeded: 0, Failed: 0, Unknown: 0 };
   for (const pod of pods) counts[podPhaseOf(pod)]++;
+  return counts;
+}
+
+/** Pods counted by health (kubectl's STATUS and READY): a crash loop or a 0/1 pod is never counted as Running. */
+export function countPodHealth(pods: Iterable<KubeObject>, now: Date = new Date()): Record<PodHealth, number> {
+  const counts: Record<PodHealth, number> = { healthy: 0, 'not-ready': 0, failing: 0, pending: 0, terminating: 0, completed: 0 };
+  for (const pod of pods) counts[podHealth(pod, now)]++;
   return counts;
 }
 
