@@ -2,7 +2,7 @@
 // when 6443 is taken; other start failures are not retried. Cluster.start is a fake here.
 import { describe, expect, it } from 'vitest';
 import type { ClusterOptions } from '../cluster';
-import { isAddressInUse, startPreferringPort } from './clusterControl';
+import { countPodHealth, isAddressInUse, startPreferringPort } from './clusterControl';
 
 const options: ClusterOptions = { dataDir: '/tmp/kubedesk-unused', port: 6443, kubeconfigPath: '/tmp/kubeconfig-unused', nodes: 1 };
 
@@ -73,5 +73,27 @@ describe('isAddressInUse', () => {
     { name: 'undefined', error: undefined, expected: false },
   ])('is $expected for $name', ({ error, expected }) => {
     expect(isAddressInUse(error)).toBe(expected);
+  });
+});
+
+describe('countPodHealth', () => {
+  const container = (ready: boolean, state: Record<string, unknown>) => ({ name: 'app', ready, restartCount: 0, state });
+  const pod = (name: string, phase: string, statuses: Record<string, unknown>[]) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default', creationTimestamp: '2026-01-01T00:00:00Z' },
+    spec: { containers: [{ name: 'app', image: 'busybox' }] },
+    status: { phase, containerStatuses: statuses },
+  });
+
+  it('counts a ready Running pod as healthy and a crash loop or a 0/1 Running pod as unhealthy', () => {
+    const pods = [
+      pod('web', 'Running', [container(true, { running: {} })]),
+      pod('crasher', 'Running', [container(false, { waiting: { reason: 'CrashLoopBackOff' } })]),
+      pod('unready', 'Running', [container(false, { running: {} })]),
+      pod('starting', 'Pending', []),
+      pod('done', 'Succeeded', [container(false, { terminated: { reason: 'Completed', exitCode: 0 } })]),
+    ];
+    expect(countPodHealth(pods)).toEqual({ healthy: 1, unhealthy: 2 });
   });
 });

@@ -1,5 +1,6 @@
 // The real ClusterControl for the desktop shell: starts the same Cluster as `kubedesk serve`, resets
-// like `kubedesk reset` (cli.ts removeCluster), and counts running pods for the tray from a pod
+// like `kubedesk reset` (cli.ts removeCluster), and counts healthy and unhealthy pods for the tray
+// (by the STATUS and READY `kubectl get pods` prints, so a crash loop never counts as running) from a pod
 // informer (event-driven, as the kubelet and controllers watch; no polling). The API server prefers
 // its usual port (6443, kube-apiserver's --secure-port default) but takes any free port when that
 // one is held, since the kubeconfig is written with the port actually bound.
@@ -11,7 +12,7 @@ import { pkiDirectory, pkiFileNames } from '../../apiserver/pki';
 import { SharedInformerFactory } from '../../client/informer';
 import { resources } from '../../client/resources';
 import type { KubeObject } from '../../../shared/kubernetes/types';
-import { isRecord } from '../../../shared/kubernetes/types';
+import { podHealth } from '../../../shared/printers/podHealth';
 import type { ClusterControl, RunningCluster } from './desktopShell';
 
 export type StartCluster<T> = (options: ClusterOptions) => Promise<T>;
@@ -63,15 +64,15 @@ function runningCluster(cluster: Cluster): RunningCluster {
   };
 }
 
-function watchRunningPods(cluster: Cluster, listener: (count: number) => void): { dispose(): void } {
+function watchRunningPods(cluster: Cluster, listener: (count: number, unhealthy: number) => void): { dispose(): void } {
   const factory = new SharedInformerFactory(cluster.client);
   const pods = factory.informerFor<KubeObject>(resources.pods);
-  let last = -1;
+  let last = '';
   const recount = () => {
-    const count = pods.list().filter(isRunning).length;
-    if (count === last) return;
-    last = count;
-    listener(count);
+    const { healthy, unhealthy } = countPodHealth(pods.list());
+    if (`${healthy}/${unhealthy}` === last) return;
+    last = `${healthy}/${unhealthy}`;
+    listener(healthy, unhealthy);
   };
   pods.addEventHandler({ onAdd: recount, onUpdate: recount, onDelete: recount });
   factory.start();
@@ -79,7 +80,14 @@ function watchRunningPods(cluster: Cluster, listener: (count: number) => void): 
   return { dispose: () => factory.dispose() };
 }
 
-function isRunning(pod: KubeObject): boolean {
-  const status: unknown = Reflect.get(pod, 'status');
-  return isRecord(status) && status.phase === 'Running';
+/** Running with every container ready, and what kubectl shows as a problem (not ready or failing). */
+export function countPodHealth(pods: readonly KubeObject[], now: Date = new Date()): { healthy: number; unhealthy: number } {
+  let healthy = 0;
+  let unhealthy = 0;
+  for (const pod of pods) {
+    const health = podHealth(pod, now);
+    if (health === 'healthy') healthy += 1;
+    else if (health === 'not-ready' || health === 'failing') unhealthy += 1;
+  }
+  return { healthy, unhealthy };
 }

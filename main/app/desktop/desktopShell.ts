@@ -21,8 +21,11 @@ export interface RunningCluster {
   readonly caPem: string;
   /** A one-time login URL that sets the UI's session cookie and redirects to /ui/. */
   uiLoginUrl(): string;
-  /** Calls `listener` with the number of running pods now and whenever it changes. */
-  watchRunningPods(listener: (count: number) => void): { dispose(): void };
+  /**
+   * Calls `listener` now and whenever the counts change: pods running with every container ready,
+   * and pods that `kubectl get pods` shows as a problem (not ready, crash looping, image or config errors).
+   */
+  watchRunningPods(listener: (count: number, unhealthy?: number) => void): { dispose(): void };
   /** Stops (does not remove) the cluster's containers; called after dispose(). */
   stopContainers(): Promise<void>;
   dispose(): Promise<void>;
@@ -140,8 +143,8 @@ export class DesktopShell {
     }
     this.cluster = cluster;
     this.setStatus({ state: 'running', pods: 0 });
-    this.podWatch = cluster.watchRunningPods((pods) => {
-      if (this.cluster === cluster) this.setStatus({ state: 'running', pods });
+    this.podWatch = cluster.watchRunningPods((pods, unhealthy) => {
+      if (this.cluster === cluster) this.setStatus({ state: 'running', pods, unhealthy });
     });
     await this.loadApp();
   }
@@ -396,7 +399,7 @@ export class DesktopShell {
   }
 
   private setStatus(status: ClusterStatus): void {
-    const same = status.state === this.status.state && (status.state !== 'running' || (this.status.state === 'running' && status.pods === this.status.pods));
+    const same = status.state === this.status.state && (status.state !== 'running' || (this.status.state === 'running' && status.pods === this.status.pods && status.unhealthy === this.status.unhealthy));
     this.status = status;
     if (!same || status.state === 'error') this.refreshTray();
   }

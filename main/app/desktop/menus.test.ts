@@ -30,6 +30,8 @@ describe('the tray menu', () => {
     [{ state: 'running', pods: 0 }, 'Cluster: running (0 pods)'],
     [{ state: 'running', pods: 1 }, 'Cluster: running (1 pod)'],
     [{ state: 'running', pods: 12 }, 'Cluster: running (12 pods)'],
+    [{ state: 'running', pods: 12, unhealthy: 0 }, 'Cluster: running (12 pods)'],
+    [{ state: 'running', pods: 3, unhealthy: 2 }, 'Cluster: running (3 pods, 2 not healthy)'],
     [{ state: 'stopping' }, 'Cluster: stopping…'],
     [{ state: 'stopped' }, 'Cluster: stopped'],
     [{ state: 'error', message: 'port 6443 in use' }, 'Cluster: error'],

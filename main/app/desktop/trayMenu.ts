@@ -4,7 +4,7 @@ import type { MenuItemTemplate } from './electronModule';
 
 export type ClusterStatus =
   | { state: 'starting' }
-  | { state: 'running'; pods: number }
+  | { state: 'running'; pods: number; unhealthy?: number }
   | { state: 'stopping' }
   | { state: 'stopped' }
   | { state: 'error'; message: string };
@@ -14,7 +14,7 @@ export function clusterStatusText(status: ClusterStatus): string {
     case 'starting':
       return 'Cluster: starting…';
     case 'running':
-      return `Cluster: running (${status.pods} ${status.pods === 1 ? 'pod' : 'pods'})`;
+      return `Cluster: running (${status.pods} ${status.pods === 1 ? 'pod' : 'pods'}${status.unhealthy ? `, ${status.unhealthy} not healthy` : ''})`;
     case 'stopping':
       return 'Cluster: stopping…';
     case 'stopped':
