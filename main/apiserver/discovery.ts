@@ -1,7 +1,7 @@
 // API discovery documents: legacy (/api, /apis, /api/v1, /apis/<g>/<v>) and aggregated
 // (apidiscovery.k8s.io/v2), as staging/src/k8s.io/apiserver/pkg/endpoints/discovery. kubectl
 // resolves short names, categories (`kubectl get all`) and scope from these.
-import type { KindStrategy } from '../registry/types';
+import type { KindStrategy } from '../registry/strategy';
 import type { ResourceRegistry } from './resourceRegistry';
 
 export const AGGREGATED_DISCOVERY_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';

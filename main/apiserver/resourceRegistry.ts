@@ -1,7 +1,7 @@
 // The set of served resources, looked up by path (group, version, resource) or by kind. Starts with
 // the built-in kinds; CustomResourceDefinitions add to it at run time (onDidChange lets discovery
 // and OpenAPI rebuild).
-import type { KindStrategy } from '../registry/types';
+import type { KindStrategy } from '../registry/strategy';
 import { qualifiedResource } from '../registry/resources';
 
 export class ResourceRegistry {

@@ -1,7 +1,7 @@
 // Conversion of objects to meta.k8s.io Table and PartialObjectMetadata replies, as the apiserver's
 // TableConvertor (staging/src/k8s.io/apiserver/pkg/registry/rest/table.go) and handlers/response.go.
 import type { KubeObject, ListMeta } from '../../shared/kubernetes/types';
-import type { KindStrategy } from '../registry/types';
+import type { KindStrategy } from '../registry/strategy';
 import { ApiError } from './apiError';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';

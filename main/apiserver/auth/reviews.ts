@@ -6,7 +6,7 @@ import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import type { FieldError } from '../../registry/fieldErrors';
 import { fieldErrors } from '../../registry/fieldErrors';
-import type { KindStrategy } from '../../registry/types';
+import type { KindStrategy } from '../../registry/strategy';
 import { ApiError } from '../apiError';
 import { json } from '../handlers/replies';
 import type { ApiReply, ApiRequest, ApiServerContext } from '../handlers/request';

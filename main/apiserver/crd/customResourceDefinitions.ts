@@ -8,7 +8,7 @@
 // watch on a microtask, so a CRD is Established before the next request is read.
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
-import type { KindStrategy } from '../../registry/types';
+import type { KindStrategy } from '../../registry/strategy';
 import type { Disposable, Store } from '../../storage/store';
 import { ApiError } from '../apiError';
 import { qualifiedResource } from '../../registry/resources';

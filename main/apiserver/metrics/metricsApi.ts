@@ -6,7 +6,7 @@
 // namespace then name, items of a list carry no kind/apiVersion, a missing item is
 // `pods.metrics.k8s.io "<ns>/<name>" not found`, and Table replies have Name, cpu, memory, Window.
 import type { KubeObject } from '../../../shared/kubernetes/types';
-import type { ColumnDefinition, TableDef } from '../../registry/types';
+import type { ColumnDefinition, TableDef } from '../../../shared/printers/table';
 import { defineKind, type KindStrategy } from '../../registry/strategy';
 import { ApiError } from '../apiError';
 import { json } from '../handlers/replies';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { builtinResources } from '../../registry/resources';
-import type { KindStrategy } from '../../registry/types';
+import type { KindStrategy } from '../../registry/strategy';
 import { isExemptResource, namespaceSelectorMatches, objectSelectorMatches, ruleMatches, type AdmissionAttributes } from './matching';
 
 const defs = builtinResources();
