@@ -5,6 +5,7 @@
 // has and what stands behind them). The generic store and the request handlers in main/apiserver
 // call these hooks and never name a kind. Pure: imports only shared/ and the registry's libraries.
 import type { KubeObject } from '../../shared/kubernetes/types';
+import { selectorToString } from '../../shared/kubernetes/labelSelector';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { TableDef } from '../../shared/printers/table';
 import type { FieldError } from './fieldErrors';
@@ -288,7 +289,7 @@ export function replicasScaleSubresource(): SubresourceDescription {
     kind: 'Scale',
     specReplicasPath: 'spec.replicas',
     statusReplicasPath: 'status.replicas',
-    selector: (obj) => (isRecord(obj.spec) && isRecord(obj.spec.selector) ? formatLabelSelector(obj.spec.selector) : ''),
+    selector: (obj) => (isRecord(obj.spec) ? selectorToString(obj.spec.selector) : ''),
   };
 }
 
@@ -301,33 +302,6 @@ export function leniently(step: (obj: KubeObject) => void): (obj: KubeObject) =>
       // validation reports the malformed field
     }
   };
-}
-
-/** metav1.FormatLabelSelector without the `<none>`/`<error>` forms (what Scale's status.selector holds). */
-export function formatLabelSelector(selector: Record<string, unknown>): string {
-  const parts: string[] = [];
-  if (isRecord(selector.matchLabels)) for (const [key, value] of Object.entries(selector.matchLabels)) parts.push(`${key}=${String(value)}`);
-  if (Array.isArray(selector.matchExpressions)) {
-    for (const expression of selector.matchExpressions) {
-      if (!isRecord(expression)) continue;
-      const values = Array.isArray(expression.values) ? expression.values.map(String) : [];
-      switch (expression.operator) {
-        case 'In':
-          parts.push(`${String(expression.key)} in (${values.join(',')})`);
-          break;
-        case 'NotIn':
-          parts.push(`${String(expression.key)} notin (${values.join(',')})`);
-          break;
-        case 'Exists':
-          parts.push(String(expression.key));
-          break;
-        case 'DoesNotExist':
-          parts.push(`!${String(expression.key)}`);
-          break;
-      }
-    }
-  }
-  return parts.join(',');
 }
 
 /** RFC 3339 with seconds, as metav1.Time marshals. */

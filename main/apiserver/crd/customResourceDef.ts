@@ -18,6 +18,7 @@ import { stringList, type JsonSchema } from '../../registry/validation/jsonSchem
 import { validateValue } from './schemaValidation';
 import { applyDefaults, pruneCustomResource } from './structural';
 import { validateRules } from './validationRules';
+import { readPath } from '../handlers/scale';
 
 /** A custom resource's strategy; it also carries its schema, which the OpenAPI documents publish. */
 export type CustomResourceDef = KindStrategy;
@@ -53,15 +54,6 @@ function scaleOf(version: Record<string, unknown>): SubresourceDescription | und
       return typeof selector === 'string' && selector !== '' ? selector : undefined;
     },
   };
-}
-
-function readPath(obj: unknown, path: string): unknown {
-  let current = obj;
-  for (const segment of path.replace(/^\./, '').split('.').filter((part) => part !== '')) {
-    if (!isRecord(current)) return undefined;
-    current = current[segment];
-  }
-  return current;
 }
 
 function printerColumns(version: Record<string, unknown>): CustomResourceColumnDefinition[] {

@@ -11,6 +11,7 @@ import type { KubeObject, StatusDetails } from '../../../shared/kubernetes/types
 import { isRecord } from '../../../shared/kubernetes/types';
 import type { KindStrategy } from '../../registry/strategy';
 import { ApiError } from '../apiError';
+import { nowTimestamp } from '../objectMeta';
 import { json, successStatus, withWarnings } from '../handlers/replies';
 import type { ApiReply, SubresourceHandler } from '../handlers/request';
 import type { ResourceRegistry } from '../resourceRegistry';
@@ -29,10 +30,6 @@ function recordOf(value: unknown): Record<string, unknown> {
 
 function numberOf(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
-
-function nowTimestamp(now: Date): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 function isPodReady(pod: KubeObject): boolean {
