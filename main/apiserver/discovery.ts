@@ -1,7 +1,7 @@
 // API discovery documents: legacy (/api, /apis, /api/v1, /apis/<g>/<v>) and aggregated
 // (apidiscovery.k8s.io/v2), as staging/src/k8s.io/apiserver/pkg/endpoints/discovery. kubectl
 // resolves short names, categories (`kubectl get all`) and scope from these.
-import type { ResourceDef } from '../registry/types';
+import type { KindStrategy } from '../registry/strategy';
 import type { ResourceRegistry } from './resourceRegistry';
 
 export const AGGREGATED_DISCOVERY_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
@@ -96,7 +96,7 @@ export function aggregatedDiscovery(registry: ResourceRegistry, legacy: boolean,
   return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items };
 }
 
-function aggregatedResource(def: ResourceDef): unknown {
+function aggregatedResource(def: KindStrategy): unknown {
   const entry: Record<string, unknown> = {
     resource: def.resource,
     responseKind: { group: def.group, version: def.version, kind: def.kind },
@@ -116,7 +116,7 @@ function aggregatedResource(def: ResourceDef): unknown {
   return entry;
 }
 
-function storageVersionHash(def: ResourceDef): string {
+function storageVersionHash(def: KindStrategy): string {
   // Upstream hashes group/version/kind into 8 base64 bytes; clients only compare it for equality.
   let hash = 0x811c9dc5;
   for (const char of `${def.group}/${def.version}/${def.kind}`) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0;

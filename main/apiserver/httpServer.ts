@@ -15,8 +15,9 @@ import { createServer as createNetServer, type AddressInfo, type Server as NetSe
 import { rmSync } from 'node:fs';
 import { ApiError } from './apiError';
 import { MAX_BODY_BYTES } from './content';
-import type { ApiRequest, ApiResponse, ApiServer, ApiStreamReply, ApiWatchReply } from './apiServer';
-import { errorReply } from './apiServer';
+import type { ApiServer } from './apiServer';
+import type { ApiRequest, ApiResponse, ApiStreamReply, ApiWatchReply } from './handlers/request';
+import { errorReply } from './handlers/replies';
 import { WebSocketReplies, isWebSocketRequest, startBatchedWatch, writeUpgradeRefusal } from './websocketStreams';
 
 export interface UserInfo {

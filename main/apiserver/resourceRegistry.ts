@@ -1,20 +1,20 @@
 // The set of served resources, looked up by path (group, version, resource) or by kind. Starts with
 // the built-in kinds; CustomResourceDefinitions add to it at run time (onDidChange lets discovery
 // and OpenAPI rebuild).
-import type { ResourceDef } from '../registry/types';
+import type { KindStrategy } from '../registry/strategy';
 import { qualifiedResource } from '../registry/resources';
 
 export class ResourceRegistry {
-  private readonly byPath = new Map<string, ResourceDef>();
-  private readonly byKind = new Map<string, ResourceDef>();
-  private readonly list: ResourceDef[] = [];
+  private readonly byPath = new Map<string, KindStrategy>();
+  private readonly byKind = new Map<string, KindStrategy>();
+  private readonly list: KindStrategy[] = [];
   private readonly listeners = new Set<() => void>();
 
-  constructor(defs: ResourceDef[]) {
+  constructor(defs: KindStrategy[]) {
     for (const def of defs) this.add(def, false);
   }
 
-  add(def: ResourceDef, notify = true): void {
+  add(def: KindStrategy, notify = true): void {
     const key = pathKey(def.group, def.version, def.resource);
     const existing = this.byPath.get(key);
     if (existing) this.list.splice(this.list.indexOf(existing), 1, def);
@@ -35,16 +35,16 @@ export class ResourceRegistry {
     for (const listener of this.listeners) listener();
   }
 
-  lookup(group: string, version: string, resource: string): ResourceDef | undefined {
+  lookup(group: string, version: string, resource: string): KindStrategy | undefined {
     return this.byPath.get(pathKey(group, version, resource));
   }
 
-  lookupKind(group: string, version: string, kind: string): ResourceDef | undefined {
+  lookupKind(group: string, version: string, kind: string): KindStrategy | undefined {
     return this.byKind.get(`${group}/${version}/${kind}`);
   }
 
   /** every resource served under group (all versions) */
-  all(): readonly ResourceDef[] {
+  all(): readonly KindStrategy[] {
     return this.list;
   }
 

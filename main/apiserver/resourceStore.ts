@@ -2,10 +2,12 @@
 // (staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go) and the request handlers
 // (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/{create,update,patch,delete,get}.go):
 // type checks, strict field validation, defaulting, validation, optimistic concurrency, generation,
-// finalizers and graceful deletion, dry run. Everything here works on plain JSON objects.
+// finalizers and graceful deletion, dry run. What differs between kinds comes from each kind's
+// strategy (main/registry/kinds): this file names no kind. Everything here works on plain JSON objects.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
-import type { ResourceDef } from '../registry/types';
+import type { AllocatorName, KindStrategy, Subresource } from '../registry/strategy';
+import { StrategyError, subresourceOf } from '../registry/strategy';
 import type { FieldError } from '../registry/fieldErrors';
 import { fieldErrors } from '../registry/fieldErrors';
 import { apiVersionOf, qualifiedResource } from '../registry/resources';
@@ -16,8 +18,6 @@ import { requireObjectBody } from './content';
 import { generateName, jsonEqual, newUid, nowTimestamp } from './objectMeta';
 import { decodeErrorMessage, findTypeErrors, findUnknownFields, pruneUnknownFields, strictDecodingMessage } from './openapi/fieldValidation';
 import type { FieldRequirement, LabelRequirement } from './selectors';
-import { pruneCustomResourceObject } from './crd/customResourceDef';
-import { CUSTOM_RESOURCE_DEFINITIONS, pendingCustomResourceDefinitionDeletion } from './crd/crdDeletion';
 import { matchesFields, matchesLabels } from './selectors';
 import { managerName, recordUpdate, sameManagedFields } from './fieldManager/managedFields';
 
@@ -31,12 +31,22 @@ export interface WriteOptions {
   userAgent?: string;
   /** set for server-side apply: the applied object already carries its managedFields */
   apply?: { force: boolean };
-  /** writes that upstream makes below the field manager (pods/binding): managedFields stay as they are */
-  untracked?: boolean;
   /** who writes (HTTPS requests and identified components); undefined for kubedesk's internal calls */
   user?: { name: string; groups: string[]; uid?: string; extra?: Record<string, string[]> };
   /** collected `Warning` header texts */
   warnings: string[];
+}
+
+/** An update: of the main resource, or through one of the kind's subresources (status, finalize…). */
+export interface UpdateOptions extends WriteOptions {
+  /** a subresource of the kind that writes the object: its update strategy applies */
+  subresource?: string;
+}
+
+/** A patch: `mutate` turns the current object into the desired one. */
+export interface PatchOptions extends UpdateOptions {
+  /** builds the object when it does not exist (server-side apply creates) */
+  createIfMissing?: () => unknown;
 }
 
 export interface DeleteOptions {
@@ -57,18 +67,30 @@ export interface ListQuery {
 }
 
 const MAX_RETRIES = 8;
-/** Kinds where PUT of a missing object creates it (upstream AllowCreateOnUpdate). */
-const createOnUpdate = new Set(['endpoints', 'events', 'leases.coordination.k8s.io', 'events.events.k8s.io']);
 
 /** Mutating admission on create, after defaulting and before validation (upstream admission chain). */
-export type CreateAdmission = (def: ResourceDef, obj: KubeObject, objects: ResourceStore) => void;
+export type CreateAdmission = (def: KindStrategy, obj: KubeObject, objects: ResourceStore) => void;
 
 /**
- * Runs after validation on create and on updates of the main resource (upstream's BeginCreate /
- * BeginUpdate hooks, where the service REST allocates cluster IPs and node ports); returns field
- * errors to reject the write. `old` is undefined on create.
+ * An allocation a kind's strategy names (`allocator`): runs after validation on create and on
+ * updates of the main resource (upstream's BeginCreate / BeginUpdate hooks, where the service REST
+ * allocates cluster IPs and node ports); returns field errors to reject the write. `old` is
+ * undefined on create.
  */
-export type WriteAllocator = (def: ResourceDef, obj: KubeObject, old: KubeObject | undefined, objects: ResourceStore) => FieldError[];
+export type WriteAllocator = (def: KindStrategy, obj: KubeObject, old: KubeObject | undefined, objects: ResourceStore) => FieldError[];
+
+/**
+ * NamespaceLifecycle's refusal of new content in a namespace that is missing or terminating, asked
+ * before anything else on create; `name` is the object's name or its generateName.
+ */
+export type NamespaceLifecycle = (namespace: string, def: KindStrategy, name: string) => void;
+
+export interface ResourceStoreOptions {
+  clock?: () => Date;
+  /** the allocations kinds may name, by name */
+  allocators?: Partial<Record<AllocatorName, WriteAllocator>>;
+  namespaceLifecycle?: NamespaceLifecycle;
+}
 
 /**
  * Validating admission (upstream's ValidationInterface plugins: LimitRanger, ResourceQuota,
@@ -77,7 +99,7 @@ export type WriteAllocator = (def: ResourceDef, obj: KubeObject, old: KubeObject
  */
 export interface AdmissionAttributes {
   operation: 'CREATE' | 'UPDATE';
-  def: ResourceDef;
+  def: KindStrategy;
   obj: KubeObject;
   old?: KubeObject;
   options: WriteOptions;
@@ -86,16 +108,18 @@ export interface AdmissionAttributes {
 export type ValidatingAdmission = (attributes: AdmissionAttributes) => void;
 
 export class ResourceStore {
+  private readonly admission: CreateAdmission[] = [];
   private readonly validating: ValidatingAdmission[] = [];
+  private readonly clock: () => Date;
 
   constructor(
     private readonly store: Store,
-    private readonly clock: () => Date = () => new Date(),
-    private readonly admission: CreateAdmission[] = [],
-    private readonly allocators: WriteAllocator[] = [],
-  ) {}
+    private readonly options: ResourceStoreOptions = {},
+  ) {
+    this.clock = options.clock ?? (() => new Date());
+  }
 
-  /** Adds a mutating admission plugin on create (after the ones given to the constructor). */
+  /** Adds a mutating admission plugin on create (run in the order added). */
   addMutatingAdmission(plugin: CreateAdmission): void {
     this.admission.push(plugin);
   }
@@ -109,24 +133,24 @@ export class ResourceStore {
     for (const plugin of this.validating) plugin(attributes);
   }
 
-  private allocate(def: ResourceDef, obj: KubeObject, old: KubeObject | undefined): void {
-    for (const allocator of this.allocators) {
-      const errors = allocator(def, obj, old, this);
-      if (errors.length) throw ApiError.invalid(def.kind, def.group, obj.metadata.name ?? '', errors);
-    }
+  private allocate(def: KindStrategy, obj: KubeObject, old: KubeObject | undefined): void {
+    const allocator = def.allocator && this.options.allocators?.[def.allocator];
+    if (!allocator) return;
+    const errors = allocator(def, obj, old, this);
+    if (errors.length) throw ApiError.invalid(def.kind, def.group, obj.metadata.name ?? '', errors);
   }
 
-  key(def: ResourceDef, namespace: string, name: string): ObjectKey {
+  key(def: KindStrategy, namespace: string, name: string): ObjectKey {
     return { resource: qualifiedResource(def), namespace: def.namespaced ? namespace : '', name };
   }
 
-  get(def: ResourceDef, namespace: string, name: string): KubeObject {
+  get(def: KindStrategy, namespace: string, name: string): KubeObject {
     const obj = this.store.get(this.key(def, namespace, name));
     if (!obj) throw ApiError.notFound(def, name);
     return withTypeMeta(def, obj);
   }
 
-  tryGet(def: ResourceDef, namespace: string, name: string): KubeObject | undefined {
+  tryGet(def: KindStrategy, namespace: string, name: string): KubeObject | undefined {
     const obj = this.store.get(this.key(def, namespace, name));
     return obj ? withTypeMeta(def, obj) : undefined;
   }
@@ -136,7 +160,7 @@ export class ResourceStore {
   }
 
   /** Matching function for list and watch. */
-  matcher(def: ResourceDef, query: Pick<ListQuery, 'labels' | 'fields'>): (obj: KubeObject) => boolean {
+  matcher(def: KindStrategy, query: Pick<ListQuery, 'labels' | 'fields'>): (obj: KubeObject) => boolean {
     const { labels, fields } = query;
     if (labels.length === 0 && fields.length === 0) return () => true;
     return (obj) => {
@@ -149,7 +173,7 @@ export class ResourceStore {
     };
   }
 
-  list(def: ResourceDef, query: ListQuery): { items: KubeObject[]; resourceVersion: string; continueToken?: string; remainingItemCount?: number } {
+  list(def: KindStrategy, query: ListQuery): { items: KubeObject[]; resourceVersion: string; continueToken?: string; remainingItemCount?: number } {
     let after: { namespace: string; name: string } | undefined;
     if (query.continueToken) after = decodeContinue(query.continueToken);
     const filter = this.matcher(def, query);
@@ -164,7 +188,7 @@ export class ResourceStore {
     return out;
   }
 
-  create(def: ResourceDef, namespace: string, body: unknown, options: WriteOptions): KubeObject {
+  create(def: KindStrategy, namespace: string, body: unknown, options: WriteOptions): KubeObject {
     const obj = this.decodeObject(def, body, options);
     const metadata = obj.metadata;
     if (def.namespaced) {
@@ -172,7 +196,7 @@ export class ResourceStore {
         throw ApiError.badRequest('the namespace of the provided object does not match the namespace sent on the request');
       }
       metadata.namespace = namespace;
-      this.requireActiveNamespace(namespace, def, metadata.name || metadata.generateName || 'Unknown');
+      this.options.namespaceLifecycle?.(namespace, def, metadata.name || metadata.generateName || 'Unknown');
     } else {
       delete metadata.namespace;
     }
@@ -190,7 +214,7 @@ export class ResourceStore {
     else delete metadata.generation;
     this.runStrategy(def, obj, () => {
       def.prepareForCreate(obj);
-      def.defaults(obj);
+      applyDefaults(def, obj);
       this.recordManager(obj, options, def, undefined);
       for (const admit of this.admission) admit(def, obj, this);
       return def.validateCreate(obj);
@@ -209,8 +233,8 @@ export class ResourceStore {
     }
   }
 
-  /** PUT of the main resource or of /status. */
-  update(def: ResourceDef, namespace: string, name: string, body: unknown, options: WriteOptions, subresource?: 'status'): { object: KubeObject; created: boolean } {
+  /** PUT of the main resource or of a subresource that writes the object (status, finalize…). */
+  update(def: KindStrategy, namespace: string, name: string, body: unknown, options: UpdateOptions): { object: KubeObject; created: boolean } {
     const incoming = this.decodeObject(def, body, options);
     if (incoming.metadata.name && incoming.metadata.name !== name) {
       throw ApiError.badRequest(`the name of the object (${incoming.metadata.name}) does not match the name on the URL (${name})`);
@@ -220,10 +244,11 @@ export class ResourceStore {
     }
     incoming.metadata.name = name;
     const precondition = incoming.metadata.resourceVersion;
+    const subresource = writingSubresource(def, options.subresource);
     for (let attempt = 0; ; attempt++) {
       const existing = this.store.get(this.key(def, namespace, name));
       if (!existing) {
-        if (!subresource && createOnUpdate.has(qualifiedResource(def))) {
+        if (!subresource && def.allowCreateOnUpdate) {
           return { object: this.create(def, namespace, incoming, options), created: true };
         }
         throw ApiError.notFound(def, name);
@@ -240,33 +265,24 @@ export class ResourceStore {
 
   /**
    * PATCH: `mutate` turns the current object into the desired one (and may throw ApiError). Retries
-   * on concurrent writes like upstream's patcher. `createIfMissing` builds the object for apply.
+   * on concurrent writes like upstream's patcher. `options.createIfMissing` builds the object for apply.
    */
-  patch(
-    def: ResourceDef,
-    namespace: string,
-    name: string,
-    mutate: (current: KubeObject) => unknown,
-    options: WriteOptions,
-    subresource?: 'status',
-    createIfMissing?: () => unknown,
-    /** writes spec and status together (pods/binding); other subresources keep their half */
-    wholeObject = false,
-  ): { object: KubeObject; created: boolean } {
+  patch(def: KindStrategy, namespace: string, name: string, mutate: (current: KubeObject) => unknown, options: PatchOptions): { object: KubeObject; created: boolean } {
+    const subresource = writingSubresource(def, options.subresource);
     for (let attempt = 0; ; attempt++) {
       const existing = this.store.get(this.key(def, namespace, name));
       if (!existing) {
-        if (createIfMissing && !subresource) return { object: this.create(def, namespace, createIfMissing(), options), created: true };
+        if (options.createIfMissing && !subresource) return { object: this.create(def, namespace, options.createIfMissing(), options), created: true };
         throw ApiError.notFound(def, name);
       }
       const current = withTypeMeta(def, existing);
-      const patched = mutate(structuredClone(current));
+      const patched = strategyErrors(def, name, () => mutate(structuredClone(current)));
       const desired = this.decodeObject(def, patched, options, 'patch');
       // A resourceVersion in the patch is a precondition; otherwise the read version is.
       const patchPrecondition = desired.metadata.resourceVersion !== current.metadata.resourceVersion ? desired.metadata.resourceVersion : undefined;
       if (desired.metadata.name !== name) throw ApiError.badRequest(`the name of the object (${String(desired.metadata.name)}) does not match the name on the URL (${name})`);
       try {
-        return { object: this.applyUpdate(def, existing, desired, options, patchPrecondition ?? current.metadata.resourceVersion, subresource, wholeObject), created: false };
+        return { object: this.applyUpdate(def, existing, desired, options, patchPrecondition ?? current.metadata.resourceVersion, subresource), created: false };
       } catch (error) {
         if (error instanceof StorageError && error.code === 'Conflict' && !patchPrecondition && attempt < MAX_RETRIES) continue;
         if (error instanceof StorageError && error.code === 'Conflict' && !patchPrecondition) throw ApiError.conflict(def, name);
@@ -275,23 +291,23 @@ export class ResourceStore {
     }
   }
 
-  private applyUpdate(def: ResourceDef, existingRaw: KubeObject, desired: KubeObject, options: WriteOptions, precondition: string | undefined, subresource?: 'status', wholeObject = false): KubeObject {
+  /**
+   * The update itself. `subresource` says how: absent for the main resource (the kind's
+   * PrepareForUpdate, validation, allocation, validating admission, generation), and so for the
+   * scale subresource, which only records itself in managedFields; an update subresource applies
+   * its own strategy instead and leaves generation alone; a create subresource
+   * that changes its parent (pods/binding) writes the whole object below the field manager, with
+   * the kind's create validation only, as upstream's BindingREST writes the pod directly.
+   */
+  private applyUpdate(def: KindStrategy, existingRaw: KubeObject, desired: KubeObject, options: WriteOptions, precondition: string | undefined, subresource: Subresource | undefined): KubeObject {
     const existing = withTypeMeta(def, existingRaw);
     const name = existing.metadata.name ?? '';
     if (precondition && precondition !== existing.metadata.resourceVersion) {
       throw ApiError.conflict(def, name);
     }
-    const metadata = desired.metadata;
-    if (metadata.uid && metadata.uid !== existing.metadata.uid) {
-      throw ApiError.conflict(def, name, `Precondition failed: UID in precondition: ${metadata.uid}, UID in object meta: ${existing.metadata.uid}`);
-    }
-    let next: KubeObject;
-    if (subresource === 'status') {
-      next = structuredClone(existing);
-      next.status = desired.status;
-      next.metadata = { ...desired.metadata };
-    } else {
-      next = desired;
+    const next = desired;
+    if (next.metadata.uid && next.metadata.uid !== existing.metadata.uid) {
+      throw ApiError.conflict(def, name, `Precondition failed: UID in precondition: ${next.metadata.uid}, UID in object meta: ${existing.metadata.uid}`);
     }
     // Fields owned by the server survive every update.
     next.metadata.uid = existing.metadata.uid;
@@ -304,28 +320,30 @@ export class ResourceStore {
     if (existing.metadata.deletionTimestamp && newFinalizers(next, existing).length > 0) {
       throw ApiError.invalid(def.kind, def.group, name, [fieldErrors.forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers []string{${newFinalizers(next, existing).map((f) => `"${f}"`).join(', ')}}`)]);
     }
-    if (subresource === 'status') {
-      next.spec = existing.spec;
-    }
     // An unconditional update (no resourceVersion) acts on the stored version; upstream's store
     // copies it before validation, which requires one.
     if (!next.metadata.resourceVersion) next.metadata.resourceVersion = existing.metadata.resourceVersion;
+    const mainResource = subresource === undefined || subresource.type === 'scale';
     this.runStrategy(def, next, () => {
-      if (!subresource && !wholeObject) def.prepareForUpdate(next, existing);
-      def.defaults(next);
+      if (subresource?.type === 'update') subresource.prepareForUpdate(next, existing);
+      else if (mainResource) def.prepareForUpdate(next, existing);
+      applyDefaults(def, next);
       const errors = def.validateCreate(next);
       // pods/binding writes fields the main resource may not change (spec.nodeName): the binding's
       // own checks ran before, as upstream's BindingREST does not go through pod update validation.
-      if (wholeObject) return errors;
-      return dedupe([...errors, ...def.validateUpdate(next, existing)]);
+      if (subresource?.type === 'create') return errors;
+      const updateErrors = def.validateUpdate(next, existing);
+      const subresourceErrors = subresource?.type === 'update' ? (subresource.validateUpdate?.(next, existing) ?? []) : [];
+      return dedupe([...errors, ...updateErrors, ...subresourceErrors]);
     });
-    if (!subresource && !wholeObject) this.allocate(def, next, existing);
-    if (!subresource && !wholeObject) this.validateAdmission({ operation: 'UPDATE', def, obj: next, old: existing, options, objects: this });
-    if (def.hasGeneration && !subresource && !jsonEqual(withoutMetaAndStatus(next), withoutMetaAndStatus(existing))) {
+    if (mainResource) this.allocate(def, next, existing);
+    if (mainResource) this.validateAdmission({ operation: 'UPDATE', def, obj: next, old: existing, options, objects: this });
+    if (def.hasGeneration && subresource?.type !== 'update' && !jsonEqual(withoutMetaAndStatus(next), withoutMetaAndStatus(existing))) {
       next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
     }
     next.metadata.resourceVersion = existing.metadata.resourceVersion;
-    this.recordManager(next, options, def, existing, subresource);
+    // pods/binding writes below the field manager: managedFields stay as they are (as upstream)
+    if (subresource?.type !== 'create') this.recordManager(next, options, def, existing, subresource?.name);
     if (jsonEqual(withoutManagedFields(next), withoutManagedFields(existing)) && sameManagedFields(next, existing)) return existing;
     const key = this.key(def, existing.metadata.namespace ?? '', name);
     const expected = Number(existing.metadata.resourceVersion);
@@ -342,7 +360,7 @@ export class ResourceStore {
    * pods bound to a node (the kubelet finishes it). Returns the final or pending state and whether
    * the object is gone.
    */
-  delete(def: ResourceDef, namespace: string, name: string, options: DeleteOptions): { object: KubeObject; deleted: boolean } {
+  delete(def: KindStrategy, namespace: string, name: string, options: DeleteOptions): { object: KubeObject; deleted: boolean } {
     for (let attempt = 0; ; attempt++) {
       const existingRaw = this.store.get(this.key(def, namespace, name));
       if (!existingRaw) throw ApiError.notFound(def, name);
@@ -373,9 +391,7 @@ export class ResourceStore {
   }
 
   /** The object with deletionTimestamp set, when deletion has to wait; undefined to delete now. */
-  private pendingDeletion(def: ResourceDef, existing: KubeObject, options: DeleteOptions): KubeObject | undefined {
-    const now = this.clock();
-    const resource = qualifiedResource(def);
+  private pendingDeletion(def: KindStrategy, existing: KubeObject, options: DeleteOptions): KubeObject | undefined {
     const next = structuredClone(existing);
     // The propagation policy becomes a finalizer the garbage collector acts on (upstream
     // deletionFinalizersForGarbageCollection); the object then waits for it like for any other.
@@ -384,61 +400,11 @@ export class ResourceStore {
       if (finalizers.length > 0) next.metadata.finalizers = finalizers;
       else delete next.metadata.finalizers;
     }
-    if (resource === 'namespaces') {
-      const specFinalizers = isRecord(existing.spec) && Array.isArray(existing.spec.finalizers) ? existing.spec.finalizers : [];
-      if (specFinalizers.length > 0 || finalizers.length > 0) {
-        if (!next.metadata.deletionTimestamp) next.metadata.deletionTimestamp = nowTimestamp(now);
-        next.metadata.deletionGracePeriodSeconds = 0;
-        next.status = { ...(isRecord(next.status) ? next.status : {}), phase: 'Terminating' };
-        return next;
-      }
-      return undefined;
-    }
-    if (resource === 'pods') {
-      const spec = isRecord(existing.spec) ? existing.spec : {};
-      const phase = isRecord(existing.status) ? existing.status.phase : undefined;
-      const defaultGrace = typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : 30;
-      let grace = options.gracePeriodSeconds ?? defaultGrace;
-      // Upstream: unscheduled or finished pods are deleted at once.
-      if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') grace = 0;
-      const current = existing.metadata.deletionGracePeriodSeconds;
-      if (grace > 0 || finalizers.length > 0) {
-        if (current !== undefined && grace >= current && next.metadata.deletionTimestamp) return next;
-        next.metadata.deletionTimestamp = nowTimestamp(new Date(now.getTime() + grace * 1000));
-        next.metadata.deletionGracePeriodSeconds = grace;
-        if (next.metadata.generation !== undefined) next.metadata.generation += 1;
-        return next;
-      }
-      return undefined;
-    }
-    if (resource === CUSTOM_RESOURCE_DEFINITIONS) return pendingCustomResourceDefinitionDeletion(next, nowTimestamp(now));
-    if (finalizers.length > 0) {
-      if (!next.metadata.deletionTimestamp) {
-        next.metadata.deletionTimestamp = nowTimestamp(now);
-        next.metadata.deletionGracePeriodSeconds = 0;
-        if (next.metadata.generation !== undefined) next.metadata.generation += 1;
-      }
-      return next;
-    }
-    return undefined;
-  }
-
-  /** upstream NamespaceLifecycle: admission.NewForbidden names the object (or its generateName) being created. */
-  private requireActiveNamespace(namespace: string, def: ResourceDef, name: string): void {
-    const ns = this.store.get({ resource: 'namespaces', namespace: '', name: namespace });
-    if (!ns) throw ApiError.notFound({ group: '', resource: 'namespaces' }, namespace);
-    if (ns.metadata.deletionTimestamp || (isRecord(ns.status) && ns.status.phase === 'Terminating')) {
-      throw new ApiError(403, 'Forbidden', `${qualifiedResource(def)} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, {
-        name,
-        group: def.group,
-        kind: def.resource,
-        causes: [{ type: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
-      });
-    }
+    return def.gracefulDelete(next, { finalizers, gracePeriodSeconds: options.gracePeriodSeconds, now: this.clock() });
   }
 
   /** Type checks, unknown fields, apiVersion/kind, metadata shape. Returns a fresh object. */
-  decodeObject(def: ResourceDef, body: unknown, options: WriteOptions, source: 'body' | 'patch' = 'body'): KubeObject {
+  decodeObject(def: KindStrategy, body: unknown, options: WriteOptions, source: 'body' | 'patch' = 'body'): KubeObject {
     const raw = requireObjectBody(body);
     const apiVersion = apiVersionOf(def);
     if (raw.apiVersion !== undefined && raw.apiVersion !== apiVersion) {
@@ -468,8 +434,8 @@ export class ResourceStore {
       }
     }
     pruneUnknownFields(obj, apiVersion, def.kind);
-    // custom resources: pruning against the CRD's structural schema (apiextensions-apiserver)
-    const customUnknown = pruneCustomResourceObject(def, obj);
+    // kinds outside the generated schemas prune against their own (custom resources: the CRD's structural schema)
+    const customUnknown = def.pruneUnknownFields?.(obj);
     if (customUnknown?.length && options.fieldValidation !== 'Ignore') {
       if (options.fieldValidation === 'Strict') throw ApiError.badRequest(wrap(strictDecodingMessage(customUnknown)));
       options.warnings.push(...customUnknown);
@@ -477,25 +443,26 @@ export class ResourceStore {
     return obj;
   }
 
-  private runStrategy(def: ResourceDef, obj: KubeObject, run: () => FieldError[]): void {
+  private runStrategy(def: KindStrategy, obj: KubeObject, run: () => FieldError[]): void {
     let errors: FieldError[];
     try {
       errors = run();
     } catch (error) {
       if (error instanceof ApiError) throw error;
+      if (error instanceof StrategyError) throw strategyError(def, obj.metadata.name ?? '', error);
       // A validator that trips over an odd shape is still the client's bad input, not a server fault.
-      errors = [fieldErrors.invalid('', '', `could not validate object: ${error instanceof Error ? error.message : String(error)}`)];
+      errors = [{ type: 'FieldValueInvalid', field: '', detail: `Invalid value: internal validation error: ${error instanceof Error ? error.message : String(error)}` }];
     }
     if (errors.length) throw ApiError.invalid(def.kind, def.group, obj.metadata.name ?? '', errors);
   }
 
   /** managedFields for a non-apply write (an apply computed them with the merge). */
-  private recordManager(obj: KubeObject, options: WriteOptions, def: ResourceDef, live: KubeObject | undefined, subresource?: string): void {
-    if (options.apply || options.untracked) return;
+  private recordManager(obj: KubeObject, options: WriteOptions, def: KindStrategy, live: KubeObject | undefined, subresource?: string): void {
+    if (options.apply) return;
     recordUpdate(live, obj, { manager: managerName(options.fieldManager, options.userAgent), apiVersion: apiVersionOf(def), kind: def.kind, subresource, hasStatus: def.hasStatus, now: nowTimestamp(this.clock()) });
   }
 
-  private mapStorageError(error: unknown, def: ResourceDef, name: string): unknown {
+  private mapStorageError(error: unknown, def: KindStrategy, name: string): unknown {
     if (!(error instanceof StorageError)) return error;
     switch (error.code) {
       case 'NotFound':
@@ -510,7 +477,7 @@ export class ResourceStore {
   }
 }
 
-function safeFields(def: ResourceDef, obj: KubeObject): Record<string, string> {
+function safeFields(def: KindStrategy, obj: KubeObject): Record<string, string> {
   try {
     return def.selectableFields(obj);
   } catch {
@@ -542,13 +509,43 @@ export function deletionFinalizers(existing: string[], options: Pick<DeleteOptio
   return kept;
 }
 
-/** An object being deleted goes once no finalizer holds it (and, for pods, no grace period runs). */
-function readyToRemove(def: ResourceDef, obj: KubeObject): boolean {
+/** An object being deleted goes once no finalizer holds it and its kind lets it (a pod's grace period…). */
+function readyToRemove(def: KindStrategy, obj: KubeObject): boolean {
   if ((obj.metadata.finalizers ?? []).length > 0) return false;
-  const resource = qualifiedResource(def);
-  if (resource === 'pods') return (obj.metadata.deletionGracePeriodSeconds ?? 0) === 0;
-  if (resource === 'namespaces') return !(isRecord(obj.spec) && Array.isArray(obj.spec.finalizers) && obj.spec.finalizers.length > 0);
-  return true;
+  return def.readyToRemove(obj);
+}
+
+/** The subresource a write goes through, which must be one of the kind's that writes the object. */
+function writingSubresource(def: KindStrategy, name: string | undefined): Subresource | undefined {
+  if (name === undefined) return undefined;
+  const subresource = subresourceOf(def, name);
+  if (!subresource || (subresource.type !== 'update' && subresource.type !== 'create' && subresource.type !== 'scale')) throw new Error(`${qualifiedResource(def)}/${name} does not write the object`);
+  return subresource;
+}
+
+/** Defaulting never fails a write: a body of the wrong shape is left for validation to report. */
+function applyDefaults(def: KindStrategy, obj: KubeObject): void {
+  try {
+    def.defaults(obj);
+  } catch {
+    // validation reports the malformed field
+  }
+}
+
+/** A strategy's refusal as the Status upstream answers with. */
+function strategyError(def: KindStrategy, name: string, error: StrategyError): ApiError {
+  if (error.reason === 'Conflict') return ApiError.conflict(def, name, error.message);
+  return new ApiError(405, 'MethodNotAllowed', error.message);
+}
+
+/** Runs a strategy step outside runStrategy (a patch's mutation), mapping its refusals. */
+function strategyErrors<T>(def: KindStrategy, name: string, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof StrategyError) throw strategyError(def, name, error);
+    throw error;
+  }
 }
 
 function newFinalizers(next: KubeObject, existing: KubeObject): string[] {
@@ -581,7 +578,7 @@ function dedupe(errors: FieldError[]): FieldError[] {
   });
 }
 
-export function withTypeMeta(def: ResourceDef, obj: KubeObject): KubeObject {
+export function withTypeMeta(def: KindStrategy, obj: KubeObject): KubeObject {
   if (obj.apiVersion === apiVersionOf(def) && obj.kind === def.kind) return obj;
   const { apiVersion: _apiVersion, kind: _kind, ...rest } = obj;
   return { apiVersion: apiVersionOf(def), kind: def.kind, ...rest } as KubeObject;

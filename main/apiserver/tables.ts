@@ -1,7 +1,7 @@
 // Conversion of objects to meta.k8s.io Table and PartialObjectMetadata replies, as the apiserver's
 // TableConvertor (staging/src/k8s.io/apiserver/pkg/registry/rest/table.go) and handlers/response.go.
 import type { KubeObject, ListMeta } from '../../shared/kubernetes/types';
-import type { ResourceDef } from '../registry/types';
+import type { KindStrategy } from '../registry/strategy';
 import { ApiError } from './apiError';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
@@ -16,15 +16,15 @@ export function partialObjectMetadata(obj: KubeObject): KubeObject {
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
 }
 
-export function toTable(def: ResourceDef, objects: KubeObject[], options: { includeObject: IncludeObject; listMeta: ListMeta; now?: Date; tableVersion?: string; noHeaders?: boolean }): Record<string, unknown> {
+export function toTable(def: KindStrategy, objects: KubeObject[], options: { includeObject: IncludeObject; listMeta: ListMeta; now?: Date; tableVersion?: string; noHeaders?: boolean }): Record<string, unknown> {
   const now = options.now ?? new Date();
   const rows = objects.map((obj) => {
     let cells: unknown[];
     try {
-      cells = def.table.row(obj, now);
+      cells = def.printer.row(obj, now);
     } catch {
       // A stored object of an odd shape must still print; upstream would show <unknown> cells.
-      cells = def.table.columns.map((column, index) => (index === 0 ? obj.metadata.name ?? '' : '<unknown>'));
+      cells = def.printer.columns.map((column, index) => (index === 0 ? obj.metadata.name ?? '' : '<unknown>'));
     }
     const row: Record<string, unknown> = { cells };
     if (options.includeObject === 'Object') row.object = obj;
@@ -35,7 +35,7 @@ export function toTable(def: ResourceDef, objects: KubeObject[], options: { incl
     kind: 'Table',
     apiVersion: `meta.k8s.io/${options.tableVersion ?? 'v1'}`,
     metadata: options.listMeta,
-    columnDefinitions: options.noHeaders ? null : def.table.columns,
+    columnDefinitions: options.noHeaders ? null : def.printer.columns,
     rows,
   };
   return table;

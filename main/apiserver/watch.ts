@@ -4,7 +4,7 @@
 // (WatchList) replays the current state then sends the `k8s.io/initial-events-end` bookmark;
 // a compacted resourceVersion gives an ERROR event with a 410 Expired Status.
 import type { KubeObject, WatchEventType } from '../../shared/kubernetes/types';
-import type { ResourceDef } from '../registry/types';
+import type { KindStrategy } from '../registry/strategy';
 import { apiVersionOf, qualifiedResource } from '../registry/resources';
 import type { Store, StoreEvent } from '../storage/store';
 import { StorageError } from '../storage/store';
@@ -14,7 +14,7 @@ import { withTypeMeta } from './resourceStore';
 import type { FieldRequirement, LabelRequirement } from './selectors';
 
 export interface WatchRequest {
-  def: ResourceDef;
+  def: KindStrategy;
   /** '' = all namespaces */
   namespace: string;
   labels: LabelRequirement[];

@@ -83,7 +83,7 @@ beforeAll(async () => {
   openapi.setResources(registry.all());
   api = new ApiServer({ store, registry, openapi, serverAddress: () => `127.0.0.1:${port}`, version: { major: '1', minor: '35', gitVersion: 'v1.35.0' } });
   // a stand-in for pods/log: "follow" streams until the test ends it, otherwise a finished stream
-  api.registerSubresource('pods', 'log', (apiRequest) => {
+  api.provideSubresource('podLog', (apiRequest) => {
     if (apiRequest.query.get('follow') === 'true') {
       const stream = new PassThrough();
       followStreams.push(stream);

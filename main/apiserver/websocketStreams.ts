@@ -12,7 +12,7 @@ import { Readable, type Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { KubeObject, WatchEventType } from '../../shared/kubernetes/types';
 import { ApiError } from './apiError';
-import type { ApiReply, ApiResponse, ApiStreamReply, ApiWatchReply } from './apiServer';
+import type { ApiReply, ApiResponse, ApiStreamReply, ApiWatchReply } from './handlers/request';
 import type { WatchSink } from './watch';
 
 /** Largest stream frame: upstream wsstream reads its source in 32 KiB buffers. */

@@ -12,7 +12,7 @@ import { ResourceRegistry } from '../apiserver/resourceRegistry';
 import { OpenApiService } from '../apiserver/openapi/openapiDocuments';
 import { ensureAdminToken, ensurePki, pkiDirectory } from '../apiserver/pki';
 import { ServiceAccountTokens } from '../apiserver/serviceAccountTokens';
-import { tokenRequestHandler } from '../apiserver/tokenRequest';
+import { tokenRequestHandler } from '../apiserver/subresources/tokenRequest';
 import { ApiClient } from '../client/apiClient';
 import { SharedInformerFactory } from '../client/informer';
 import { NamespaceController } from '../controllers/namespaceController';
@@ -24,9 +24,6 @@ import { EndpointsController } from '../controllers/endpointsController';
 import { EndpointSliceController } from '../controllers/endpointSliceController';
 import { NodeLifecycleController } from '../controllers/nodeLifecycleController';
 import { DisruptionController } from '../controllers/disruptionController';
-import { evictionHandler } from '../apiserver/eviction';
-import { certificateApprovalHandler } from '../apiserver/certificateApproval';
-import { horizontalPodAutoscalerV1Handler } from '../apiserver/conversion/horizontalPodAutoscalerV1';
 import { CertificateSigner } from '../controllers/certificateSigner';
 import { JobController } from '../controllers/jobController';
 import { DeploymentController } from '../controllers/deploymentController';
@@ -159,10 +156,7 @@ export class Cluster {
     // CustomResourceDefinitions: the CRD strategy, establishing and cleanup, custom kinds in the registry
     this.register(startCustomResourceDefinitions(this.api, store));
     const serviceAccountTokens = ServiceAccountTokens.open(pkiDirectory(dataDir));
-    this.api.registerSubresource('serviceaccounts', 'token', tokenRequestHandler(this.api, serviceAccountTokens));
-    this.api.registerSubresource('pods', 'eviction', evictionHandler(this.api));
-    this.api.registerSubresource('certificatesigningrequests.certificates.k8s.io', 'approval', certificateApprovalHandler(this.api));
-    this.api.registerVirtualResource('autoscaling', 'v1', 'horizontalpodautoscalers', horizontalPodAutoscalerV1Handler(this.api));
+    this.api.provideSubresource('serviceAccountToken', tokenRequestHandler(this.api, serviceAccountTokens));
     const api = this.api;
     const authenticator: Authenticator = tokenAuthenticator(token, {
       tokens: serviceAccountTokens,
@@ -198,7 +192,7 @@ export class Cluster {
     const podsDef = registry.lookup('', 'v1', 'pods');
     if (podsDef) {
       const streamHandlers = createStreamHandlers({ getPod: (namespace, name) => api.objects.get(podsDef, namespace, name), streams: new KubeletPodStreams(() => this.kubelets) });
-      this.api.registerSubresource('pods', 'log', streamHandlers.logs);
+      this.api.provideSubresource('podLog', streamHandlers.logs);
       http.addUpgradeHandler(streamHandlers.upgrade);
       this.register(streamHandlers);
     }
@@ -214,8 +208,8 @@ export class Cluster {
     const proxy = createProxyHandlers({ lookup: apiServerLookup(this.api), dialer });
     // admission webhooks backed by a Service are reached the same way
     this.api.dynamicAdmission.setDialer(dialer);
-    this.api.registerSubresource('services', 'proxy', proxy.services);
-    this.api.registerSubresource('pods', 'proxy', proxy.pods);
+    this.api.provideSubresource('serviceProxy', proxy.services);
+    this.api.provideSubresource('podProxy', proxy.pods);
     http.addUpgradeHandler(proxy.upgrade);
     http.addRequestHandler(proxy.serveHttp);
     const nodesDef = registry.lookup('', 'v1', 'nodes');

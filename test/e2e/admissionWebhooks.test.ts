@@ -4,15 +4,15 @@
 // refuses an object with its own message, a mutating webhook from the same pod adds a label, the
 // webhook's warning reaches kubectl, namespaces outside the namespaceSelector are not sent to it,
 // and a ValidatingAdmissionPolicy denies with upstream's text.
-import { execFileSync } from 'node:child_process';
-import { readFileSync, realpathSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';
 import { busyboxImage } from '../support/images';
 import { repositoryRoot } from '../support/tools';
 import { kubectlOk, kubectlState, until } from '../support/wait';
 import { makeTestCertificates } from '../../main/apiserver/webhooks/testCertificates';
+import { nodeMounts } from '../support/webhookPod';
 
 let cluster: TestCluster;
 const namespace = 'webhook-e2e';
@@ -21,20 +21,6 @@ const service = 'admission';
 
 const ok = (...args: string[]) => kubectlOk(cluster, args);
 const apply = (manifest: object) => kubectlOk(cluster, ['apply', '-f', '-'], JSON.stringify(manifest));
-
-/** The host's node binary and the directories its shared libraries load from, as hostPath mounts. */
-function nodeMounts(): { volumes: object[]; mounts: object[]; libraryPath: string } {
-  const ldd = execFileSync('ldd', [process.execPath], { encoding: 'utf8' });
-  const directories = new Set<string>();
-  for (const match of ldd.matchAll(/(\/\S+\.so[.\d]*)/g)) directories.add(dirname(match[1]));
-  const volumes: object[] = [{ name: 'node', hostPath: { path: realpathSync(process.execPath), type: 'File' } }];
-  const mounts: object[] = [{ name: 'node', mountPath: '/node/node', readOnly: true }];
-  [...directories].forEach((directory, index) => {
-    volumes.push({ name: `lib${index}`, hostPath: { path: realpathSync(directory), type: 'Directory' } });
-    mounts.push({ name: `lib${index}`, mountPath: directory, readOnly: true });
-  });
-  return { volumes, mounts, libraryPath: [...directories].join(':') };
-}
 
 beforeAll(async () => {
   cluster = await startCluster();

@@ -2,7 +2,9 @@
 // the host's node binary inside a busybox pod: HTTPS on :8443 with the certificate mounted at
 // /webhook/tls.crt and /webhook/tls.key. POST /validate refuses objects labelled `forbidden`
 // (Status 403 Forbidden with its own message); POST /mutate adds the label `mutated-by=webhook`
-// with a JSONPatch. Both answer admission.k8s.io/v1 AdmissionReviews.
+// with a JSONPatch; POST /subresources (test/e2e/subresourceAdmission.test.ts) logs what it was
+// sent as one `review {json}` line and refuses scales above 5 replicas and evictions of pods named
+// `keep-…`. All answer admission.k8s.io/v1 AdmissionReviews.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 
@@ -23,12 +25,36 @@ function mutate(request) {
   return { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') };
 }
 
+function subresources(request) {
+  const seen = {
+    operation: request.operation,
+    kind: request.kind,
+    resource: request.resource,
+    subResource: request.subResource,
+    requestKind: request.requestKind,
+    name: request.name,
+    namespace: request.namespace,
+    object: { apiVersion: request.object?.apiVersion, kind: request.object?.kind, name: request.object?.metadata?.name, replicas: request.object?.spec?.replicas },
+  };
+  console.log(`review ${JSON.stringify(seen)}`);
+  const replicas = request.object?.spec?.replicas;
+  if (request.subResource === 'scale' && typeof replicas === 'number' && replicas > 5) {
+    return { allowed: false, status: { code: 403, reason: 'Forbidden', message: `scale to ${replicas} is above the limit of 5` } };
+  }
+  if (request.subResource === 'eviction' && String(request.name ?? '').startsWith('keep-')) {
+    return { allowed: false, status: { code: 403, reason: 'Forbidden', message: `pod ${request.name} must not be evicted` } };
+  }
+  return { allowed: true };
+}
+
+const handlers = { '/validate': validate, '/mutate': mutate, '/subresources': subresources };
+
 const server = createServer({ cert: readFileSync(`${directory}/tls.crt`), key: readFileSync(`${directory}/tls.key`) }, (req, res) => {
   const chunks = [];
   req.on('data', (chunk) => chunks.push(chunk));
   req.on('end', () => {
     const path = (req.url ?? '/').split('?')[0];
-    if (req.method !== 'POST' || (path !== '/validate' && path !== '/mutate')) {
+    if (req.method !== 'POST' || !Object.hasOwn(handlers, path)) {
       res.writeHead(path === '/healthz' ? 200 : 404).end(path === '/healthz' ? 'ok' : 'not found');
       return;
     }
@@ -39,7 +65,7 @@ const server = createServer({ cert: readFileSync(`${directory}/tls.crt`), key: r
       res.writeHead(400).end('bad json');
       return;
     }
-    const answer = path === '/validate' ? validate(review.request) : mutate(review.request);
+    const answer = handlers[path](review.request);
     console.log(`${path} ${review.request.operation} ${review.request.kind.kind} ${review.request.namespace ?? ''}/${review.request.name ?? ''} allowed=${answer.allowed}`);
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, ...answer } }));

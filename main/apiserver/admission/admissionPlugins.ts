@@ -1,12 +1,16 @@
-// Wires the policy admission plugins into the write path in upstream's order
-// (kube-apiserver's default plugin order: …, LimitRanger, …, PodSecurity, …, ResourceQuota):
-// LimitRanger defaults pods while mutating, then, after validation, LimitRanger checks,
-// PodSecurity and ResourceQuota (last, so nothing refused later is charged) run as validators.
-// NamespaceLifecycle (no new content in terminating namespaces) is ResourceStore.create itself.
+// Wires the built-in admission plugins into the write path in upstream's order
+// (kube-apiserver's default plugin order: NamespaceLifecycle, LimitRanger, ServiceAccount, …,
+// Priority, DefaultStorageClass, …, PodSecurity, …, ResourceQuota): ServiceAccount,
+// DefaultStorageClass, Priority and LimitRanger's defaults mutate on create; after validation,
+// LimitRanger checks, PodSecurity and ResourceQuota (last, so nothing refused later is charged)
+// run as validators. NamespaceLifecycle (namespaceLifecycle.ts) is asked first by ResourceStore.create.
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import type { ResourceRegistry } from '../resourceRegistry';
 import type { ResourceStore } from '../resourceStore';
+import { admitPersistentVolumeClaimStorageClass } from './defaultStorageClassAdmission';
 import { applyLimitRangeDefaults, claimLimitViolations, enforceLimitViolations, podLimitViolations } from './limitRanger';
+import { priorityAdmissionHooks } from './priorityAdmission';
+import { admitPodServiceAccount } from './serviceAccountAdmission';
 import { admitNamespaceSecurity, admitPodControllerSecurity, admitPodSecurity } from './podSecurityAdmission';
 import { admitResourceQuota } from './resourceQuotaAdmission';
 
@@ -21,6 +25,17 @@ export function installAdmissionPlugins(objects: ResourceStore, registry: Resour
     return def ? objects.tryGet(def, '', namespace)?.metadata.labels : undefined;
   };
 
+  objects.addMutatingAdmission((def, obj) => {
+    if (def.group !== '' || def.resource !== 'pods') return;
+    const serviceAccounts = registry.lookup('', 'v1', 'serviceaccounts');
+    admitPodServiceAccount(obj, (namespace, name) => (serviceAccounts ? objects.tryGet(serviceAccounts, namespace, name) : undefined));
+  });
+  objects.addMutatingAdmission((def, obj) => {
+    if (def.group !== '' || def.resource !== 'persistentvolumeclaims') return;
+    const storageClasses = registry.lookup('storage.k8s.io', 'v1', 'storageclasses');
+    admitPersistentVolumeClaimStorageClass(obj, () => (storageClasses ? objects.list(storageClasses, { labels: [], fields: [] }).items : []));
+  });
+  for (const hook of priorityAdmissionHooks(registry)) objects.addMutatingAdmission(hook);
   objects.addMutatingAdmission((def, obj) => {
     if (def.group === '' && def.resource === 'pods' && obj.metadata.namespace) applyLimitRangeDefaults(obj, limitRanges(obj.metadata.namespace));
   });

@@ -6,7 +6,7 @@
 // start (upstream's storage_rbac.go PostStartHook); existing ones are left as the user changed them.
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { ApiError } from '../apiError';
-import type { ApiServer } from '../apiServer';
+import type { ApiServerContext } from '../handlers/request';
 import type { PolicyRule } from './rbacAuthorizer';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
@@ -125,7 +125,7 @@ export function bootstrapClusterRoleBindings(): KubeObject[] {
 }
 
 /** Creates the default roles and bindings that do not exist yet. */
-export function ensureBootstrapPolicy(api: ApiServer): void {
+export function ensureBootstrapPolicy(api: ApiServerContext): void {
   const roles = api.registry.lookup(RBAC_GROUP, 'v1', 'clusterroles');
   const bindings = api.registry.lookup(RBAC_GROUP, 'v1', 'clusterrolebindings');
   if (!roles || !bindings) return;

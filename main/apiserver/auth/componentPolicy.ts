@@ -17,7 +17,7 @@
 // of roles annotated rbac.authorization.kubernetes.io/autoupdate=true.
 import { isRecord, type KubeObject } from '../../../shared/kubernetes/types';
 import { ApiError } from '../apiError';
-import type { ApiServer } from '../apiServer';
+import type { ApiServerContext } from '../handlers/request';
 import type { PolicyRule } from './rbacAuthorizer';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
@@ -361,7 +361,7 @@ function normalize(value: unknown): Record<string, string[]> {
  * Creates the components' roles, bindings and ServiceAccounts that do not exist yet; a role or
  * binding still marked autoupdate gains the rules and subjects of ours it lacks.
  */
-export function ensureComponentPolicy(api: ApiServer): void {
+export function ensureComponentPolicy(api: ApiServerContext): void {
   const roles = api.registry.lookup(RBAC_GROUP, 'v1', 'clusterroles');
   const bindings = api.registry.lookup(RBAC_GROUP, 'v1', 'clusterrolebindings');
   const accounts = api.registry.lookup('', 'v1', 'serviceaccounts');

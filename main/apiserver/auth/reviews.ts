@@ -6,10 +6,10 @@ import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import type { FieldError } from '../../registry/fieldErrors';
 import { fieldErrors } from '../../registry/fieldErrors';
-import type { ResourceDef } from '../../registry/types';
+import type { KindStrategy } from '../../registry/strategy';
 import { ApiError } from '../apiError';
-import type { ApiReply, ApiRequest, ApiServer } from '../apiServer';
-import { json } from '../apiServer';
+import { json } from '../handlers/replies';
+import type { ApiReply, ApiRequest, ApiServerContext } from '../handlers/request';
 import { decodeBody } from '../content';
 import type { Attributes, Authorizer, UserIdentity } from './rbacAuthorizer';
 
@@ -24,9 +24,9 @@ export const LOOPBACK_USER: UserIdentity = { name: 'system:apiserver', groups: [
 const AUTHORIZATION = 'authorization.k8s.io';
 const AUTHENTICATION = 'authentication.k8s.io';
 
-export function registerReviewApis(api: ApiServer, options: { authorizer: Authorizer; authenticator: TokenAuthenticator }): void {
+export function registerReviewApis(api: ApiServerContext, options: { authorizer: Authorizer; authenticator: TokenAuthenticator }): void {
   const { authorizer, authenticator } = options;
-  const register = (group: string, resource: string, answer: (review: KubeObject, user: UserIdentity, namespace: string, def: ResourceDef) => Record<string, unknown>) => {
+  const register = (group: string, resource: string, answer: (review: KubeObject, user: UserIdentity, namespace: string, def: KindStrategy) => Record<string, unknown>) => {
     api.registerVirtualResource(group, 'v1', resource, (request, context) => {
       if (context.name !== undefined || request.method !== 'POST') throw ApiError.methodNotAllowed();
       const review = reviewBody(request, context.def);
@@ -93,7 +93,7 @@ export function registerReviewApis(api: ApiServer, options: { authorizer: Author
   });
 }
 
-function reviewBody(request: ApiRequest, def: ResourceDef): KubeObject {
+function reviewBody(request: ApiRequest, def: KindStrategy): KubeObject {
   const body = request.parsedBody ?? decodeBody(request.body ?? Buffer.alloc(0), request.headers['content-type']);
   if (!isRecord(body)) throw ApiError.badRequest(`the body of the request must be a ${def.kind} object`);
   if (body.kind !== undefined && body.kind !== def.kind) throw ApiError.badRequest(`the kind in the body (${String(body.kind)}) does not match ${def.kind}`);
@@ -108,7 +108,7 @@ function specOf(review: KubeObject): Record<string, unknown> {
   return isRecord(review.spec) ? review.spec : {};
 }
 
-function validateAttributesChoice(spec: Record<string, unknown>, def: ResourceDef): void {
+function validateAttributesChoice(spec: Record<string, unknown>, def: KindStrategy): void {
   const errors: FieldError[] = [];
   const hasResource = spec.resourceAttributes != null;
   const hasNonResource = spec.nonResourceAttributes != null;

@@ -1,49 +1,27 @@
-// ResourceDefs for the served versions of a CustomResourceDefinition, after apiextensions-apiserver
-// pkg/registry/customresource/strategy.go and status_strategy.go: status reset on create and kept on
-// main-resource updates when the status subresource is on, generation on every change outside
-// metadata/status, ObjectMeta + schema + x-kubernetes-validations validation, schema defaulting,
-// Table columns from additionalPrinterColumns, selectableFields. Conversion is None: every version
-// reads and writes the same stored objects, only apiVersion differs.
+// The strategy of each served version of a CustomResourceDefinition, after apiextensions-apiserver
+// pkg/registry/customresource/strategy.go, status_strategy.go and etcd.go: status reset on create
+// and kept on main-resource updates when the status subresource is on, generation on every change
+// outside metadata/status, ObjectMeta + schema + x-kubernetes-validations validation, schema
+// defaulting and pruning, Table columns from additionalPrinterColumns, selectableFields, and the
+// scale subresource's paths. Conversion is None: every version reads and writes the same stored
+// objects, only apiVersion differs.
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import type { FieldError } from '../../registry/fieldErrors';
-import type { ResourceDef, SubresourceDef } from '../../registry/types';
+import { defineKind, keepStoredStatus, statusSubresource, StrategyError, type KindStrategy, type SubresourceDescription } from '../../registry/strategy';
 import { customResourceTableDef, type CustomResourceColumnDefinition } from '../../../shared/printers';
 import { findJsonPathResults } from '../../../shared/printers/jsonPath';
 import { nameIsDNSSubdomain } from '../../registry/validation/names';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../registry/validation/objectMeta';
-import { ApiError } from '../apiError';
-import { compareVersions } from './crdValidation';
-import { stringList, type JsonSchema } from './jsonSchema';
+import { compareVersions } from '../../registry/validation/apiextensions';
+import { stringList, type JsonSchema } from '../../registry/validation/jsonSchema';
 import { validateValue } from './schemaValidation';
 import { applyDefaults, pruneCustomResource } from './structural';
 import { validateRules } from './validationRules';
+import { readPath } from '../handlers/scale';
 
-const standardVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
-
-export interface ScaleSpec {
-  specReplicasPath: string;
-  statusReplicasPath: string;
-  labelSelectorPath?: string;
-}
-
-/** What kubedesk remembers about a served custom resource version beside its ResourceDef. */
-export interface CustomResourceInfo {
-  crdName: string;
-  schema: JsonSchema | undefined;
-  scale: ScaleSpec | undefined;
-  /** set while the CRD is being deleted: creates are refused */
-  terminating: boolean;
-}
-
-/** A ResourceDef that also carries its schema, which the OpenAPI documents publish. */
-export type CustomResourceDef = ResourceDef & { openAPIV3Schema?: unknown };
-
-const infos = new WeakMap<ResourceDef, CustomResourceInfo>();
-
-export function customResourceInfo(def: ResourceDef): CustomResourceInfo | undefined {
-  return infos.get(def);
-}
+/** A custom resource's strategy; it also carries its schema, which the OpenAPI documents publish. */
+export type CustomResourceDef = KindStrategy;
 
 function record(value: unknown): Record<string, unknown> {
   return isRecord(value) ? value : {};
@@ -53,29 +31,29 @@ function text(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
-/**
- * Decoding step of custom resources (called from ResourceStore.decodeObject): prunes fields the
- * schema does not specify and returns them as `unknown field "…"` messages for fieldValidation.
- * Returns undefined for kinds that are not custom resources.
- */
-export function pruneCustomResourceObject(def: ResourceDef, obj: KubeObject): string[] | undefined {
-  const info = infos.get(def);
-  if (!info) return undefined;
-  return pruneCustomResource(obj, info.schema);
-}
-
 /** Served versions in discovery order (kube-aware version priority). */
 export function servedVersions(crd: KubeObject): Record<string, unknown>[] {
   const versions = Array.isArray(record(crd.spec).versions) ? (record(crd.spec).versions as unknown[]) : [];
   return versions.filter(isRecord).filter((version) => version.served === true).sort((left, right) => compareVersions(text(left.name), text(right.name)));
 }
 
-function scaleOf(version: Record<string, unknown>): ScaleSpec | undefined {
+/** The scale subresource of a version (CustomResourceSubresourceScale): the paths it reads and writes. */
+function scaleOf(version: Record<string, unknown>): SubresourceDescription | undefined {
   const scale = record(version.subresources).scale;
   if (!isRecord(scale)) return undefined;
-  const spec: ScaleSpec = { specReplicasPath: text(scale.specReplicasPath), statusReplicasPath: text(scale.statusReplicasPath) };
-  if (text(scale.labelSelectorPath) !== '') spec.labelSelectorPath = text(scale.labelSelectorPath);
-  return spec;
+  const labelSelectorPath = text(scale.labelSelectorPath);
+  return {
+    name: 'scale',
+    type: 'scale',
+    group: 'autoscaling', version: 'v1', kind: 'Scale',
+    specReplicasPath: text(scale.specReplicasPath),
+    statusReplicasPath: text(scale.statusReplicasPath),
+    selector: (obj) => {
+      if (labelSelectorPath === '') return undefined;
+      const selector = readPath(obj, labelSelectorPath);
+      return typeof selector === 'string' && selector !== '' ? selector : undefined;
+    },
+  };
 }
 
 function printerColumns(version: Record<string, unknown>): CustomResourceColumnDefinition[] {
@@ -95,7 +73,7 @@ function selectableFieldPaths(version: Record<string, unknown>): string[] {
   return fields.map((field) => text(field.jsonPath)).filter((path) => path !== '');
 }
 
-/** One ResourceDef per served version of `crd`. */
+/** One strategy per served version of `crd`; `terminating` refuses creates while the CRD is being deleted. */
 export function customResourceDefs(crd: KubeObject, terminating: boolean): CustomResourceDef[] {
   const spec = record(crd.spec);
   const names = record(spec.names);
@@ -105,13 +83,11 @@ export function customResourceDefs(crd: KubeObject, terminating: boolean): Custo
   return servedVersions(crd).map((version) => {
     const versionName = text(version.name);
     const schema = isRecord(record(version.schema).openAPIV3Schema) ? (record(version.schema).openAPIV3Schema as JsonSchema) : undefined;
-    const subresourcesSpec = record(version.subresources);
-    const hasStatus = isRecord(subresourcesSpec.status);
+    const hasStatus = isRecord(record(version.subresources).status);
     const scale = scaleOf(version);
-    const subresources: SubresourceDef[] = [];
-    if (hasStatus) subresources.push({ name: 'status', kind, group, version: versionName, verbs: ['get', 'patch', 'update'] });
-    if (scale) subresources.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] });
-    const info: CustomResourceInfo = { crdName: crd.metadata.name ?? '', schema, scale, terminating };
+    const subresources: SubresourceDescription[] = [];
+    if (hasStatus) subresources.push(statusSubresource());
+    if (scale) subresources.push(scale);
     const selectable = selectableFieldPaths(version);
     const validateCreate = (obj: KubeObject): FieldError[] => {
       const errors = validateObjectMeta(obj.metadata, { namespaced, nameValidator: nameIsDNSSubdomain });
@@ -125,7 +101,7 @@ export function customResourceDefs(crd: KubeObject, terminating: boolean): Custo
       }
       return errors;
     };
-    const def: CustomResourceDef = {
+    return defineKind({
       group,
       version: versionName,
       resource: text(names.plural),
@@ -135,9 +111,7 @@ export function customResourceDefs(crd: KubeObject, terminating: boolean): Custo
       namespaced,
       shortNames: stringList(names.shortNames),
       categories: stringList(names.categories),
-      verbs: standardVerbs,
       subresources,
-      hasStatus,
       hasGeneration: true,
       defaults: (obj) => applyDefaults(obj, schema),
       validateCreate,
@@ -148,15 +122,14 @@ export function customResourceDefs(crd: KubeObject, terminating: boolean): Custo
         return errors;
       },
       prepareForCreate: (obj) => {
-        if (info.terminating) throw new ApiError(405, 'MethodNotAllowed', `create not allowed while custom resource definition is terminating`);
+        if (terminating) throw new StrategyError('MethodNotAllowed', `create not allowed while custom resource definition is terminating`);
         if (hasStatus) delete obj.status;
       },
       prepareForUpdate: (obj, old) => {
-        if (!hasStatus) return;
-        if (old.status === undefined) delete obj.status;
-        else obj.status = structuredClone(old.status);
+        if (hasStatus) keepStoredStatus(obj, old);
       },
-      table: customResourceTableDef(printerColumns(version)),
+      pruneUnknownFields: (obj) => pruneCustomResource(obj, schema),
+      printer: customResourceTableDef(printerColumns(version)),
       selectableFields: (obj) => {
         const values: Record<string, string> = {};
         for (const path of selectable) {
@@ -167,8 +140,6 @@ export function customResourceDefs(crd: KubeObject, terminating: boolean): Custo
         return values;
       },
       openAPIV3Schema: schema,
-    };
-    infos.set(def, info);
-    return def;
+    });
   });
 }

@@ -1,5 +1,5 @@
 // Serving CustomResourceDefinitions, folded into the API server process as kube-apiserver folds in
-// apiextensions-apiserver: the CRD kind's strategy (validation, defaults, status), the naming and
+// apiextensions-apiserver (the CRD kind's own strategy is main/registry/kinds/apiextensions): the naming and
 // establishing controllers (pkg/controller/status/naming_controller.go, pkg/controller/establish:
 // NamesAccepted and Established conditions, acceptedNames), registering each served version in the
 // ResourceRegistry (so discovery, OpenAPI and `kubectl api-resources` follow) and the finalizer
@@ -8,25 +8,21 @@
 // watch on a microtask, so a CRD is Established before the next request is read.
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
-import type { ResourceDef } from '../../registry/types';
+import type { KindStrategy } from '../../registry/strategy';
 import type { Disposable, Store } from '../../storage/store';
 import { ApiError } from '../apiError';
-import type { ApiServer } from '../apiServer';
+import { qualifiedResource } from '../../registry/resources';
 import { nowTimestamp } from '../objectMeta';
-import type { WriteOptions } from '../resourceStore';
-import { CUSTOM_RESOURCE_DEFINITIONS, setCondition } from './crdDeletion';
-import {
-  CLEANUP_FINALIZER,
-  CRD_GROUP,
-  CRD_RESOURCE,
-  defaultCustomResourceDefinition,
-  prepareCustomResourceDefinitionForCreate,
-  prepareCustomResourceDefinitionForUpdate,
-  validateCustomResourceDefinition,
-  validateCustomResourceDefinitionUpdate,
-} from './crdValidation';
+import type { ResourceRegistry } from '../resourceRegistry';
+import type { ResourceStore, WriteOptions } from '../resourceStore';
+import { CLEANUP_FINALIZER, CRD_GROUP, CRD_RESOURCE, setCondition } from '../../registry/validation/apiextensions';
 import { customResourceDefs } from './customResourceDef';
-import { scaleHandler } from './scale';
+
+/** What the CRD controller works with: the API server's store and registry. */
+export interface CustomResourceDefinitionsContext {
+  objects: ResourceStore;
+  registry: ResourceRegistry;
+}
 
 interface Registration {
   signature: string;
@@ -56,30 +52,25 @@ export class CustomResourceDefinitions implements Disposable {
   private watch: Disposable | undefined;
   private scheduled = false;
   private disposed = false;
-  private readonly crdDef: ResourceDef;
+  private readonly crdDef: KindStrategy;
+  /** where the store keeps CRDs */
+  private readonly crdResource: string;
 
   constructor(
-    private readonly api: ApiServer,
+    private readonly api: CustomResourceDefinitionsContext,
     private readonly store: Store,
   ) {
-    const builtin = api.registry.lookup(CRD_GROUP, 'v1', CRD_RESOURCE);
-    if (!builtin) throw new Error('the CustomResourceDefinition kind is not registered');
-    this.crdDef = {
-      ...builtin,
-      defaults: defaultCustomResourceDefinition,
-      prepareForCreate: prepareCustomResourceDefinitionForCreate,
-      prepareForUpdate: prepareCustomResourceDefinitionForUpdate,
-      validateCreate: validateCustomResourceDefinition,
-      validateUpdate: validateCustomResourceDefinitionUpdate,
-    };
-    api.registry.add(this.crdDef, false);
+    const crdDef = api.registry.lookup(CRD_GROUP, 'v1', CRD_RESOURCE);
+    if (!crdDef) throw new Error('the CustomResourceDefinition kind is not registered');
+    this.crdDef = crdDef;
+    this.crdResource = qualifiedResource(crdDef);
   }
 
   /** Registers the stored CRDs (after a restart) and follows changes from then on. */
   start(): this {
     const from = this.store.currentRevision();
-    for (const crd of this.store.list(CUSTOM_RESOURCE_DEFINITIONS, {}).items) this.reconcile(crd.metadata.name ?? '');
-    this.watch = this.store.watch({ resource: CUSTOM_RESOURCE_DEFINITIONS, fromRevision: from }, (event) => this.enqueue(event.name));
+    for (const crd of this.store.list(this.crdResource, {}).items) this.reconcile(crd.metadata.name ?? '');
+    this.watch = this.store.watch({ resource: this.crdResource, fromRevision: from }, (event) => this.enqueue(event.name));
     return this;
   }
 
@@ -149,7 +140,7 @@ export class CustomResourceDefinitions implements Disposable {
     const spec = record(crd.spec);
     const names = record(spec.names);
     const mine = [text(names.plural), text(names.singular), ...(Array.isArray(names.shortNames) ? names.shortNames.map(text) : [])].filter((entry) => entry !== '');
-    for (const other of this.store.list(CUSTOM_RESOURCE_DEFINITIONS, {}).items) {
+    for (const other of this.store.list(this.crdResource, {}).items) {
       if (other.metadata.name === crd.metadata.name || record(other.spec).group !== spec.group) continue;
       const accepted = record(record(other.status).acceptedNames);
       const theirs = new Set([text(accepted.plural), text(accepted.singular), ...(Array.isArray(accepted.shortNames) ? accepted.shortNames.map(text) : [])].filter((entry) => entry !== ''));
@@ -170,9 +161,6 @@ export class CustomResourceDefinitions implements Disposable {
     const spec = record(crd.spec);
     const resource = text(record(spec.names).plural);
     this.registrations.set(name, { signature, group: text(spec.group), resource, versions: defs.map((def) => def.version) });
-    if (defs.some((def) => def.subresources.some((sub) => sub.name === 'scale'))) {
-      this.api.registerSubresource(`${resource}.${text(spec.group)}`, 'scale', scaleHandler(this.api));
-    }
   }
 
   private unregister(name: string): void {
@@ -186,7 +174,7 @@ export class CustomResourceDefinitions implements Disposable {
     const status = structuredClone(record(crd.status));
     change(status, nowTimestamp(new Date()));
     if (JSON.stringify(status) === JSON.stringify(crd.status ?? {})) return;
-    this.api.objects.patch(this.crdDef, '', crd.metadata.name ?? '', (current) => ({ ...current, status: mergeStatus(record(current.status), status) }), internalOptions(), 'status');
+    this.api.objects.patch(this.crdDef, '', crd.metadata.name ?? '', (current) => ({ ...current, status: mergeStatus(record(current.status), status) }), { ...internalOptions(), subresource: 'status' });
   }
 
   /** Finalizer controller: delete every custom object, then release the CRD. */
@@ -241,6 +229,6 @@ function acceptedNames(crd: KubeObject): Record<string, unknown> {
 }
 
 /** Wires CRD serving into an API server; dispose stops following the store. */
-export function startCustomResourceDefinitions(api: ApiServer, store: Store): CustomResourceDefinitions {
+export function startCustomResourceDefinitions(api: CustomResourceDefinitionsContext, store: Store): CustomResourceDefinitions {
   return new CustomResourceDefinitions(api, store).start();
 }

@@ -9,7 +9,7 @@
 import { isRecord } from '../../../shared/kubernetes/types';
 import { fieldErrors, type FieldError } from '../../registry/fieldErrors';
 import { isDNS1123Subdomain, isIPv4, isIPv6, cidrErrors } from '../../registry/validation/names';
-import { flag, jsonTypeName, numberField, schemaAdditionalProperties, schemaItems, schemaList, schemaProperties, schemaType, stringList, type JsonSchema } from './jsonSchema';
+import { flag, jsonTypeName, numberField, schemaAdditionalProperties, schemaItems, schemaList, schemaProperties, schemaType, stringList, type JsonSchema } from '../../registry/validation/jsonSchema';
 
 function joinPath(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;

@@ -6,7 +6,7 @@
 // non-nullable fields, then descending into the result). Pruning reports what it drops as
 // `unknown field "spec.foo"` so the handler can warn or fail under fieldValidation.
 import { isRecord } from '../../../shared/kubernetes/types';
-import { flag, preservesUnknownFields, schemaAdditionalProperties, schemaItems, schemaProperties, type JsonSchema } from './jsonSchema';
+import { flag, preservesUnknownFields, schemaAdditionalProperties, schemaItems, schemaProperties, type JsonSchema } from '../../registry/validation/jsonSchema';
 
 const OBJECT_META_FIELDS = new Set([
   'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',

@@ -6,7 +6,7 @@
 import { isRecord } from '../../../shared/kubernetes/types';
 import { fieldErrors, type FieldError } from '../../registry/fieldErrors';
 import { CelEvaluationError, CelUnsupportedError, evaluateRule, isTransitionRule } from './cel';
-import { flag, schemaAdditionalProperties, schemaItems, schemaProperties, schemaType, type JsonSchema } from './jsonSchema';
+import { flag, schemaAdditionalProperties, schemaItems, schemaProperties, schemaType, type JsonSchema } from '../../registry/validation/jsonSchema';
 
 interface Rule {
   rule: string;

@@ -6,9 +6,11 @@
 // namespace then name, items of a list carry no kind/apiVersion, a missing item is
 // `pods.metrics.k8s.io "<ns>/<name>" not found`, and Table replies have Name, cpu, memory, Window.
 import type { KubeObject } from '../../../shared/kubernetes/types';
-import type { ColumnDefinition, ResourceDef, TableDef } from '../../registry/types';
+import type { ColumnDefinition, TableDef } from '../../../shared/printers/table';
+import { defineKind, type KindStrategy } from '../../registry/strategy';
 import { ApiError } from '../apiError';
-import { json, type ApiRequest, type ApiResponse, type ApiServer } from '../apiServer';
+import { json } from '../handlers/replies';
+import type { ApiRequest, ApiResponse, ApiServerContext } from '../handlers/request';
 import { negotiate } from '../content';
 import type { ResourceRegistry } from '../resourceRegistry';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, validateFieldSelector } from '../selectors';
@@ -64,7 +66,7 @@ export interface MetricsProvider {
 }
 
 /** Adds pods.metrics.k8s.io and nodes.metrics.k8s.io to discovery and OpenAPI and serves them from `provider`. */
-export function registerMetricsApi(api: ApiServer, registry: ResourceRegistry, provider: MetricsProvider): void {
+export function registerMetricsApi(api: ApiServerContext, registry: ResourceRegistry, provider: MetricsProvider): void {
   const [pods, nodes] = metricsResourceDefs();
   api.registerVirtualResource(METRICS_GROUP, METRICS_VERSION, pods.resource, (request, context) =>
     serve(request, pods, context.namespace, context.name, context.rest, () => provider.podMetrics(context.namespace || undefined)),
@@ -77,46 +79,30 @@ export function registerMetricsApi(api: ApiServer, registry: ResourceRegistry, p
 }
 
 /** The two resource definitions: metadata for discovery, OpenAPI and Table columns; no storage rules. */
-export function metricsResourceDefs(): [ResourceDef, ResourceDef] {
+export function metricsResourceDefs(): [KindStrategy, KindStrategy] {
   return [
     metricsDef({ resource: 'pods', singular: 'pod', kind: 'PodMetrics', namespaced: true, table: metricsTable(podUsage) }),
     metricsDef({ resource: 'nodes', singular: 'node', kind: 'NodeMetrics', namespaced: false, table: metricsTable(nodeUsage) }),
   ];
 }
 
-function metricsDef(input: { resource: string; singular: string; kind: string; namespaced: boolean; table: TableDef }): ResourceDef {
-  return {
+/** Nothing is ever written through these kinds: the virtual handler answers every request. */
+function metricsDef(input: { resource: string; singular: string; kind: string; namespaced: boolean; table: TableDef }): KindStrategy {
+  return defineKind({
     group: METRICS_GROUP,
     version: METRICS_VERSION,
     resource: input.resource,
     singular: input.singular,
     kind: input.kind,
-    listKind: `${input.kind}List`,
     namespaced: input.namespaced,
-    shortNames: [],
-    categories: [],
     verbs: ['get', 'list'],
-    subresources: [],
-    hasStatus: false,
-    hasGeneration: false,
-    // Nothing is ever written through these definitions: the virtual handler answers every request.
-    defaults: ignore,
-    validateCreate: () => [],
-    validateUpdate: () => [],
-    prepareForCreate: ignore,
-    prepareForUpdate: ignore,
-    table: input.table,
-    selectableFields: () => ({}),
-  };
-}
-
-function ignore(): void {
-  // deliberately empty: see metricsDef
+    printer: input.table,
+  });
 }
 
 type MetricsItem = PodMetrics | NodeMetrics;
 
-async function serve(request: ApiRequest, def: ResourceDef, namespace: string, name: string | undefined, rest: string[], load: () => Promise<MetricsItem[]>): Promise<ApiResponse> {
+async function serve(request: ApiRequest, def: KindStrategy, namespace: string, name: string | undefined, rest: string[], load: () => Promise<MetricsItem[]>): Promise<ApiResponse> {
   if (rest.length > 0) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
   if (request.method !== 'GET') throw ApiError.methodNotAllowed();
   const watch = request.query.get('watch');
@@ -129,7 +115,7 @@ async function serve(request: ApiRequest, def: ResourceDef, namespace: string, n
   return json(200, { kind: def.kind, apiVersion: `${def.group}/${def.version}`, ...found });
 }
 
-function list(request: ApiRequest, def: ResourceDef, items: MetricsItem[]): ApiResponse {
+function list(request: ApiRequest, def: KindStrategy, items: MetricsItem[]): ApiResponse {
   const labels = parseLabelSelector(request.query.get('labelSelector') ?? '');
   const fields = parseFieldSelector(request.query.get('fieldSelector') ?? '');
   validateFieldSelector(fields, new Set(['metadata.name', 'metadata.namespace']), def.kind);
@@ -141,7 +127,7 @@ function list(request: ApiRequest, def: ResourceDef, items: MetricsItem[]): ApiR
   return json(200, { kind: def.listKind, apiVersion: `${def.group}/${def.version}`, metadata: {}, items: selected });
 }
 
-function tableReply(request: ApiRequest, def: ResourceDef, items: MetricsItem[]): ApiResponse {
+function tableReply(request: ApiRequest, def: KindStrategy, items: MetricsItem[]): ApiResponse {
   const negotiated = negotiate(request.headers['accept']);
   const objects: KubeObject[] = items.map((item) => ({ kind: def.kind, apiVersion: `${def.group}/${def.version}`, ...item }));
   return json(200, toTable(def, objects, { includeObject: parseIncludeObject(request.query.get('includeObject')), listMeta: {}, tableVersion: negotiated.tableVersion }));

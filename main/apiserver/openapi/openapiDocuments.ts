@@ -25,7 +25,7 @@ import {
   type OpenApiSchema,
 } from './schemas';
 
-/** The part of a served subresource the documents need (a SubresourceDef fits). */
+/** The part of a served subresource the documents need (a Subresource fits). */
 export interface ServedSubresource {
   name: string;
   kind: string;
@@ -34,7 +34,7 @@ export interface ServedSubresource {
   verbs?: string[];
 }
 
-/** The part of a served resource the documents need (a ResourceDef fits). */
+/** The part of a served resource the documents need (a KindStrategy fits). */
 export interface ServedResource {
   group: string;
   version: string;

@@ -653,3 +653,108 @@ describe('helpers', () => {
     expect(formatGoDuration(nanoseconds)).toBe(expected);
   });
 });
+
+describe('decodeKubernetesProtobuf on the admission, node and apiextensions kinds', () => {
+  it.each([
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: 'deny' },
+      webhooks: [{
+        name: 'deny.example.com',
+        clientConfig: { service: { namespace: 'hooks', name: 'deny', path: '/validate', port: 443 }, caBundle: 'Y2E=' },
+        rules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments/scale'], scope: 'Namespaced' }],
+        failurePolicy: 'Fail',
+        matchPolicy: 'Equivalent',
+        namespaceSelector: { matchLabels: { team: 'a' } },
+        sideEffects: 'None',
+        timeoutSeconds: 5,
+        admissionReviewVersions: ['v1'],
+        matchConditions: [{ name: 'not-system', expression: "!request.userInfo.username.startsWith('system:')" }],
+      }],
+    },
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      metadata: { name: 'label' },
+      webhooks: [{ name: 'label.example.com', clientConfig: { url: 'https://127.0.0.1:8443/mutate' }, rules: [{ operations: ['*'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/eviction'] }], sideEffects: 'NoneOnDryRun', admissionReviewVersions: ['v1'], reinvocationPolicy: 'Never' }],
+    },
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: 'replicas' },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: { resourceRules: [{ resourceNames: ['web'], operations: ['UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments/scale'] }], matchPolicy: 'Equivalent' },
+        validations: [{ expression: 'object.spec.replicas <= 5', message: 'too many', reason: 'Forbidden' }],
+        variables: [{ name: 'replicas', expression: 'object.spec.replicas' }],
+      },
+    },
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name: 'replicas-binding' },
+      spec: { policyName: 'replicas', validationActions: ['Deny', 'Audit'], paramRef: { name: 'limits', namespace: 'default', parameterNotFoundAction: 'Allow' } },
+    },
+    {
+      apiVersion: 'node.k8s.io/v1',
+      kind: 'RuntimeClass',
+      metadata: { name: 'gvisor' },
+      handler: 'runsc',
+      overhead: { podFixed: { cpu: '250m', memory: '64Mi' } },
+      scheduling: { nodeSelector: { sandbox: 'true' }, tolerations: [{ key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' }] },
+    },
+    {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'LocalSubjectAccessReview',
+      metadata: { namespace: 'default' },
+      spec: { user: 'jane', resourceAttributes: { namespace: 'default', verb: 'get', resource: 'pods' } },
+    },
+  ])('decodes a $kind as Go would print it', (object) => {
+    expect(roundTrip(object)).toEqual(object);
+  });
+
+  it('prints the JSONSchemaProps alternatives and JSON values of a CustomResourceDefinition as upstream marshals them', () => {
+    const json = (value: unknown) => ({ raw: Buffer.from(JSON.stringify(value)).toString('base64') });
+    const wire = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'crontabs.stable.example.com' },
+      spec: {
+        group: 'stable.example.com',
+        names: { plural: 'crontabs', singular: 'crontab', kind: 'CronTab', listKind: 'CronTabList', shortNames: ['ct'] },
+        scope: 'Namespaced',
+        versions: [{
+          name: 'v1',
+          served: true,
+          storage: true,
+          subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: {
+                  type: 'object',
+                  properties: {
+                    cron: { type: 'string', default: json('* * * * *'), enum: [json('* * * * *'), json('@hourly')] },
+                    tags: { type: 'array', items: { schema: { type: 'string' } } },
+                    labels: { type: 'object', additionalProperties: { allows: true, schema: { type: 'string' } } },
+                    free: { type: 'object', additionalProperties: { allows: false } },
+                  },
+                  'x-kubernetes-validations': [{ rule: 'self.cron != ""', message: 'cron is required' }],
+                },
+              },
+            },
+          },
+        }],
+      },
+    };
+    const decoded = roundTrip(wire) as { spec: { versions: Array<{ schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } } }> } };
+    const properties = decoded.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
+    expect(properties.cron).toEqual({ type: 'string', default: '* * * * *', enum: ['* * * * *', '@hourly'] });
+    expect(properties.tags).toEqual({ type: 'array', items: { type: 'string' } });
+    expect(properties.labels).toEqual({ type: 'object', additionalProperties: { type: 'string' } });
+    expect(properties.free).toEqual({ type: 'object', additionalProperties: false });
+    expect(decoded).toMatchObject({ spec: { names: { kind: 'CronTab', shortNames: ['ct'] }, versions: [{ subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas' } } }] } });
+  });
+});

@@ -351,11 +351,35 @@ function decodeMessageValue(bytes: Uint8Array, type: string, depth: number): unk
       return decodeEmbeddedJson(readSingleBytesField(bytes, 1), 'FieldsV1', depth);
     case 'runtime.RawExtension':
       return decodeEmbeddedJson(readSingleBytesField(bytes, 1), 'RawExtension', depth);
+    case 'apiextensions.v1.JSON': {
+      // apiextensions JSON.MarshalJSON: the raw bytes, or null
+      const value = decodeEmbeddedJson(readSingleBytesField(bytes, 1), 'JSON', depth);
+      return value === omitted ? null : value;
+    }
+    case 'apiextensions.v1.JSONSchemaPropsOrArray':
+    case 'apiextensions.v1.JSONSchemaPropsOrBool':
+    case 'apiextensions.v1.JSONSchemaPropsOrStringArray':
+      return schemaAlternative(type, decodeMessage(new WireReader(bytes), type, depth + 1));
     default: {
       const message = decodeMessage(new WireReader(bytes), type, depth + 1);
       if (listWrapperKey in message) return message[listWrapperKey];
       return fieldIndex(type).isListWrapper ? [] : message;
     }
+  }
+}
+
+/**
+ * The JSON forms of apiextensions' JSONSchemaPropsOr* (their MarshalJSON): a list of schemas or the
+ * schema; the schema or a boolean; a list of property names or the schema.
+ */
+function schemaAlternative(type: string, message: Record<string, unknown>): unknown {
+  switch (type) {
+    case 'apiextensions.v1.JSONSchemaPropsOrArray':
+      return Array.isArray(message.jSONSchemas) && message.jSONSchemas.length > 0 ? message.jSONSchemas : (message.schema ?? null);
+    case 'apiextensions.v1.JSONSchemaPropsOrBool':
+      return message.schema ?? message.allows === true;
+    default:
+      return Array.isArray(message.property) && message.property.length > 0 ? message.property : (message.schema ?? null);
   }
 }
 

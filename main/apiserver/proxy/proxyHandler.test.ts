@@ -188,8 +188,8 @@ beforeAll(async () => {
 
   // the wiring the composition root uses
   proxy = createProxyHandlers({ lookup: apiServerLookup(api), dialer, random: () => 0 });
-  api.registerSubresource('services', 'proxy', proxy.services);
-  api.registerSubresource('pods', 'proxy', proxy.pods);
+  api.provideSubresource('serviceProxy', proxy.services);
+  api.provideSubresource('podProxy', proxy.pods);
   server = new HttpServer({
     api,
     authenticator: { authenticate: (headers) => (headers.authorization === `Bearer ${TOKEN}` ? { name: 'admin', groups: ['system:masters'] } : undefined) },

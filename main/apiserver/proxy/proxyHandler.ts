@@ -19,7 +19,7 @@ import { hopByHopTest } from '../../../shared/http/hopByHop';
 import { serviceNameLabel } from '../../../shared/kubernetes/serviceEndpoints';
 import { socketErrorText } from '../../../shared/net/dialErrors';
 import { ApiError } from '../apiError';
-import type { ApiReply, ApiRequest, ApiResponse, ApiServer, ApiStreamReply, SubresourceHandler } from '../apiServer';
+import type { ApiReply, ApiRequest, ApiResponse, ApiServerContext, ApiStreamReply, SubresourceHandler } from '../handlers/request';
 import type { UpgradeHandler } from '../httpServer';
 import { resolveProxyLocation, type ProxyKind, type ProxyLocation, type ProxyLookup } from './proxyLocation';
 import { rewriteHtml, rewriteUrl, type RewriteContext } from './urlRewrite';
@@ -38,9 +38,9 @@ export interface ProxyOptions {
 }
 
 export interface ProxyHandlers {
-  /** for ApiServer.registerSubresource('services', 'proxy', …) */
+  /** for the provider services name `serviceProxy` */
   services: SubresourceHandler;
-  /** for ApiServer.registerSubresource('pods', 'proxy', …) */
+  /** for the provider pods name `podProxy` */
   pods: SubresourceHandler;
   /** for HttpServer.addUpgradeHandler: WebSocket and other Upgrade requests to a proxy path */
   upgrade: UpgradeHandler;
@@ -137,7 +137,7 @@ export function createProxyHandlers(options: ProxyOptions): ProxyHandlers {
 }
 
 /** A ProxyLookup reading the API server's store directly. */
-export function apiServerLookup(api: ApiServer): ProxyLookup {
+export function apiServerLookup(api: ApiServerContext): ProxyLookup {
   const services = () => api.registry.lookup('', 'v1', 'services');
   const pods = () => api.registry.lookup('', 'v1', 'pods');
   const slices = () => api.registry.lookup('discovery.k8s.io', 'v1', 'endpointslices');

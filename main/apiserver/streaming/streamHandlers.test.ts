@@ -174,7 +174,7 @@ beforeAll(async () => {
   const pods = registry.lookup('', 'v1', 'pods');
   if (!pods) throw new Error('no pods resource');
   handlers = createStreamHandlers({ getPod: (namespace, name): KubeObject => api.objects.get(pods, namespace, name), streams: fakeStreams });
-  api.registerSubresource('pods', 'log', handlers.logs);
+  api.provideSubresource('podLog', handlers.logs);
   server = new HttpServer({
     api,
     authenticator: { authenticate: (headers) => (headers.authorization === `Bearer ${TOKEN}` ? { name: 'admin', groups: ['system:masters'] } : undefined) },

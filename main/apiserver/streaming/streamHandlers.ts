@@ -13,7 +13,7 @@ import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import { fieldErrors, type FieldError } from '../../registry/fieldErrors';
 import { ApiError } from '../apiError';
-import type { ApiRequest, ApiResponse, SubresourceHandler } from '../apiServer';
+import type { ApiRequest, ApiResponse, SubresourceHandler } from '../handlers/request';
 import type { UpgradeHandler, UserInfo } from '../httpServer';
 import { negotiateExecProtocol, negotiatePortForwardProtocol, serveRemoteCommand, supportedExecProtocols, supportedPortForwardProtocols } from './channelProtocol';
 import type { PodLogOptions, PodStreamOptions, PodStreams, PodStreamSession } from './podStreams';
@@ -30,7 +30,7 @@ export interface StreamHandlerOptions {
 export interface StreamHandlers {
   /** for HttpServer.addUpgradeHandler: exec, attach, portforward */
   upgrade: UpgradeHandler;
-  /** for ApiServer.registerSubresource('pods', 'log', …) */
+  /** the provider pods name `podLog` */
   logs: SubresourceHandler;
   /** closes every open stream session (shutdown) */
   dispose(): void;

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { KubeObject, Status } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import { ApiError } from '../apiError';
-import type { AdmissionAttributes } from './matching';
+import { kindOf, type AdmissionAttributes } from './matching';
 
 export interface AdmissionReviewRequest {
   uid: string;
@@ -19,14 +19,15 @@ const optionsKind: Record<string, string> = { CREATE: 'CreateOptions', UPDATE: '
 
 export function admissionRequest(attributes: AdmissionAttributes, object: KubeObject | undefined): Record<string, unknown> {
   const { def } = attributes;
-  const kind = { group: def.group, version: def.version, kind: def.kind };
+  const kind = kindOf(attributes);
   const resource = { group: def.group, version: def.version, resource: def.resource };
+  const requested = attributes.requestDef ?? def;
   const request: Record<string, unknown> = {
     uid: randomUUID(),
     kind,
     resource,
-    requestKind: kind,
-    requestResource: resource,
+    requestKind: attributes.requestKind ?? kind,
+    requestResource: { group: requested.group, version: requested.version, resource: requested.resource },
     operation: attributes.operation,
     userInfo: userInfo(attributes),
     object: object ?? null,

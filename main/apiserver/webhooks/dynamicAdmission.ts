@@ -9,19 +9,25 @@
 // must still validate), runs the policies and the validating webhooks on that final object, and
 // only then makes the real write (with the mutated object when a webhook changed it). Requests no
 // webhook or policy matches take the plain write path and cost one listing of each configuration kind.
+// Subresource writes are admitted the same way with the object a client of the subresource sends
+// (`view`: the autoscaling/v1 Scale of /scale); POSTs of objects that are not stored (Binding,
+// Eviction, TokenRequest) go through `admitObject`. A webhook or policy whose rules name another
+// served version of the resource sees the request converted to it (matchPolicy Equivalent), with
+// requestKind/requestResource telling what the client sent.
 // Upstream differences: the real write may interleave with another writer between the dry run and
 // the commit (the update then fails with a conflict rather than being retried), and mutating
 // webhooks are called once each (reinvocationPolicy IfNeeded is not honoured).
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
-import type { ResourceDef } from '../../registry/types';
+import type { GroupVersionKind, KindStrategy } from '../../registry/strategy';
+import { apiVersionOf } from '../../registry/resources';
 import { ApiError } from '../apiError';
 import { applyJsonPatch } from '../patch/jsonPatch';
 import type { ProxyLookup } from '../proxy/proxyLocation';
 import type { ResourceRegistry } from '../resourceRegistry';
 import type { ResourceStore, WriteOptions } from '../resourceStore';
 import { admissionRequest, admissionReview, callingError, deniedError, parseAdmissionResponse } from './admissionReview';
-import { isExemptResource, labelsOf, namespaceSelectorMatches, objectSelectorMatches, ruleMatches, type AdmissionAttributes, type AdmissionOperation, type AdmissionUser } from './matching';
+import { isExemptResource, kindOf, labelsOf, namespaceSelectorMatches, objectSelectorMatches, ruleMatches, type AdmissionAttributes, type AdmissionOperation, type AdmissionUser } from './matching';
 import { celRequest, evaluatePolicies, matchConditionsHold } from './validatingAdmissionPolicy';
 import { postJson, webhookEndpoint, type WebhookDialer } from './webhookClient';
 import type { StoreCache } from '../storeCache';
@@ -36,12 +42,38 @@ export interface DynamicAdmissionOptions {
 
 export interface WriteRequest {
   operation: AdmissionOperation;
-  def: ResourceDef;
+  def: KindStrategy;
   namespace: string;
   name: string;
   subresource?: string;
   /** the stored object an UPDATE starts from */
   oldObject?: KubeObject;
+  user?: AdmissionUser;
+  options: WriteOptions;
+  /**
+   * What admission sees when it is not the stored object: the kind and the object of a
+   * subresource (a Scale made from the stored object). `oldObject` is then given in that form too,
+   * and a mutated view is what `write` receives as `replacement`.
+   */
+  view?: AdmissionView;
+  /** the version the client addressed, when a converted version forwarded the request */
+  requestDef?: KindStrategy;
+}
+
+export interface AdmissionView {
+  kind: GroupVersionKind;
+  of(stored: KubeObject): KubeObject;
+}
+
+/** A POST of an object that is not stored (Binding, Eviction, TokenRequest) to a subresource. */
+export interface ObjectRequest {
+  def: KindStrategy;
+  namespace: string;
+  name: string;
+  subresource: string;
+  /** the posted object's kind */
+  kind: GroupVersionKind;
+  object: KubeObject;
   user?: AdmissionUser;
   options: WriteOptions;
 }
@@ -54,6 +86,8 @@ interface Webhook {
   configuration: string;
   spec: Record<string, unknown>;
   name: string;
+  /** the request as this webhook's rules matched it (another version under matchPolicy Equivalent) */
+  attributes: AdmissionAttributes;
 }
 
 export class DynamicAdmission {
@@ -71,7 +105,8 @@ export class DynamicAdmission {
   async admitWrite<T extends WriteResult>(request: WriteRequest, write: StoreWrite<T>): Promise<T> {
     const { def } = request;
     if (isExemptResource(def)) return write(request.options, undefined);
-    const base: AdmissionAttributes = {
+    const view = request.view;
+    const base = this.primary({
       operation: request.operation,
       def,
       namespace: request.namespace,
@@ -81,39 +116,69 @@ export class DynamicAdmission {
       dryRun: request.options.dryRun,
       user: request.user,
       options: writeOptionsFor(request.options),
-    };
+      ...(view ? { kind: view.kind } : {}),
+    }, request.requestDef);
     // The object selector needs the object, which the dry run below produces; rules and namespace decide first.
     const mutatingCandidates = this.webhooks('mutatingwebhookconfigurations', base, false);
     const validatingCandidates = this.webhooks('validatingwebhookconfigurations', base, false);
     if (mutatingCandidates.length === 0 && validatingCandidates.length === 0 && !this.hasPolicies()) return write(request.options, undefined);
     const dryRun = (): WriteOptions => ({ ...request.options, dryRun: true, warnings: [] });
+    const seen = (stored: KubeObject): KubeObject => this.asSeen(view ? view.of(stored) : stored, base, def);
     // Upstream's mutating webhooks see the object before the store sets uid and creationTimestamp.
     const written = write(dryRun(), undefined).object;
-    const first = request.operation === 'CREATE' ? withoutServerFields(written) : written;
+    const first = request.operation === 'CREATE' ? withoutServerFields(seen(written)) : seen(written);
     let candidate = first;
-    const mutating = mutatingCandidates.filter((webhook) => objectSelectorMatches(webhook.spec.objectSelector, { ...base, object: first }));
+    const mutating = mutatingCandidates.filter((webhook) => objectSelectorMatches(webhook.spec.objectSelector, this.seenBy(webhook, base, first)));
     if (mutating.length > 0) {
       candidate = await this.mutate(mutating, { ...base, object: first }, request.options.warnings);
     }
     let replacement: KubeObject | undefined;
-    let final = written;
+    let final = seen(written);
     if (!jsonEqual(candidate, first)) {
-      replacement = candidate;
-      final = write(dryRun(), replacement).object;
+      replacement = this.asWritten(candidate, base, def, view);
+      final = seen(write(dryRun(), replacement).object);
     }
     // A created object's generated name and allocations must be the ones admission saw.
-    if (request.operation === 'CREATE' && replacement === undefined) replacement = final;
-    const attributes: AdmissionAttributes = { ...base, object: final, name: final.metadata.name ?? base.name };
+    if (request.operation === 'CREATE' && replacement === undefined) replacement = written;
+    const attributes: AdmissionAttributes = { ...base, object: final, name: final.metadata.name || base.name };
     request.options.warnings.push(...this.policies(attributes));
-    const validating = validatingCandidates.filter((webhook) => objectSelectorMatches(webhook.spec.objectSelector, attributes));
+    const validating = validatingCandidates.filter((webhook) => objectSelectorMatches(webhook.spec.objectSelector, this.seenBy(webhook, attributes, final)));
     await this.validate(validating, attributes, request.options.warnings);
     return write(request.options, replacement);
+  }
+
+  /**
+   * A POST of an object that is not stored (upstream: the Binding, Eviction or TokenRequest is what
+   * admission sees, with the parent's resource and the subresource's name): mutating webhooks may
+   * change it, then policies and validating webhooks judge it. Returns the object to act on.
+   */
+  async admitObject(request: ObjectRequest): Promise<KubeObject> {
+    if (isExemptResource(request.def)) return request.object;
+    const base: AdmissionAttributes = {
+      operation: 'CREATE',
+      def: request.def,
+      namespace: request.namespace,
+      name: request.name,
+      subresource: request.subresource,
+      object: request.object,
+      dryRun: request.options.dryRun,
+      user: request.user,
+      options: writeOptionsFor(request.options),
+      kind: request.kind,
+    };
+    let object = request.object;
+    const mutating = this.webhooks('mutatingwebhookconfigurations', base);
+    if (mutating.length > 0) object = await this.mutate(mutating, base, request.options.warnings);
+    const attributes: AdmissionAttributes = { ...base, object };
+    request.options.warnings.push(...this.policies(attributes));
+    await this.validate(this.webhooks('validatingwebhookconfigurations', attributes), attributes, request.options.warnings);
+    return object;
   }
 
   /** DELETE: validating policies and webhooks (and mutating webhooks, whose patches cannot apply) see the old object. */
   async admitDelete(request: Omit<WriteRequest, 'options'> & { oldObject: KubeObject; dryRun: boolean; options?: Record<string, unknown> }, warnings: string[] = []): Promise<void> {
     if (isExemptResource(request.def)) return;
-    const attributes: AdmissionAttributes = {
+    const attributes = this.primary({
       operation: 'DELETE',
       def: request.def,
       namespace: request.namespace,
@@ -123,11 +188,61 @@ export class DynamicAdmission {
       dryRun: request.dryRun,
       user: request.user,
       options: request.options ?? {},
-    };
+    }, request.requestDef);
     const mutating = this.webhooks('mutatingwebhookconfigurations', attributes);
     if (mutating.length > 0) await this.mutate(mutating, attributes, warnings);
     warnings.push(...this.policies(attributes));
     await this.validate(this.webhooks('validatingwebhookconfigurations', attributes), attributes, warnings);
+  }
+
+  /**
+   * The request as admission first sees it: as the version the client addressed when a converted
+   * version forwarded it (the stored object converted back to that version).
+   */
+  private primary(attributes: AdmissionAttributes, requestDef: KindStrategy | undefined): AdmissionAttributes {
+    if (!requestDef || requestDef === attributes.def) return attributes;
+    const converted = this.variant(attributes, requestDef);
+    return { ...converted, requestDef, requestKind: { group: requestDef.group, version: requestDef.version, kind: requestDef.kind } };
+  }
+
+  /** The request as another version of its resource sees it; objects of a subresource's own kind stay as they are. */
+  private variant(attributes: AdmissionAttributes, def: KindStrategy): AdmissionAttributes {
+    const convert = (obj: KubeObject | undefined) => (obj && !attributes.kind ? convertObject(obj, attributes.def, def) : obj);
+    return {
+      ...attributes,
+      def,
+      object: convert(attributes.object),
+      oldObject: convert(attributes.oldObject),
+      requestDef: attributes.requestDef ?? attributes.def,
+      requestKind: attributes.requestKind ?? kindOf(attributes),
+    };
+  }
+
+  /** Other served versions of the request's resource (upstream matchPolicy Equivalent). */
+  private equivalents(attributes: AdmissionAttributes): AdmissionAttributes[] {
+    const { def } = attributes;
+    const others = this.options.registry.all().filter((candidate) => candidate !== def && candidate.group === def.group && candidate.resource === def.resource && candidate.version !== def.version);
+    return others.map((other) => this.variant(attributes, other));
+  }
+
+  /** The stored object in the version admission sees first. */
+  private asSeen(stored: KubeObject, base: AdmissionAttributes, storedDef: KindStrategy): KubeObject {
+    return base.def === storedDef || base.kind ? stored : convertObject(stored, storedDef, base.def);
+  }
+
+  /** A mutated object in the form `write` takes (the stored version, or the subresource's view). */
+  private asWritten(object: KubeObject, base: AdmissionAttributes, storedDef: KindStrategy, view: AdmissionView | undefined): KubeObject {
+    return view || base.def === storedDef ? object : convertObject(object, base.def, storedDef);
+  }
+
+  /** `object` (in the form `from` sees it) as `to` sees it. */
+  private convert(object: KubeObject, from: AdmissionAttributes, to: AdmissionAttributes): KubeObject {
+    return from.def === to.def || from.kind ? object : convertObject(object, from.def, to.def);
+  }
+
+  /** The request as this webhook sees it, with `object` (given as `attributes` sees it) converted to its version. */
+  private seenBy(webhook: Webhook, attributes: AdmissionAttributes, object: KubeObject | undefined): AdmissionAttributes {
+    return { ...webhook.attributes, object: object && this.convert(object, attributes, webhook.attributes) };
   }
 
   /** The stored configurations of one admissionregistration kind; shared, so callers must not change it. */
@@ -141,18 +256,28 @@ export class DynamicAdmission {
     return this.list('validatingadmissionpolicybindings').length > 0;
   }
 
-  /** Webhooks whose rules and selectors match, configurations in name order as upstream sorts them. */
+  /**
+   * Webhooks whose rules and selectors match, configurations in name order as upstream sorts them;
+   * under matchPolicy Equivalent (the default) a rule may match another served version of the
+   * resource, and the webhook then sees the request as that version.
+   */
   private webhooks(resource: string, attributes: AdmissionAttributes, checkObject = true): Webhook[] {
     const configurations = [...this.list(resource)].sort((left, right) => (left.metadata.name ?? '').localeCompare(right.metadata.name ?? ''));
     const matched: Webhook[] = [];
+    let equivalents: AdmissionAttributes[] | undefined;
     for (const configuration of configurations) {
       for (const spec of Array.isArray(configuration.webhooks) ? configuration.webhooks : []) {
         if (!isRecord(spec)) continue;
         const rules = Array.isArray(spec.rules) ? spec.rules : [];
-        if (!rules.some((rule) => ruleMatches(rule, attributes))) continue;
-        if (!namespaceSelectorMatches(spec.namespaceSelector, attributes, (name) => this.namespaceLabels(name))) continue;
-        if (checkObject && !objectSelectorMatches(spec.objectSelector, attributes)) continue;
-        matched.push({ configuration: configuration.metadata.name ?? '', spec, name: String(spec.name ?? '') });
+        let variant: AdmissionAttributes | undefined = rules.some((rule) => ruleMatches(rule, attributes)) ? attributes : undefined;
+        if (!variant && spec.matchPolicy !== 'Exact') {
+          equivalents ??= this.equivalents(attributes);
+          variant = equivalents.find((candidate) => rules.some((rule) => ruleMatches(rule, candidate)));
+        }
+        if (!variant) continue;
+        if (!namespaceSelectorMatches(spec.namespaceSelector, variant, (name) => this.namespaceLabels(name))) continue;
+        if (checkObject && !objectSelectorMatches(spec.objectSelector, variant)) continue;
+        matched.push({ configuration: configuration.metadata.name ?? '', spec, name: String(spec.name ?? ''), attributes: variant });
       }
     }
     return matched;
@@ -168,21 +293,23 @@ export class DynamicAdmission {
     return namespace ? labelsOf(namespace) : undefined;
   }
 
+  /** Calls each mutating webhook in turn on the object as it sees it; returns the object as `attributes` sees it. */
   private async mutate(webhooks: Webhook[], attributes: AdmissionAttributes, warnings: string[]): Promise<KubeObject> {
     let current = attributes.object;
     for (const webhook of webhooks) {
-      const reply = await this.call(webhook, { ...attributes, object: current }, true);
+      const seen = this.seenBy(webhook, attributes, current);
+      const reply = await this.call(webhook, seen, true);
       if (!reply) continue;
       warnings.push(...reply.warnings);
-      if (reply.patch !== undefined && current !== undefined) {
+      if (reply.patch !== undefined && seen.object !== undefined) {
         let patched: unknown;
         try {
-          patched = applyJsonPatch(structuredClone(current), reply.patch);
+          patched = applyJsonPatch(structuredClone(seen.object), reply.patch);
         } catch (error) {
           throw ApiError.internal(`JSON Patch: ${error instanceof Error ? error.message : String(error)}`);
         }
         if (!isRecord(patched) || !isRecord(patched.metadata)) throw ApiError.internal('JSON Patch: the patched object is not a Kubernetes object');
-        current = patched as KubeObject;
+        current = this.convert(patched as KubeObject, webhook.attributes, attributes);
       }
     }
     return current ?? ({ metadata: {} } as KubeObject);
@@ -190,7 +317,7 @@ export class DynamicAdmission {
 
   private async validate(webhooks: Webhook[], attributes: AdmissionAttributes, warnings: string[]): Promise<void> {
     // Upstream calls validating webhooks in parallel and reports the first rejection.
-    const replies = await Promise.allSettled(webhooks.map((webhook) => this.call(webhook, attributes, false)));
+    const replies = await Promise.allSettled(webhooks.map((webhook) => this.call(webhook, this.seenBy(webhook, attributes, attributes.object), false)));
     for (const reply of replies) {
       if (reply.status === 'rejected') throw reply.reason;
       if (reply.value) warnings.push(...reply.value.warnings);
@@ -203,6 +330,7 @@ export class DynamicAdmission {
     return evaluatePolicies(attributes, {
       policies: this.list('validatingadmissionpolicies'),
       bindings,
+      equivalents: (request) => this.equivalents(request),
       namespaceLabels: (name) => this.namespaceLabels(name),
       namespaceObject: (name) => this.namespaceObject(name),
       params: (paramKind, namespace, name) => {
@@ -270,6 +398,18 @@ function writeOptionsFor(options: WriteOptions): Record<string, unknown> {
   if (options.fieldManager) out.fieldManager = options.fieldManager;
   if (options.fieldValidation) out.fieldValidation = options.fieldValidation;
   return out;
+}
+
+/**
+ * An object of one served version as another: through the versions' conversions to and from the
+ * stored version (autoscaling/v1 HorizontalPodAutoscalers), or by apiVersion alone (custom
+ * resources, whose versions share one schema without conversion).
+ */
+export function convertObject(obj: KubeObject, from: KindStrategy, to: KindStrategy): KubeObject {
+  if (from === to) return obj;
+  const stored = from.conversion ? (from.conversion.toStorage(structuredClone(obj)) as KubeObject) : obj;
+  if (to.conversion) return to.conversion.fromStorage(stored);
+  return { ...stored, apiVersion: apiVersionOf(to), kind: to.kind };
 }
 
 function withoutServerFields(obj: KubeObject): KubeObject {

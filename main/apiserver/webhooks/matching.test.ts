@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { builtinResources } from '../../registry/resources';
-import type { ResourceDef } from '../../registry/types';
+import type { KindStrategy } from '../../registry/strategy';
 import { isExemptResource, namespaceSelectorMatches, objectSelectorMatches, ruleMatches, type AdmissionAttributes } from './matching';
 
 const defs = builtinResources();
-const def = (group: string, resource: string): ResourceDef => {
+const def = (group: string, resource: string): KindStrategy => {
   const found = defs.find((candidate) => candidate.group === group && candidate.resource === resource);
   if (!found) throw new Error(`no ${resource}`);
   return found;

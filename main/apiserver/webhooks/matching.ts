@@ -9,7 +9,7 @@
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { selectorMatches as labelSelectorMatches } from '../../../shared/kubernetes/labelSelector';
 import { isRecord } from '../../../shared/kubernetes/types';
-import type { ResourceDef } from '../../registry/types';
+import type { GroupVersionKind, KindStrategy } from '../../registry/strategy';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -23,7 +23,7 @@ export interface AdmissionUser {
 /** One request as admission sees it (upstream admission.Attributes). */
 export interface AdmissionAttributes {
   operation: AdmissionOperation;
-  def: ResourceDef;
+  def: KindStrategy;
   namespace: string;
   name: string;
   /** '' for the main resource */
@@ -34,6 +34,17 @@ export interface AdmissionAttributes {
   user?: AdmissionUser;
   /** CreateOptions / UpdateOptions / DeleteOptions as the request carried them */
   options?: Record<string, unknown>;
+  /** the kind of `object` when it is not the resource's own (a subresource's Scale, Eviction, Binding…) */
+  kind?: GroupVersionKind;
+  /** the resource the client addressed, when admission sees it as another version (requestResource) */
+  requestDef?: KindStrategy;
+  /** the kind the client sent, when admission sees another (requestKind) */
+  requestKind?: GroupVersionKind;
+}
+
+/** The kind admission reports for the request's object (AdmissionRequest.kind). */
+export function kindOf(attributes: Pick<AdmissionAttributes, 'def' | 'kind'>): GroupVersionKind {
+  return attributes.kind ?? { group: attributes.def.group, version: attributes.def.version, kind: attributes.def.kind };
 }
 
 export interface LabelSelectorLike {
@@ -43,7 +54,7 @@ export interface LabelSelectorLike {
 
 const admissionConfigurationResources = new Set(['validatingwebhookconfigurations', 'mutatingwebhookconfigurations', 'validatingadmissionpolicies', 'validatingadmissionpolicybindings', 'mutatingadmissionpolicies', 'mutatingadmissionpolicybindings']);
 
-export function isExemptResource(def: Pick<ResourceDef, 'group' | 'resource'>): boolean {
+export function isExemptResource(def: Pick<KindStrategy, 'group' | 'resource'>): boolean {
   return def.group === 'admissionregistration.k8s.io' && admissionConfigurationResources.has(def.resource);
 }
 

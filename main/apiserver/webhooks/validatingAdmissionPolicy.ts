@@ -14,7 +14,7 @@ import { ApiError } from '../apiError';
 import { evaluateRule } from '../crd/cel';
 import { qualifiedResource } from '../../registry/resources';
 import { WebhookStatusError } from './admissionReview';
-import { namespaceSelectorMatches, objectSelectorMatches, ruleMatches, type AdmissionAttributes } from './matching';
+import { kindOf, namespaceSelectorMatches, objectSelectorMatches, ruleMatches, type AdmissionAttributes } from './matching';
 
 export interface PolicyContext {
   policies: readonly KubeObject[];
@@ -23,6 +23,8 @@ export interface PolicyContext {
   namespaceObject(name: string): KubeObject | undefined;
   /** the parameter object a binding's paramRef names (paramKind is resolved by the caller) */
   params(paramKind: Record<string, unknown>, namespace: string, name: string): KubeObject | undefined;
+  /** the request as other served versions of its resource (matchPolicy Equivalent), converted */
+  equivalents?(attributes: AdmissionAttributes): AdmissionAttributes[];
 }
 
 const reasonCodes: Record<string, number> = { Unauthorized: 401, Forbidden: 403, Invalid: 422, RequestEntityTooLarge: 413 };
@@ -48,12 +50,14 @@ function namedRuleMatches(rule: unknown, attributes: AdmissionAttributes): boole
 export function celRequest(attributes: AdmissionAttributes): Record<string, unknown> {
   const { def } = attributes;
   const user = attributes.user ?? { name: 'system:apiserver', groups: ['system:authenticated', 'system:masters'] };
+  const kind = kindOf(attributes);
+  const requested = attributes.requestDef ?? def;
   return {
-    kind: { group: def.group, version: def.version, kind: def.kind },
+    kind,
     resource: { group: def.group, version: def.version, resource: def.resource },
     subResource: attributes.subresource,
-    requestKind: { group: def.group, version: def.version, kind: def.kind },
-    requestResource: { group: def.group, version: def.version, resource: def.resource },
+    requestKind: attributes.requestKind ?? kind,
+    requestResource: { group: requested.group, version: requested.version, resource: requested.resource },
     requestSubResource: attributes.subresource,
     name: attributes.name,
     namespace: attributes.namespace,
@@ -77,7 +81,7 @@ export function matchConditionsHold(conditions: unknown, variables: Record<strin
 }
 
 /** Runs every bound policy against the request; throws the first Deny, returns Warn texts. */
-export function evaluatePolicies(attributes: AdmissionAttributes, context: PolicyContext): string[] {
+export function evaluatePolicies(request: AdmissionAttributes, context: PolicyContext): string[] {
   const warnings: string[] = [];
   const policies = new Map(context.policies.map((policy) => [policy.metadata.name ?? '', policy]));
   const bindings = [...context.bindings].sort((left, right) => (left.metadata.name ?? '').localeCompare(right.metadata.name ?? ''));
@@ -86,7 +90,11 @@ export function evaluatePolicies(attributes: AdmissionAttributes, context: Polic
     const policy = policies.get(String(bindingSpec.policyName ?? ''));
     if (!policy) continue;
     const spec = isRecord(policy.spec) ? policy.spec : {};
-    if (!matchResourcesMatch(spec.matchConstraints, attributes, context.namespaceLabels)) continue;
+    // matchPolicy Equivalent (the default): the request as another served version may match instead
+    const exact = isRecord(spec.matchConstraints) && spec.matchConstraints.matchPolicy === 'Exact';
+    const variants = exact ? [request] : [request, ...(context.equivalents?.(request) ?? [])];
+    const attributes = variants.find((variant) => matchResourcesMatch(spec.matchConstraints, variant, context.namespaceLabels));
+    if (!attributes) continue;
     if (isRecord(bindingSpec.matchResources) && !matchResourcesMatch(bindingSpec.matchResources, attributes, context.namespaceLabels)) continue;
     const actions = Array.isArray(bindingSpec.validationActions) ? bindingSpec.validationActions.map(String) : [];
     const failurePolicy = spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail';

@@ -12,7 +12,7 @@ import { portForwardTable, portForwardTargetText } from '../../../shared/printer
 
 export { portForwardTable };
 import { fieldErrors, type FieldError } from '../../registry/fieldErrors';
-import type { ResourceDef } from '../../registry/types';
+import { defineKind, statusSubresource, type KindStrategy } from '../../registry/strategy';
 import { isValidPortName, nameIsDNS1035Label, nameIsDNSSubdomain } from '../../registry/validation/names';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../registry/validation/objectMeta';
 
@@ -205,28 +205,22 @@ function keepStatus(forward: KubeObject, old: KubeObject): void {
   else forward.status = structuredClone(old.status);
 }
 
-/** The ResourceDef the API server serves PortForwards with; it carries its OpenAPI schema. */
-export function portForwardResourceDef(): ResourceDef & { openAPIV3Schema: unknown } {
-  return {
+/** The strategy the API server serves PortForwards with; it carries its OpenAPI schema. */
+export function portForwardResourceDef(): KindStrategy & { openAPIV3Schema: unknown } {
+  const strategy = defineKind({
     group: PORT_FORWARD_GROUP,
     version: PORT_FORWARD_VERSION,
     resource: PORT_FORWARD_RESOURCE,
-    singular: 'portforward',
     kind: PORT_FORWARD_KIND,
-    listKind: `${PORT_FORWARD_KIND}List`,
     namespaced: true,
     shortNames: ['pf'],
-    categories: [],
-    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
-    subresources: [{ name: 'status', kind: PORT_FORWARD_KIND, group: PORT_FORWARD_GROUP, version: PORT_FORWARD_VERSION, verbs: ['get', 'patch', 'update'] }],
-    hasStatus: true,
+    subresources: [statusSubresource()],
     hasGeneration: true,
-    defaults: () => undefined,
     validateCreate: validatePortForward,
     validateUpdate: validatePortForwardUpdate,
     prepareForCreate: resetStatus,
     prepareForUpdate: keepStatus,
-    table: portForwardTable,
+    printer: portForwardTable,
     selectableFields: (forward) => {
       const target = record(record(forward.spec).target);
       return {
@@ -235,6 +229,6 @@ export function portForwardResourceDef(): ResourceDef & { openAPIV3Schema: unkno
         'status.phase': typeof record(forward.status).phase === 'string' ? String(record(forward.status).phase) : '',
       };
     },
-    openAPIV3Schema: portForwardSchema,
-  };
+  });
+  return { ...strategy, openAPIV3Schema: portForwardSchema };
 }

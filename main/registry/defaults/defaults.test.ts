@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../shared/kubernetes/types';
-import { defaulters } from '.';
+import { builtinKinds } from '../kinds';
+import { qualifiedResource } from '../resources';
 import { defaultImagePullPolicy } from './podSpec';
+
+/** The strategies of the stored built-in kinds, by group-qualified resource (`pods`, `deployments.apps`). */
+const kinds = Object.fromEntries(builtinKinds.filter((kind) => !kind.conversion).map((kind) => [qualifiedResource(kind), kind]));
 
 function applied(resource: string, obj: KubeObject, create = true): KubeObject {
   const copy = structuredClone(obj);
-  defaulters[resource].defaults(copy);
-  if (create) defaulters[resource].prepareForCreate?.(copy);
+  kinds[resource].defaults(copy);
+  if (create) kinds[resource].prepareForCreate(copy);
   return copy;
 }
 

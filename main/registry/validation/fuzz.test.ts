@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../shared/kubernetes/types';
-import { defaultFunctions } from '../defaults';
-import { validators } from '.';
+import { builtinKinds } from '../kinds';
+import { qualifiedResource } from '../resources';
+
+/** The strategies of the stored built-in kinds, by group-qualified resource (`pods`, `deployments.apps`). */
+const kinds = Object.fromEntries(builtinKinds.filter((kind) => !kind.conversion).map((kind) => [qualifiedResource(kind), kind]));
 
 /** A small deterministic PRNG so failures reproduce. */
 function random(seed: number): () => number {
@@ -45,17 +48,17 @@ describe('validators and defaulters on mistyped input', () => {
     const next = random(42);
     const failures: string[] = [];
     for (let round = 0; round < 300; round++) {
-      for (const resource of Object.keys(validators)) {
+      for (const resource of Object.keys(kinds)) {
         const body = value(next, 0);
         const object = { ...(typeof body === 'object' && body !== null && !Array.isArray(body) ? body : { spec: body }), metadata: value(next, 1) } as KubeObject;
         const old = { spec: value(next, 0), metadata: value(next, 1) } as KubeObject;
         try {
-          defaultFunctions[resource].defaults(object);
-          defaultFunctions[resource].prepareForCreate?.(object);
+          kinds[resource].defaults(object);
+          kinds[resource].prepareForCreate(object);
         } catch (error) {
           failures.push(`${resource} round ${round}: defaults threw ${String(error)}`);
         }
-        const errors = [...validators[resource].validateCreate(object), ...validators[resource].validateUpdate(object, old)];
+        const errors = [...kinds[resource].validateCreate(object), ...kinds[resource].validateUpdate(object, old)];
         for (const error of errors) {
           if (typeof error.field !== 'string' || typeof error.detail !== 'string' || error.detail.includes('internal validation error')) {
             failures.push(`${resource} round ${round}: ${error.field}: ${error.detail}`);

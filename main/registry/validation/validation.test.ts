@@ -1,22 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import type { FieldError } from '../fieldErrors';
-import { defaulters } from '../defaults';
-import { validators } from '.';
+import { builtinKinds } from '../kinds';
+import { qualifiedResource } from '../resources';
+
+/** The strategies of the stored built-in kinds, by group-qualified resource (`pods`, `deployments.apps`). */
+const kinds = Object.fromEntries(builtinKinds.filter((kind) => !kind.conversion).map((kind) => [qualifiedResource(kind), kind]));
 
 /** As the API server runs them: defaults, create-time strategy steps, then validation. */
 function createErrors(resource: string, obj: KubeObject): string[] {
   const copy = structuredClone(obj);
   copy.metadata.uid ??= '0b1c2d3e-0000-4000-8000-000000000001';
-  defaulters[resource].defaults(copy);
-  defaulters[resource].prepareForCreate?.(copy);
-  return validators[resource].validateCreate(copy).map(render);
+  kinds[resource].defaults(copy);
+  kinds[resource].prepareForCreate(copy);
+  return kinds[resource].validateCreate(copy).map(render);
 }
 
 function updateErrors(resource: string, obj: KubeObject, old: KubeObject): string[] {
   const copy = structuredClone(obj);
-  defaulters[resource].defaults(copy);
-  return validators[resource].validateUpdate(copy, old).map(render);
+  kinds[resource].defaults(copy);
+  return kinds[resource].validateUpdate(copy, old).map(render);
 }
 
 function render(error: FieldError): string {
@@ -282,7 +285,7 @@ describe('validation messages match upstream', () => {
 describe('update validation', () => {
   it('rejects changing a deployment selector', () => {
     const old = structuredClone(deployment({ app: 'web' }, { app: 'web' }));
-    defaulters['deployments.apps'].defaults(old);
+    kinds['deployments.apps'].defaults(old);
     old.metadata.resourceVersion = '5';
     const next = structuredClone(deployment({ app: 'api' }, { app: 'api' }));
     next.metadata.resourceVersion = '5';
@@ -313,7 +316,7 @@ describe('update validation', () => {
   it('allows changing a pod image but not its restartPolicy', () => {
     const old = pod('web', { containers: [{ name: 'app', image: 'nginx:1' }] });
     old.metadata.resourceVersion = '7';
-    defaulters.pods.defaults(old);
+    kinds.pods.defaults(old);
     const imageChange = structuredClone(old);
     (imageChange.spec as { containers: Array<{ image: string }> }).containers[0].image = 'nginx:2';
     expect(updateErrors('pods', imageChange, old)).toEqual([]);
@@ -326,14 +329,14 @@ describe('update validation', () => {
 
   it('rejects changing a service clusterIP once set', () => {
     const old: KubeObject = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default', resourceVersion: '2' }, spec: { clusterIP: '10.96.0.10', ports: [{ port: 80 }] } };
-    defaulters.services.defaults(old);
+    kinds.services.defaults(old);
     const next: KubeObject = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default', resourceVersion: '2' }, spec: { clusterIP: '10.96.0.11', ports: [{ port: 80 }] } };
     expect(updateErrors('services', next, old)).toEqual(['spec.clusterIPs[0]: Invalid value: []string{"10.96.0.11"}: may not change once set']);
   });
 
   it('lets an update omit the allocated clusterIP', () => {
     const old: KubeObject = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default', resourceVersion: '2' }, spec: { clusterIP: '10.96.0.10', ports: [{ port: 80 }] } };
-    defaulters.services.defaults(old);
+    kinds.services.defaults(old);
     const next: KubeObject = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default', resourceVersion: '2' }, spec: { ports: [{ port: 81 }] } };
     expect(updateErrors('services', next, old)).toEqual([]);
   });

@@ -1,0 +1,27 @@
+// Deployment (apps/v1), after pkg/registry/apps/deployment/strategy.go and storage/storage.go:
+// generation counts spec changes, status is the controller's (written through /status, kept on
+// main-resource updates), /scale is the autoscaling/v1 view of spec.replicas.
+import { deploymentTable } from '../../../../shared/printers/apps';
+import { defaultDeployment } from '../../defaults/apps';
+import { validateDeployment, validateDeploymentUpdate } from '../../validation/apps';
+import { defineKind, keepStoredStatus, replicasScaleSubresource, statusSubresource } from '../../strategy';
+
+export const deploymentStrategy = defineKind({
+  group: 'apps',
+  version: 'v1',
+  resource: 'deployments',
+  kind: 'Deployment',
+  namespaced: true,
+  shortNames: ['deploy'],
+  categories: ['all'],
+  hasGeneration: true,
+  subresources: [replicasScaleSubresource(), statusSubresource()],
+  prepareForCreate: (deployment) => {
+    deployment.status = {};
+  },
+  prepareForUpdate: keepStoredStatus,
+  defaults: defaultDeployment,
+  validateCreate: validateDeployment,
+  validateUpdate: validateDeploymentUpdate,
+  printer: deploymentTable,
+});

@@ -1,0 +1,27 @@
+// StatefulSet (apps/v1), after pkg/registry/apps/statefulset/strategy.go and storage/storage.go:
+// created with zero replicas in status; status through /status; /scale is the autoscaling/v1 view
+// of spec.replicas.
+import { statefulSetTable } from '../../../../shared/printers/apps';
+import { defaultStatefulSet } from '../../defaults/apps';
+import { validateStatefulSet, validateStatefulSetUpdate } from '../../validation/apps';
+import { defineKind, keepStoredStatus, replicasScaleSubresource, statusSubresource } from '../../strategy';
+
+export const statefulSetStrategy = defineKind({
+  group: 'apps',
+  version: 'v1',
+  resource: 'statefulsets',
+  kind: 'StatefulSet',
+  namespaced: true,
+  shortNames: ['sts'],
+  categories: ['all'],
+  hasGeneration: true,
+  subresources: [replicasScaleSubresource(), statusSubresource()],
+  prepareForCreate: (statefulSet) => {
+    statefulSet.status = { replicas: 0, availableReplicas: 0 };
+  },
+  prepareForUpdate: keepStoredStatus,
+  defaults: defaultStatefulSet,
+  validateCreate: validateStatefulSet,
+  validateUpdate: validateStatefulSetUpdate,
+  printer: statefulSetTable,
+});
