@@ -2,6 +2,7 @@
 // desktop bridge (absent in a plain browser). Hooks wrap selectors so views stay small.
 import { createContext, useContext, useEffect, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
+import { useShallow } from 'zustand/react/shallow';
 import type { KubeObject } from '../shared/kubernetes/types';
 import type { KubeClient } from './api/kubeClient';
 import { allKinds, customResourceDefinitions, kindByKey } from './kinds';
@@ -33,6 +34,16 @@ export function useCollection(config: KindConfig | undefined): Collection {
   const { watches } = useServices();
   useEffect(() => (config ? watches.acquire(config) : undefined), [watches, config]);
   return useAppState((state) => (config ? state.collections[config.key] : undefined) ?? emptyCollection);
+}
+
+/** The cached collections of several kinds by key, watched while the component is mounted (`configs` must be stable). */
+export function useCollections(configs: readonly KindConfig[]): Record<string, Collection> {
+  const { watches } = useServices();
+  useEffect(() => {
+    const releases = configs.map((config) => watches.acquire(config));
+    return () => releases.forEach((release) => release());
+  }, [watches, configs]);
+  return useAppState(useShallow((state) => Object.fromEntries(configs.map((config) => [config.key, state.collections[config.key] ?? emptyCollection]))));
 }
 
 /** Built-in kinds plus one per CustomResourceDefinition (watched). */
