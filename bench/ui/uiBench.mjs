@@ -4,7 +4,9 @@
 // PATCHing pod annotations): keydown in the list filter → the next frame, with the Event Timing
 // API's durations and the long tasks of a 20 s window; (3) a 100,000-line log: time to show its
 // end, scroll frame times, search latency, and the page's JS heap at the start and end of
-// following a chatty pod. Figures are printed next to targets, never asserted.
+// following a chatty pod; (4) first paint of the Events list holding 5,000 events, sorted newest
+// first by their real times (navigation start → the first rows, checked to be in time order).
+// Figures are printed next to targets, never asserted.
 //
 // The 5,000 pods are bound (spec.nodeName) to FAKE Node objects — no kubelet behind them, tainted
 // NoSchedule so the scheduler never puts the log pods there — and tolerate the not-ready /
@@ -12,7 +14,7 @@
 // real node's kubelet only runs pods bound to it (the two log pods).
 //
 //   npm run build && node bench/run.mjs ui
-//   node bench/ui/uiBench.mjs [--follow-seconds 300] [--pods 5000]     # standalone
+//   node bench/ui/uiBench.mjs [--follow-seconds 300] [--pods 5000] [--events 5000]     # standalone
 import https from 'node:https';
 import { chromium } from 'playwright-core';
 import { percentile, request, round, sleep, summarise } from '../lib.mjs';
@@ -62,6 +64,27 @@ function fakePod(index) {
         { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute' },
       ],
     },
+  };
+}
+
+/** A core/v1 Event about a bench pod, last seen `secondsAgo` before `now` (every tenth a Warning). */
+function benchEvent(index, now) {
+  const secondsAgo = (index * 7919) % 3600;
+  const last = new Date(now - secondsAgo * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const first = new Date(now - (secondsAgo + (index % 5) * 60) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const pod = `bench-pod-${String(index % 5000).padStart(5, '0')}`;
+  return {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: `${pod}.${index.toString(16)}` },
+    involvedObject: { kind: 'Pod', name: pod, namespace: BENCH_NAMESPACE, apiVersion: 'v1' },
+    reason: index % 10 === 0 ? 'BackOff' : 'Pulled',
+    message: index % 10 === 0 ? 'Back-off restarting failed container' : 'Container image already present on machine',
+    type: index % 10 === 0 ? 'Warning' : 'Normal',
+    source: { component: 'kubelet', host: 'ui-bench-fake-0' },
+    firstTimestamp: first,
+    lastTimestamp: last,
+    count: 1 + (index % 5),
   };
 }
 
@@ -189,12 +212,13 @@ async function measureScroll(page) {
   });
 }
 
-export async function benchUi({ followSeconds = Number(process.env.KUBEDESK_BENCH_FOLLOW_SECONDS ?? 60), podCount = Number(process.env.KUBEDESK_BENCH_UI_PODS ?? 5000) } = {}) {
+export async function benchUi({ followSeconds = Number(process.env.KUBEDESK_BENCH_FOLLOW_SECONDS ?? 60), podCount = Number(process.env.KUBEDESK_BENCH_UI_PODS ?? 5000), eventCount = Number(process.env.KUBEDESK_BENCH_UI_EVENTS ?? 5000) } = {}) {
   await requireImage(busyboxImage);
   const cluster = await startPodCluster({ name: 'ui' });
   const { server } = cluster;
   const rows = [];
   const details = {};
+  const pageErrors = [];
   let browser;
   try {
     const loginUrl = loginUrlOf(server);
@@ -221,6 +245,8 @@ export async function benchUi({ followSeconds = Number(process.env.KUBEDESK_BENC
 
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--enable-precise-memory-info'] });
     const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1400, height: 900 } });
+    // uncaught errors in any page, printed if a step fails
+    context.on('weberror', (error) => pageErrors.push(String(error.error()?.stack ?? error.error())));
     const signIn = await context.newPage();
     await signIn.goto(loginUrl);
     await signIn.close();
@@ -265,6 +291,42 @@ export async function benchUi({ followSeconds = Number(process.env.KUBEDESK_BENC
     rows.push(['ui: long tasks over the 20 s window', `${measured.longTasks.length}, max ${round(longMax, 0)} ms`, 'while typing with 100 events/s', `none > ${TARGETS.longTaskMs} ms`, longMax <= TARGETS.longTaskMs]);
     details.input = { keys, events: measured.eventDurations, longTasks: measured.longTasks, load: loadFigures };
     await page.close();
+
+    // (4) the Events list holding 5,000 events, newest first by their times: a fresh page
+    if (eventCount > 0) {
+      const eventsStarted = now();
+      const wallNow = Date.now();
+      await mapLimit(
+        Array.from({ length: eventCount }, (_, index) => index),
+        16,
+        async (index) => ok(await request(server, 'POST', `/api/v1/namespaces/${BENCH_NAMESPACE}/events`, benchEvent(index, wallNow), { timeoutMs: 30_000 }), `creating event ${index}`),
+      );
+      details.eventCreateSeconds = (now() - eventsStarted) / 1000;
+      const eventsPage = await context.newPage();
+      await eventsPage.goto(`${origin}/ui/#/events`, { waitUntil: 'commit' });
+      const eventsFirstMs = await eventsPage
+        .waitForFunction(() => (document.querySelectorAll('[data-testid="list-body"] [role="row"]').length > 0 ? performance.now() : 0), undefined, { polling: 'raf', timeout: 60_000 })
+        .then((handle) => handle.jsonValue());
+      const eventsAllMs = await eventsPage
+        .waitForFunction((count) => (Number.parseInt(document.querySelector('[data-testid="list-count"]')?.textContent ?? '0', 10) >= count ? performance.now() : 0), eventCount, { polling: 'raf', timeout: 120_000 })
+        .then((handle) => handle.jsonValue());
+      // the rows on screen once all are listed: their Last Seen times (cell titles), top to bottom
+      const shownTimes = await eventsPage.evaluate(() => {
+        const headers = [...document.querySelectorAll('.table-head [role="columnheader"]')];
+        const column = headers.findIndex((header) => header.textContent?.startsWith('Last Seen'));
+        return [...document.querySelectorAll('[data-testid="list-body"] [role="row"]')].map((row) => Date.parse(row.querySelectorAll('[role="gridcell"]')[column]?.getAttribute('title') ?? ''));
+      });
+      const newestFirst = shownTimes.length > 1 && shownTimes.every((time, index) => index === 0 || shownTimes[index - 1] >= time);
+      rows.push([
+        `ui: events list first rows (${eventCount} events, newest first)`,
+        `${round(eventsFirstMs, 0)} ms`,
+        `all ${eventCount} listed and sorted at ${round(eventsAllMs, 0)} ms; ${shownTimes.length} rows on screen in time order: ${newestFirst ? 'yes' : 'NO'}; created in ${round(details.eventCreateSeconds, 1)} s`,
+        `≤ ${TARGETS.firstPaintMs} ms`,
+        eventsFirstMs <= TARGETS.firstPaintMs && newestFirst,
+      ]);
+      details.events = { firstRowsMs: eventsFirstMs, allRowsMs: eventsAllMs, newestFirst };
+      await eventsPage.close();
+    }
 
     // (3) the 100,000-line log
     await waitFor(async () => {
@@ -343,6 +405,9 @@ export async function benchUi({ followSeconds = Number(process.env.KUBEDESK_BENC
     ]);
     details.heap = { heapStart, heapEnd, samples };
     return { name: 'ui', rows, details };
+  } catch (error) {
+    if (pageErrors.length > 0 && error instanceof Error) error.message += `\nerrors in the page:\n${pageErrors.join('\n')}`;
+    throw error;
   } finally {
     await browser?.close().catch(() => undefined);
     await cluster.stop();
@@ -354,7 +419,8 @@ function optionsFrom(argv) {
   for (let index = 0; index < argv.length; index++) {
     if (argv[index] === '--follow-seconds') options.followSeconds = Number(argv[++index]);
     else if (argv[index] === '--pods') options.podCount = Number(argv[++index]);
-    else throw new Error(`unknown argument ${argv[index]} (--follow-seconds N, --pods N)`);
+    else if (argv[index] === '--events') options.eventCount = Number(argv[++index]);
+    else throw new Error(`unknown argument ${argv[index]} (--follow-seconds N, --pods N, --events N)`);
   }
   return options;
 }
