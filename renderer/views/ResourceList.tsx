@@ -27,9 +27,11 @@ function keyBelongsElsewhere(target: EventTarget | null): boolean {
   return document.querySelector('.modal-backdrop, [role="dialog"]') !== null;
 }
 
-/** Enter and Space activate a focused button or link themselves; the list takes them only from the page or the grid. */
+/** Enter and Space activate a focused control (a row's checkbox or ⋯ too) themselves; the list takes them only from the page or the grid. */
 function activationBelongsElsewhere(target: EventTarget | null): boolean {
-  return target instanceof Element && target !== document.body && target.closest('[data-testid="list-body"]') === null;
+  if (!(target instanceof Element) || target === document.body) return false;
+  if (target.closest('input, button, a, select, textarea, label')) return true;
+  return target.closest('[data-testid="list-body"]') === null;
 }
 
 function useActionContext(): { context: ActionContext; element: ReactNode } {
