@@ -35,15 +35,19 @@ describe('the events timeline', () => {
   });
 
   it('labels the axis from the window start to now', () => {
-    expect(timeline.ticks.map((tick) => tick.label)).toEqual(['-1h', '-45m', '-30m', '-15m', 'now']);
+    expect(timeline.ticks.map((tick) => tick.label)).toEqual(['-1h', '-50m', '-40m', '-30m', '-20m', '-10m', 'now']);
+    expect(eventTimeline([], now, 5 * 60_000).ticks.map((tick) => tick.label)).toEqual(['-5m', '-4m', '-3m', '-2m', '-1m', 'now']);
+    expect(eventTimeline([], now, 60_000).ticks.map((tick) => tick.label)).toEqual(['-1m', '-45s', '-30s', '-15s', 'now']);
+    expect(eventTimeline([], now, 7 * 24 * 3_600_000).ticks.map((tick) => tick.label)).toEqual(['-7d', '-6d', '-5d', '-4d', '-3d', '-2d', '-24h', 'now']);
     expect(tickLabel(6 * 60 * 60_000)).toBe('-6h');
     expect(tickLabel(75_000)).toBe('-75s');
   });
 
   it('fits the window to the oldest event shown', () => {
     expect(fitWindow([event('A', 'x', 3, 1)], now)).toBe(5 * 60_000);
+    expect(fitWindow([event('A', 'x', 0.5, 0)], now)).toBe(60_000);
     expect(fitWindow([event('A', 'x', 3, 1), event('B', 'y', 50, 40)], now)).toBe(60 * 60_000);
     expect(fitWindow([event('Old', 'z', 60 * 24 * 30, 1)], now)).toBe(7 * 24 * 60 * 60_000);
-    expect(fitWindow([], now)).toBe(5 * 60_000);
+    expect(fitWindow([], now)).toBe(60_000);
   });
 });

@@ -50,18 +50,26 @@ function countOf(event: KubeObject): number {
   return 1;
 }
 
-/** `-90s`, `-45m`, `-2h`, `now`: a tick's distance from now. */
+/** `-30s`, `-45m`, `-2h`, `-1d`, `now`: a tick's distance from now. */
 export function tickLabel(ago: number): string {
   if (ago <= 0) return 'now';
   const seconds = Math.round(ago / 1000);
-  if (seconds < 120) return `-${seconds}s`;
+  if (seconds < 120 && seconds % 60 !== 0) return `-${seconds}s`;
   const minutes = Math.round(ago / 60_000);
   if (minutes < 120 && minutes % 60 !== 0) return `-${minutes}m`;
-  return `-${Math.round(minutes / 60)}h`;
+  const hours = Math.round(minutes / 60);
+  return hours % 24 === 0 && hours >= 48 ? `-${hours / 24}d` : `-${hours}h`;
 }
 
-/** Window lengths the timeline fits to (5 minutes … 7 days). */
-export const FIT_WINDOWS_MS = [5, 15, 30, 60, 120, 360, 720, 1440, 10_080].map((minutes) => minutes * 60_000);
+const TICK_STEPS_MS = [15_000, 30_000, 60_000, 5 * 60_000, 10 * 60_000, 15 * 60_000, 30 * 60_000, 3_600_000, 2 * 3_600_000, 4 * 3_600_000, 6 * 3_600_000, 12 * 3_600_000, 86_400_000];
+
+/** A round tick step giving at most `most` intervals over the window. */
+export function tickStep(windowMs: number, most = 6): number {
+  return TICK_STEPS_MS.find((step) => windowMs / step <= most) ?? TICK_STEPS_MS[TICK_STEPS_MS.length - 1];
+}
+
+/** Window lengths the timeline fits to (1 minute … 7 days). */
+export const FIT_WINDOWS_MS = [1, 5, 15, 30, 60, 120, 360, 720, 1440, 10_080].map((minutes) => minutes * 60_000);
 
 /** The shortest fitting window that shows every event's first occurrence (the longest one when none fits). */
 export function fitWindow(events: Iterable<KubeObject>, now: number): number {
@@ -75,7 +83,7 @@ export function fitWindow(events: Iterable<KubeObject>, now: number): number {
 }
 
 /** The events of the last `windowMs` before `now`, in lanes by object, most recently active first. */
-export function eventTimeline(events: Iterable<KubeObject>, now: number, windowMs: number, tickCount = 4): Timeline {
+export function eventTimeline(events: Iterable<KubeObject>, now: number, windowMs: number): Timeline {
   const from = now - windowMs;
   const lanes = new Map<string, TimelineLane>();
   for (const event of events) {
@@ -99,10 +107,10 @@ export function eventTimeline(events: Iterable<KubeObject>, now: number, windowM
   }
   const sorted = [...lanes.values()].sort((left, right) => right.last - left.last || left.key.localeCompare(right.key));
   for (const lane of sorted) lane.marks.sort((left, right) => left.start - right.start || left.end - right.end);
-  const ticks = Array.from({ length: tickCount + 1 }, (_, index) => {
-    const at = from + (windowMs * index) / tickCount;
-    return { at, label: tickLabel(now - at) };
-  });
+  // ticks at round distances from now, oldest first
+  const step = tickStep(windowMs);
+  const ticks: Timeline['ticks'] = [];
+  for (let ago = Math.floor(windowMs / step) * step; ago >= 0; ago -= step) ticks.push({ at: now - ago, label: tickLabel(ago) });
   return { from, to: now, lanes: sorted, ticks };
 }
 
