@@ -36,6 +36,20 @@ export function useCollection(config: KindConfig | undefined): Collection {
   return useAppState((state) => (config ? state.collections[config.key] : undefined) ?? emptyCollection);
 }
 
+/**
+ * One object of a kind's cache (watched while mounted), with the cache's phase: the component
+ * re-renders when that object changes, not on every change of the kind (a pod page while 5,000
+ * pods update).
+ */
+export function useCachedObject(config: KindConfig, key: string): { object: KubeObject | undefined; phase: Collection['phase']; error?: string } {
+  const { watches } = useServices();
+  useEffect(() => watches.acquire(config), [watches, config]);
+  const object = useAppState((state) => state.collections[config.key]?.items[key]);
+  const phase = useAppState((state) => state.collections[config.key]?.phase ?? 'loading');
+  const error = useAppState((state) => state.collections[config.key]?.error);
+  return { object, phase, error };
+}
+
 /** The cached collections of several kinds by key, watched while the component is mounted (`configs` must be stable). */
 export function useCollections(configs: readonly KindConfig[]): Record<string, Collection> {
   const { watches } = useServices();

@@ -219,6 +219,8 @@ export async function benchUi({ followSeconds = Number(process.env.KUBEDESK_BENC
   const rows = [];
   const details = {};
   const pageErrors = [];
+  // the phase running, named in the error when one fails
+  let step = 'setup';
   let browser;
   try {
     const loginUrl = loginUrlOf(server);
@@ -251,6 +253,7 @@ export async function benchUi({ followSeconds = Number(process.env.KUBEDESK_BENC
     await signIn.goto(loginUrl);
     await signIn.close();
 
+    step = '(1) pod list first paint';
     // (1) first paint of the pod list: a fresh page, navigation start → first rows in the list body
     const page = await context.newPage();
     const origin = new URL(loginUrl).origin;
@@ -263,6 +266,7 @@ export async function benchUi({ followSeconds = Number(process.env.KUBEDESK_BENC
     details.firstRowsMs = firstRowsMs;
     details.allRowsMs = allRowsMs;
 
+    step = '(2) input latency';
     // (2) input latency with 100 watch events/s arriving
     await page.evaluate(installObservers);
     const load = startEventLoad(server, names, EVENTS_PER_SECOND);
@@ -292,6 +296,7 @@ export async function benchUi({ followSeconds = Number(process.env.KUBEDESK_BENC
     details.input = { keys, events: measured.eventDurations, longTasks: measured.longTasks, load: loadFigures };
     await page.close();
 
+    step = '(4) events list first paint';
     // (4) the Events list holding 5,000 events, newest first by their times: a fresh page
     if (eventCount > 0) {
       const eventsStarted = now();
@@ -328,6 +333,7 @@ export async function benchUi({ followSeconds = Number(process.env.KUBEDESK_BENC
       await eventsPage.close();
     }
 
+    step = '(3) the 100,000-line log';
     // (3) the 100,000-line log
     await waitFor(async () => {
       const reply = await request(server, 'GET', `/api/v1/namespaces/${BENCH_NAMESPACE}/pods/logs-100k/log?tailLines=1`);
@@ -376,12 +382,18 @@ export async function benchUi({ followSeconds = Number(process.env.KUBEDESK_BENC
     } else rows.push(['ui: log search', 'no search box found', 'the log viewer has no input[type=search] yet', '≤ 100 ms', false]);
     await logsPage.close();
 
+    step = 'following a chatty pod';
     // following a chatty pod: heap at start and end
     const followPage = await context.newPage();
     const followCdp = await context.newCDPSession(followPage);
     await followCdp.send('Performance.enable');
     await followPage.goto(`${origin}/ui/#/pods/${BENCH_NAMESPACE}/chatty`);
-    await followPage.locator('[data-testid="container-logs-main"]').click({ timeout: 30_000 });
+    await followPage.locator('[data-testid="container-logs-main"]').click({ timeout: 30_000 }).catch(async (error) => {
+      // what the page showed instead, for the report
+      const shown = await followPage.locator('main').innerText().catch(() => '<no main>');
+      await followPage.screenshot({ path: '/tmp/kubedesk-bench/ui-follow-failed.png' }).catch(() => undefined);
+      throw new Error(`${error.message}\nthe page showed: ${shown.slice(0, 600)}`);
+    });
     await followPage.waitForFunction(() => document.querySelector('[data-testid="dock-pane-logs"]')?.textContent?.includes('chatty'), undefined, { timeout: 60_000 });
     await sleep(3000);
     await followCdp.send('HeapProfiler.collectGarbage').catch(() => undefined);
@@ -406,7 +418,7 @@ export async function benchUi({ followSeconds = Number(process.env.KUBEDESK_BENC
     details.heap = { heapStart, heapEnd, samples };
     return { name: 'ui', rows, details };
   } catch (error) {
-    if (pageErrors.length > 0 && error instanceof Error) error.message += `\nerrors in the page:\n${pageErrors.join('\n')}`;
+    if (error instanceof Error) error.message = `${step}: ${error.message}${pageErrors.length > 0 ? `\nerrors in the page:\n${pageErrors.join('\n')}` : ''}`;
     throw error;
   } finally {
     await browser?.close().catch(() => undefined);

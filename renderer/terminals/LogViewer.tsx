@@ -9,9 +9,8 @@
 // while it is there, as `kubectl logs -f` in a terminal does.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { desktopBridge } from '../../shared/desktopBridge';
-import { useCollection, useServices } from '../context';
-import { pods as podKind } from '../kinds';
-import { podsMatching } from '../views/detail/detailModel';
+import { useServices } from '../context';
+import { LogPodPicker, usePickedPods } from './LogPodPicker';
 import { displayText, downloadText, LineStore, mergeByTimestamp, podColor, type LogLine } from './lineStore';
 import { buildRowOffsets, isAtBottom, lineAtRow, visibleLines } from './logLayout';
 import { highlightParts, SearchState } from './logSearch';
@@ -34,24 +33,6 @@ export interface LogViewerProps {
   selector?: Record<string, string>;
 }
 
-/** The pods a workload's log tab shows: all that match (following new ones), or the ones picked. */
-function usePickedPods(namespace: string, initial: string[], selector: Record<string, string> | undefined): { shown: string[]; available: string[]; picked: string[] | 'all'; setPicked(value: string[] | 'all'): void } {
-  const collection = useCollection(selector ? podKind : undefined);
-  const [picked, setPicked] = useState<string[] | 'all'>('all');
-  const selectorKey = JSON.stringify(selector ?? null);
-  const liveKey = useMemo(() => {
-    if (!selector || collection.phase !== 'ready') return initial.join('\n');
-    return podsMatching(Object.values(collection.items), namespace, selector)
-      .map((pod) => pod.metadata.name ?? '')
-      .join('\n');
-    // the selector is compared by value
-  }, [collection, namespace, selectorKey, initial.join('\n')]);
-  const available = useMemo(() => (liveKey ? liveKey.split('\n') : []), [liveKey]);
-  const shownKey = picked === 'all' ? liveKey : picked.join('\n');
-  const shown = useMemo(() => (shownKey ? shownKey.split('\n') : []), [shownKey]);
-  return { shown, available: [...new Set([...available, ...(picked === 'all' ? [] : picked)])], picked, setPicked };
-}
-
 export function LogViewer({ namespace, pods: initialPods, container: initialContainer, previous: initialPrevious, visible, title, selector }: LogViewerProps) {
   const { client } = useServices();
   const picker = usePickedPods(namespace, initialPods, selector);
@@ -65,7 +46,6 @@ export function LogViewer({ namespace, pods: initialPods, container: initialCont
   const [searchInput, setSearchInput] = useState('');
   const [searchText, setSearchText] = useState('');
   const [onlyMatching, setOnlyMatching] = useState(false);
-  const [pickerOpen, setPickerOpen] = useState(false);
   const [version, setVersion] = useState(0);
   const [streamStates, setStreamStates] = useState<PodStreamState[]>([]);
   const [viewport, setViewport] = useState({ width: 800, height: 300, scrollTop: 0 });
@@ -285,31 +265,7 @@ export function LogViewer({ namespace, pods: initialPods, container: initialCont
   return (
     <div className={`log-view${wrap ? ' wrap' : ''}`} data-testid="logs">
       <div className="dock-toolbar">
-        {selector && (
-          <span className="log-pods">
-            <button aria-haspopup="true" aria-expanded={pickerOpen} onClick={() => setPickerOpen(!pickerOpen)} data-testid="log-pods">
-              Pods: {picker.picked === 'all' ? `all ${picker.available.length}` : `${pods.length} of ${picker.available.length}`} ▾
-            </button>
-            {pickerOpen && (
-              <div className="log-pods-menu" role="group" aria-label="Pods to show" onKeyDown={(event) => event.key === 'Escape' && setPickerOpen(false)}>
-                <label className="option">
-                  <input type="checkbox" checked={picker.picked === 'all'} onChange={(event) => picker.setPicked(event.target.checked ? 'all' : [...pods])} data-testid="log-pods-all" /> All pods (new ones too)
-                </label>
-                {picker.available.map((podName) => (
-                  <label key={podName} className="option">
-                    <input
-                      type="checkbox"
-                      checked={pods.includes(podName)}
-                      onChange={(event) => picker.setPicked(event.target.checked ? [...pods, podName] : pods.filter((item) => item !== podName))}
-                      data-testid={`log-pod-${podName}`}
-                    />{' '}
-                    <span style={{ color: podColor(podName) }}>■</span> {podName}
-                  </label>
-                ))}
-              </div>
-            )}
-          </span>
-        )}
+        {selector && <LogPodPicker picker={picker} shown={pods} />}
         <ContainerSelect names={names} value={chosen} onChange={setContainer} testId="log-container" />
         <label className="toggle">
           <input type="checkbox" checked={follow} onChange={(event) => (event.target.checked ? jumpToEnd() : setFollow(false))} data-testid="log-follow" /> Follow

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KubeApiError } from '../api/kubeClient';
 import type { LogLine } from './lineStore';
-import { LogStream, logQuery, type PodStreamState } from './logStream';
+import { backlogCut, LogStream, logQuery, type PodStreamState } from './logStream';
 
 class FakeSocket {
   binaryType = 'blob';
@@ -130,11 +130,17 @@ describe('LogStream', () => {
       ['/api/v1/namespaces/default/pods/web-1/log', undefined, 'true', '100'],
       ['/api/v1/namespaces/default/pods/web-2/log', undefined, 'true', '100'],
     ]);
-    expect(lines.map((line) => `${line.source}:${line.text}`)).toEqual(['0:a1', '1:b1', '1:b2', '0:a2', '0:a3']);
-    expect(sockets.map((socket) => socket.query.get('sinceTime'))).toEqual(['2024-05-01T10:00:05Z', '2024-05-01T10:00:03Z']);
-    sockets[0].receive('2024-05-01T10:00:05Z a3\n2024-05-01T10:00:06Z a4\n');
-    expect(lines.map((line) => line.text).slice(-1)).toEqual(['a4']);
-    expect(lines.filter((line) => line.text === 'a3')).toHaveLength(1);
+    // web-2's read ended at 10:00:03.25: web-1's later lines wait for its follow stream
+    expect(lines.map((line) => `${line.source}:${line.text}`)).toEqual(['0:a1', '1:b1', '1:b2']);
+    expect(sockets.map((socket) => socket.query.get('sinceTime'))).toEqual(['2024-05-01T10:00:01Z', '2024-05-01T10:00:03Z']);
+    sockets[0].receive('2024-05-01T10:00:01Z a1\n2024-05-01T10:00:03.5Z a2\n2024-05-01T10:00:05Z a3\n2024-05-01T10:00:06Z a4\n');
+    expect(lines.map((line) => line.text)).toEqual(['a1', 'b1', 'b2', 'a2', 'a3', 'a4']);
+  });
+
+  it('cuts the merged backlogs at the earliest end of any pod’s read', () => {
+    const at = (source: number, timestamp?: string) => ({ text: '', source, timestamp });
+    expect(backlogCut([[at(0, '2024-05-01T10:00:05Z')], [at(1, '2024-05-01T10:00:03.25Z'), at(1)], []])).toBe('2024-05-01T10:00:03.250000000');
+    expect(backlogCut([[], [at(0)]])).toBeUndefined();
   });
 
   it('follows a pod whose backlog could not be read like any other (the socket explains why)', async () => {

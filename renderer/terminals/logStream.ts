@@ -7,9 +7,9 @@
 // reason is asked for once over plain HTTP. With several pods (a workload's logs) the backlog is
 // first read from every pod over HTTP and merged by timestamp, then each pod is followed from the
 // last line read (sinceTime, repeats dropped) — so the history reads in time order rather than one
-// pod after another.
+// pod after another. Lines arriving later are merged by time within each screen frame.
 import { KubeApiError, type KubeClient } from '../api/kubeClient';
-import { LineSplitter, linesOfText, mergeByTimestamp, ReconnectFilter, sinceTimeOf, splitTimestamp, type LogLine } from './lineStore';
+import { LineSplitter, linesOfText, mergeByTimestamp, ReconnectFilter, sinceTimeOf, splitTimestamp, timestampKey, type LogLine } from './lineStore';
 
 export const LOG_PROTOCOLS = ['binary.k8s.io'];
 
@@ -67,6 +67,29 @@ interface PodConnection {
   connections: number;
 }
 
+/** The earliest of the pods' last timestamps (as timestampKey text); undefined when no backlog has one. */
+export function backlogCut(backlogs: readonly (readonly LogLine[])[]): string | undefined {
+  let cut: string | undefined;
+  for (const lines of backlogs) {
+    let last: string | undefined;
+    for (let index = lines.length - 1; index >= 0 && last === undefined; index--) last = lines[index].timestamp;
+    if (last === undefined) continue;
+    const key = timestampKey(last);
+    if (cut === undefined || key < cut) cut = key;
+  }
+  return cut;
+}
+
+/** The lines up to and including time `cut` (an untimed line goes with the line before it). */
+function upTo(lines: readonly LogLine[], cut: string): LogLine[] {
+  const kept: LogLine[] = [];
+  for (const line of lines) {
+    if (line.timestamp !== undefined && timestampKey(line.timestamp) > cut) break;
+    kept.push(line);
+  }
+  return kept;
+}
+
 /** The log streams of one viewer tab; `close()` ends them all. */
 export class LogStream {
   private readonly connections: PodConnection[];
@@ -96,7 +119,12 @@ export class LogStream {
       }),
     );
     if (this.closed) return;
-    const groups = results.map((result) => (result.text === undefined ? [] : this.keep(result.connection, linesOfText(result.text, result.connection.source))));
+    const backlogs = results.map((result) => (result.text === undefined ? [] : linesOfText(result.text, result.connection.source)));
+    // Each pod's backlog ends where its read ended. Beyond the earliest of those ends a pod read
+    // first would miss lines another pod already shows, so lines after that cut are not shown
+    // now: each pod's follow stream sends them again from its last line shown.
+    const cut = backlogCut(backlogs);
+    const groups = results.map((result, index) => this.keep(result.connection, cut === undefined ? backlogs[index] : upTo(backlogs[index], cut)));
     const merged = mergeByTimestamp(groups);
     if (merged.length > 0) options.onLines(merged);
     for (const result of results) {

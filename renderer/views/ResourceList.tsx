@@ -4,7 +4,7 @@
 // scroll smoothly), multi-select with bulk actions, a per-row and right-click menu of the kind's
 // actions, a Create button (the kind's template), a timeline for Events, and keys that work
 // without focusing the table first (the grid is one tab stop; headers and row controls are not).
-import { useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent, type ReactNode } from 'react';
+import { memo, useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent, type ReactNode } from 'react';
 import { translateTimestampSince } from '../../shared/printers/duration';
 import { actionsFor, type ActionContext } from '../actions/actions';
 import { bulkActionsFor, runBulkAction } from '../actions/bulkActions';
@@ -344,7 +344,9 @@ interface ListRowProps {
   onMenu(row: Row, x: number, y: number): void;
 }
 
-function ListRow({ row, index, columns, template, top, cursor, checked, statusColumn, onOpen, onCursor, onToggle, onMenu }: ListRowProps) {
+// a row re-renders only when its object, position, cursor or selection changes (watch batches
+// replace only the objects that changed, so most rows are skipped)
+const ListRow = memo(function ListRow({ row, index, columns, template, top, cursor, checked, statusColumn, onOpen, onCursor, onToggle, onMenu }: ListRowProps) {
   const name = row.object.metadata.name ?? '';
   return (
     <div
@@ -393,7 +395,7 @@ function ListRow({ row, index, columns, template, top, cursor, checked, statusCo
       </div>
     </div>
   );
-}
+});
 
 /** An age that ticks (each visible Age cell re-renders on its own, the list does not). */
 export function Age({ timestamp }: { timestamp: string | undefined }) {

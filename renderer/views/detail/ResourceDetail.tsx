@@ -7,7 +7,7 @@ import { useMemo, useRef, type ReactNode } from 'react';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { actionsFor, type Action, type ActionContext } from '../../actions/actions';
 import { useDialogs } from '../../components/Modal';
-import { useAppState, useCollection, useKinds, useServices } from '../../context';
+import { useAppState, useCachedObject, useCollection, useKinds, useServices } from '../../context';
 import { events as eventKind, kindByKey, pods as podKind } from '../../kinds';
 import { objectKey, type KindConfig } from '../../kinds/kindConfig';
 import { formatRoute } from '../../store/routes';
@@ -23,9 +23,8 @@ const TABS = ['summary', 'yaml', 'events'] as const;
 type Tab = (typeof TABS)[number];
 
 export function ResourceDetail({ config, namespace, name, tab }: { config: KindConfig; namespace?: string; name: string; tab?: string }) {
-  const collection = useCollection(config);
   const key = config.namespaced && namespace ? `${namespace}/${name}` : name;
-  const live = collection.items[key] as KubeObject | undefined;
+  const { object: live, ...collection } = useCachedObject(config, key);
   // the last version seen, kept on screen after a deletion
   const lastSeen = useRef<KubeObject | undefined>(undefined);
   if (live) lastSeen.current = live;
