@@ -1,6 +1,6 @@
 // The page: sidebar of kinds, top bar (namespaces, command palette, theme), the routed view, the
 // terminal dock and notices. Shown only when signed in; otherwise the sign-in form.
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { useAppState, useDiscoveryLoader, useKind, useKinds } from './context';
 import { ResourceList } from './views/ResourceList';
 import { ResourceDetail } from './views/detail/ResourceDetail';
@@ -15,6 +15,8 @@ import { PullProgress } from './components/PullProgress';
 import { Notices } from './components/Notices';
 import { ConnectionBanner } from './components/ConnectionBanner';
 import { SignIn } from './components/SignIn';
+import { ShortcutHelp } from './components/ShortcutHelp';
+import { opensShortcutHelp } from './components/shortcuts';
 import { formatRoute, type Route } from './store/routes';
 import type { KindConfig, Section } from './kinds/kindConfig';
 
@@ -23,11 +25,18 @@ const SECTIONS: Section[] = ['Workloads', 'Network', 'Config', 'Storage', 'Clust
 export function App() {
   const session = useAppState((state) => state.session);
   const setPaletteOpen = useAppState((state) => state.setPaletteOpen);
+  const [help, setHelp] = useState(false);
   useEffect(() => {
     const onKey = (event: globalThis.KeyboardEvent) => {
       if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'k') {
         event.preventDefault();
         setPaletteOpen(true);
+      }
+      const target = event.target instanceof Element ? event.target : null;
+      const typing = target?.closest('input, textarea, select, [contenteditable="true"], .xterm, [role="dialog"]') != null;
+      if (opensShortcutHelp(event, typing)) {
+        event.preventDefault();
+        setHelp(true);
       }
     };
     window.addEventListener('keydown', onKey);
@@ -35,22 +44,23 @@ export function App() {
   }, [setPaletteOpen]);
   if (session === 'unknown') return <div className="splash">kubedesk</div>;
   if (session === 'signed-out') return <SignIn />;
-  return <SignedIn />;
+  return <SignedIn help={help} setHelp={setHelp} />;
 }
 
-function SignedIn() {
+function SignedIn({ help, setHelp }: { help: boolean; setHelp: (open: boolean) => void }) {
   useDiscoveryLoader();
   return (
     <div className="app">
       <Sidebar />
       <div className="main">
-        <TopBar />
+        <TopBar onHelp={() => setHelp(true)} />
         <ConnectionBanner />
         <Content />
         <Dock />
       </div>
       <CommandPalette />
       <Notices />
+      {help && <ShortcutHelp onClose={() => setHelp(false)} />}
     </div>
   );
 }
@@ -71,7 +81,7 @@ function RouteView() {
     case 'overview':
       return <Overview />;
     case 'create':
-      return <CreateFromYaml />;
+      return <CreateFromYaml key={route.kindKey ?? ''} kindKey={route.kindKey} />;
     case 'portforwards':
       return <PortForwards />;
     case 'settings':
@@ -144,7 +154,7 @@ function Sidebar() {
   );
 }
 
-function TopBar() {
+function TopBar({ onHelp }: { onHelp(): void }) {
   const setPaletteOpen = useAppState((state) => state.setPaletteOpen);
   const theme = useAppState((state) => state.theme);
   const setTheme = useAppState((state) => state.setTheme);
@@ -166,6 +176,9 @@ function TopBar() {
           </span>
         ))}
       </div>
+      <button className="ghost" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" onClick={onHelp} data-testid="shortcuts-button">
+        ?
+      </button>
       <button className="ghost" title={`Theme: ${theme} (click for ${next})`} onClick={() => setTheme(next)} data-testid="theme-toggle">
         {theme === 'system' ? '◐ System' : theme === 'light' ? '☀ Light' : '☾ Dark'}
       </button>

@@ -2,6 +2,7 @@
 // connection monitor. Hooks wrap selectors so views stay small.
 import { createContext, useContext, useEffect, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
+import { useShallow } from 'zustand/react/shallow';
 import type { KubeObject } from '../shared/kubernetes/types';
 import type { KubeClient } from './api/kubeClient';
 import type { ConnectionMonitor } from './api/connection';
@@ -37,6 +38,30 @@ export function useCollection(config: KindConfig | undefined): Collection {
   const { watches } = useServices();
   useEffect(() => (config ? watches.acquire(config) : undefined), [watches, config]);
   return useAppState((state) => (config ? state.collections[config.key] : undefined) ?? emptyCollection);
+}
+
+/**
+ * One object of a kind's cache (watched while mounted), with the cache's phase: the component
+ * re-renders when that object changes, not on every change of the kind (a pod page while 5,000
+ * pods update).
+ */
+export function useCachedObject(config: KindConfig, key: string): { object: KubeObject | undefined; phase: Collection['phase']; error?: string } {
+  const { watches } = useServices();
+  useEffect(() => watches.acquire(config), [watches, config]);
+  const object = useAppState((state) => state.collections[config.key]?.items[key]);
+  const phase = useAppState((state) => state.collections[config.key]?.phase ?? 'loading');
+  const error = useAppState((state) => state.collections[config.key]?.error);
+  return { object, phase, error };
+}
+
+/** The cached collections of several kinds by key, watched while the component is mounted (`configs` must be stable). */
+export function useCollections(configs: readonly KindConfig[]): Record<string, Collection> {
+  const { watches } = useServices();
+  useEffect(() => {
+    const releases = configs.map((config) => watches.acquire(config));
+    return () => releases.forEach((release) => release());
+  }, [watches, configs]);
+  return useAppState(useShallow((state) => Object.fromEntries(configs.map((config) => [config.key, state.collections[config.key] ?? emptyCollection]))));
 }
 
 /** Built-in kinds, one per CustomResourceDefinition (watched), and every other kind discovery lists. */

@@ -4,7 +4,9 @@
 // PATCHing pod annotations): keydown in the list filter → the next frame, with the Event Timing
 // API's durations and the long tasks of a 20 s window; (3) a 100,000-line log: time to show its
 // end, scroll frame times, search latency, and the page's JS heap at the start and end of
-// following a chatty pod. Figures are printed next to targets, never asserted.
+// following a chatty pod; (4) first paint of the Events list holding 5,000 events, sorted newest
+// first by their real times (navigation start → the first rows, checked to be in time order).
+// Figures are printed next to targets, never asserted.
 //
 // The 5,000 pods are bound (spec.nodeName) to FAKE Node objects — no kubelet behind them, tainted
 // NoSchedule so the scheduler never puts the log pods there — and tolerate the not-ready /
@@ -12,7 +14,7 @@
 // real node's kubelet only runs pods bound to it (the two log pods).
 //
 //   npm run build && node bench/run.mjs ui
-//   node bench/ui/uiBench.mjs [--follow-seconds 300] [--pods 5000]     # standalone
+//   node bench/ui/uiBench.mjs [--follow-seconds 300] [--pods 5000] [--events 5000]     # standalone
 import https from 'node:https';
 import { chromium } from 'playwright-core';
 import { percentile, request, round, sleep, summarise } from '../lib.mjs';
@@ -62,6 +64,27 @@ function fakePod(index) {
         { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute' },
       ],
     },
+  };
+}
+
+/** A core/v1 Event about a bench pod, last seen `secondsAgo` before `now` (every tenth a Warning). */
+function benchEvent(index, now) {
+  const secondsAgo = (index * 7919) % 3600;
+  const last = new Date(now - secondsAgo * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const first = new Date(now - (secondsAgo + (index % 5) * 60) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const pod = `bench-pod-${String(index % 5000).padStart(5, '0')}`;
+  return {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: `${pod}.${index.toString(16)}` },
+    involvedObject: { kind: 'Pod', name: pod, namespace: BENCH_NAMESPACE, apiVersion: 'v1' },
+    reason: index % 10 === 0 ? 'BackOff' : 'Pulled',
+    message: index % 10 === 0 ? 'Back-off restarting failed container' : 'Container image already present on machine',
+    type: index % 10 === 0 ? 'Warning' : 'Normal',
+    source: { component: 'kubelet', host: 'ui-bench-fake-0' },
+    firstTimestamp: first,
+    lastTimestamp: last,
+    count: 1 + (index % 5),
   };
 }
 
@@ -189,12 +212,15 @@ async function measureScroll(page) {
   });
 }
 
-export async function benchUi({ followSeconds = Number(process.env.KUBEDESK_BENCH_FOLLOW_SECONDS ?? 60), podCount = Number(process.env.KUBEDESK_BENCH_UI_PODS ?? 5000) } = {}) {
+export async function benchUi({ followSeconds = Number(process.env.KUBEDESK_BENCH_FOLLOW_SECONDS ?? 60), podCount = Number(process.env.KUBEDESK_BENCH_UI_PODS ?? 5000), eventCount = Number(process.env.KUBEDESK_BENCH_UI_EVENTS ?? 5000) } = {}) {
   await requireImage(busyboxImage);
   const cluster = await startPodCluster({ name: 'ui' });
   const { server } = cluster;
   const rows = [];
   const details = {};
+  const pageErrors = [];
+  // the phase running, named in the error when one fails
+  let step = 'setup';
   let browser;
   try {
     const loginUrl = loginUrlOf(server);
@@ -221,10 +247,13 @@ export async function benchUi({ followSeconds = Number(process.env.KUBEDESK_BENC
 
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--enable-precise-memory-info'] });
     const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1400, height: 900 } });
+    // uncaught errors in any page, printed if a step fails
+    context.on('weberror', (error) => pageErrors.push(String(error.error()?.stack ?? error.error())));
     const signIn = await context.newPage();
     await signIn.goto(loginUrl);
     await signIn.close();
 
+    step = '(1) pod list first paint';
     // (1) first paint of the pod list: a fresh page, navigation start → first rows in the list body
     const page = await context.newPage();
     const origin = new URL(loginUrl).origin;
@@ -237,6 +266,7 @@ export async function benchUi({ followSeconds = Number(process.env.KUBEDESK_BENC
     details.firstRowsMs = firstRowsMs;
     details.allRowsMs = allRowsMs;
 
+    step = '(2) input latency';
     // (2) input latency with 100 watch events/s arriving
     await page.evaluate(installObservers);
     const load = startEventLoad(server, names, EVENTS_PER_SECOND);
@@ -266,6 +296,44 @@ export async function benchUi({ followSeconds = Number(process.env.KUBEDESK_BENC
     details.input = { keys, events: measured.eventDurations, longTasks: measured.longTasks, load: loadFigures };
     await page.close();
 
+    step = '(4) events list first paint';
+    // (4) the Events list holding 5,000 events, newest first by their times: a fresh page
+    if (eventCount > 0) {
+      const eventsStarted = now();
+      const wallNow = Date.now();
+      await mapLimit(
+        Array.from({ length: eventCount }, (_, index) => index),
+        16,
+        async (index) => ok(await request(server, 'POST', `/api/v1/namespaces/${BENCH_NAMESPACE}/events`, benchEvent(index, wallNow), { timeoutMs: 30_000 }), `creating event ${index}`),
+      );
+      details.eventCreateSeconds = (now() - eventsStarted) / 1000;
+      const eventsPage = await context.newPage();
+      await eventsPage.goto(`${origin}/ui/#/events`, { waitUntil: 'commit' });
+      const eventsFirstMs = await eventsPage
+        .waitForFunction(() => (document.querySelectorAll('[data-testid="list-body"] [role="row"]').length > 0 ? performance.now() : 0), undefined, { polling: 'raf', timeout: 60_000 })
+        .then((handle) => handle.jsonValue());
+      const eventsAllMs = await eventsPage
+        .waitForFunction((count) => (Number.parseInt(document.querySelector('[data-testid="list-count"]')?.textContent ?? '0', 10) >= count ? performance.now() : 0), eventCount, { polling: 'raf', timeout: 120_000 })
+        .then((handle) => handle.jsonValue());
+      // the rows on screen once all are listed: their Last Seen times (cell titles), top to bottom
+      const shownTimes = await eventsPage.evaluate(() => {
+        const headers = [...document.querySelectorAll('.table-head [role="columnheader"]')];
+        const column = headers.findIndex((header) => header.textContent?.startsWith('Last Seen'));
+        return [...document.querySelectorAll('[data-testid="list-body"] [role="row"]')].map((row) => Date.parse(row.querySelectorAll('[role="gridcell"]')[column]?.getAttribute('title') ?? ''));
+      });
+      const newestFirst = shownTimes.length > 1 && shownTimes.every((time, index) => index === 0 || shownTimes[index - 1] >= time);
+      rows.push([
+        `ui: events list first rows (${eventCount} events, newest first)`,
+        `${round(eventsFirstMs, 0)} ms`,
+        `all ${eventCount} listed and sorted at ${round(eventsAllMs, 0)} ms; ${shownTimes.length} rows on screen in time order: ${newestFirst ? 'yes' : 'NO'}; created in ${round(details.eventCreateSeconds, 1)} s`,
+        `≤ ${TARGETS.firstPaintMs} ms`,
+        eventsFirstMs <= TARGETS.firstPaintMs && newestFirst,
+      ]);
+      details.events = { firstRowsMs: eventsFirstMs, allRowsMs: eventsAllMs, newestFirst };
+      await eventsPage.close();
+    }
+
+    step = '(3) the 100,000-line log';
     // (3) the 100,000-line log
     await waitFor(async () => {
       const reply = await request(server, 'GET', `/api/v1/namespaces/${BENCH_NAMESPACE}/pods/logs-100k/log?tailLines=1`);
@@ -314,12 +382,18 @@ export async function benchUi({ followSeconds = Number(process.env.KUBEDESK_BENC
     } else rows.push(['ui: log search', 'no search box found', 'the log viewer has no input[type=search] yet', '≤ 100 ms', false]);
     await logsPage.close();
 
+    step = 'following a chatty pod';
     // following a chatty pod: heap at start and end
     const followPage = await context.newPage();
     const followCdp = await context.newCDPSession(followPage);
     await followCdp.send('Performance.enable');
     await followPage.goto(`${origin}/ui/#/pods/${BENCH_NAMESPACE}/chatty`);
-    await followPage.locator('[data-testid="container-logs-main"]').click({ timeout: 30_000 });
+    await followPage.locator('[data-testid="container-logs-main"]').click({ timeout: 30_000 }).catch(async (error) => {
+      // what the page showed instead, for the report
+      const shown = await followPage.locator('main').innerText().catch(() => '<no main>');
+      await followPage.screenshot({ path: '/tmp/kubedesk-bench/ui-follow-failed.png' }).catch(() => undefined);
+      throw new Error(`${error.message}\nthe page showed: ${shown.slice(0, 600)}`);
+    });
     await followPage.waitForFunction(() => document.querySelector('[data-testid="dock-pane-logs"]')?.textContent?.includes('chatty'), undefined, { timeout: 60_000 });
     await sleep(3000);
     await followCdp.send('HeapProfiler.collectGarbage').catch(() => undefined);
@@ -343,6 +417,9 @@ export async function benchUi({ followSeconds = Number(process.env.KUBEDESK_BENC
     ]);
     details.heap = { heapStart, heapEnd, samples };
     return { name: 'ui', rows, details };
+  } catch (error) {
+    if (error instanceof Error) error.message = `${step}: ${error.message}${pageErrors.length > 0 ? `\nerrors in the page:\n${pageErrors.join('\n')}` : ''}`;
+    throw error;
   } finally {
     await browser?.close().catch(() => undefined);
     await cluster.stop();
@@ -354,7 +431,8 @@ function optionsFrom(argv) {
   for (let index = 0; index < argv.length; index++) {
     if (argv[index] === '--follow-seconds') options.followSeconds = Number(argv[++index]);
     else if (argv[index] === '--pods') options.podCount = Number(argv[++index]);
-    else throw new Error(`unknown argument ${argv[index]} (--follow-seconds N, --pods N)`);
+    else if (argv[index] === '--events') options.eventCount = Number(argv[++index]);
+    else throw new Error(`unknown argument ${argv[index]} (--follow-seconds N, --pods N, --events N)`);
   }
   return options;
 }

@@ -248,7 +248,7 @@ describe('the object actions', () => {
   });
 
   it('opens shell and log tabs in the dock for a pod', async () => {
-    const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default' }, spec: { containers: [{ name: 'web', image: 'nginx' }] } };
+    const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default' }, spec: { containers: [{ name: 'web', image: 'nginx' }] }, status: { phase: 'Running', containerStatuses: [{ name: 'web', state: { running: {} } }] } };
     const { context, store } = fakeContext();
     await find('shell', actionsFor(pods, pod)).run(context);
     await find('logs', actionsFor(pods, pod)).run(context);
@@ -256,6 +256,16 @@ describe('the object actions', () => {
       ['shell', 'web'],
       ['logs', 'web'],
     ]);
+  });
+
+  it('disables Shell for a crash-looping pod with the reason, and refuses to open it', async () => {
+    const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default' }, spec: { containers: [{ name: 'web', image: 'nginx' }] }, status: { phase: 'Running', containerStatuses: [{ name: 'web', restartCount: 3, state: { waiting: { reason: 'CrashLoopBackOff' } } }] } };
+    const shell = find('shell', actionsFor(pods, pod));
+    expect(shell.disabled).toBe('container web is not running (waiting: CrashLoopBackOff)');
+    const { context, store } = fakeContext();
+    await shell.run(context);
+    expect(store.getState().dockTabs).toEqual([]);
+    expect(store.getState().notices.map((notice) => notice.tone)).toEqual(['error']);
   });
 
   it('writes errors with their field causes', () => {

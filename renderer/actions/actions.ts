@@ -10,6 +10,7 @@ import { isRecord } from '../../shared/kubernetes/types';
 import { KubeApiError } from '../api/kubeClient';
 import type { AppServices } from '../context';
 import { containersOf } from '../kinds/pods';
+import { execAvailability } from '../kinds/podExec';
 import { resourcePath, type KindConfig } from '../kinds/kindConfig';
 import { deployments, pods, replicaSets } from '../kinds';
 import { EVICTION_RETRY_MS, FIELD_MANAGER, TERMINATION_SLACK_MS, cordonPatch, deleteOptions, drainSkipReason, drainSummary, drainWaitTitle, evictionBody, evictionStep, jobFromCronJob, manualJobName, parseReplicas, podKey, podsRemaining, podsToEvict, randomSuffix, restartPatch, revisionRollbackPlan, rollbackPlan, scalePatch, suspendPatch, terminationWaitMs, type DrainOutcome } from './actionBodies';
@@ -25,6 +26,8 @@ export interface Action {
   id: string;
   title: string;
   danger?: boolean;
+  /** why the action cannot run now (the button is disabled with this as its hint) */
+  disabled?: string;
   run(context: ActionContext): Promise<void>;
 }
 
@@ -82,14 +85,18 @@ export function actionsFor(config: KindConfig, object: KubeObject): Action[] {
       }),
   });
   const makers: Record<string, () => Action> = {
-    shell: () => ({
-      id: 'shell',
-      title: 'Shell',
-      run: async ({ store }) => {
-        const container = containersOf(object).find((candidate) => !candidate.init)?.name;
-        store.getState().openDockTab({ id: `shell:${namespace}/${name}/${container ?? ''}`, type: 'shell', namespace: namespace ?? 'default', pod: name, container, title: `sh ${name}` });
-      },
-    }),
+    shell: () => {
+      const target = execAvailability(object);
+      return {
+        id: 'shell',
+        title: 'Shell',
+        disabled: target.enabled ? undefined : target.reason,
+        run: async ({ store }) => {
+          if (!target.enabled) return store.getState().notify('error', `${label}: ${target.reason ?? 'no shell'}`);
+          store.getState().openDockTab({ id: `shell:${namespace}/${name}/${target.container ?? ''}`, type: 'shell', namespace: namespace ?? 'default', pod: name, container: target.container, title: `sh ${name}` });
+        },
+      };
+    },
     logs: () => ({
       id: 'logs',
       title: 'Logs',

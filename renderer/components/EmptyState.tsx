@@ -15,7 +15,7 @@ export function EmptyState({ kind, filtered }: { kind: KindConfig; filtered: boo
         {where} yet.
       </p>
       <p>
-        <button className="primary" onClick={() => navigate({ view: 'create' })}>
+        <button className="primary" onClick={() => navigate({ view: 'create', kindKey: kind.key })}>
           Create from YAML
         </button>
       </p>

@@ -4,7 +4,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { desktopBridge } from '../../shared/desktopBridge';
 
-export function Modal({ title, children, onClose, footer }: { title: string; children?: ReactNode; onClose(): void; footer: ReactNode }) {
+export function Modal({ title, children, onClose, footer, wide }: { title: string; children?: ReactNode; onClose(): void; footer: ReactNode; wide?: boolean }) {
   useEffect(() => {
     const onKey = (event: globalThis.KeyboardEvent) => {
       if (event.key === 'Escape') onClose();
@@ -14,7 +14,7 @@ export function Modal({ title, children, onClose, footer }: { title: string; chi
   }, [onClose]);
   return (
     <div className="modal-backdrop" onMouseDown={(event) => event.target === event.currentTarget && onClose()}>
-      <div className="modal" role="dialog" aria-modal="true" aria-label={title}>
+      <div className={`modal${wide ? ' wide' : ''}`} role="dialog" aria-modal="true" aria-label={title}>
         <h2>{title}</h2>
         {children}
         <div className="modal-footer">{footer}</div>

@@ -1,8 +1,22 @@
-// Configuration and storage kinds: ConfigMaps, Secrets (values never shown in lists), volumes.
+// Configuration and storage kinds: ConfigMaps (each key's content viewable), Secrets (values never
+// shown in lists; on the detail page hidden until revealed or copied, key by key), and volumes:
+// claims and PersistentVolumes linked to each other with their capacity and access modes.
+import { humanQuantity } from '../../shared/kubernetes/quantity';
+import type { KubeObject } from '../../shared/kubernetes/types';
 import { configMapTable, persistentVolumeClaimTable, persistentVolumeTable, secretTable } from '../../shared/printers/core';
 import { storageClassTable } from '../../shared/printers/storage';
-import type { KindConfig } from './kindConfig';
-import { stringField } from './tones';
+import type { KindConfig, SummaryField } from './kindConfig';
+import { configMapEntries, secretEntries } from './objectData';
+import { recordField, stringField } from './tones';
+
+function storageField(label: string, raw: unknown): SummaryField {
+  return typeof raw === 'string' && raw ? { label, value: humanQuantity('storage', raw), hint: raw } : { label, value: '<unset>' };
+}
+
+function accessModes(object: KubeObject, ...path: string[]): string {
+  const modes = recordField(object, ...path)?.accessModes;
+  return Array.isArray(modes) && modes.length ? modes.map(String).join(', ') : '<unset>';
+}
 
 export const configMaps: KindConfig = {
   key: 'configmaps',
@@ -15,6 +29,8 @@ export const configMaps: KindConfig = {
   section: 'Config',
   table: configMapTable,
   shortNames: ['cm'],
+  summary: (object) => [{ label: 'Keys', value: String(configMapEntries(object).length) }, { label: 'Immutable', value: object.immutable === true ? 'yes' : 'no' }],
+  sections: (object) => [{ type: 'data', id: 'configmap-data', title: 'Data', entries: configMapEntries(object), secret: false }],
 };
 
 export const secrets: KindConfig = {
@@ -27,7 +43,12 @@ export const secrets: KindConfig = {
   title: 'Secrets',
   section: 'Config',
   table: secretTable,
-  summary: (object) => [{ label: 'Type', value: stringField(object, 'type') || 'Opaque' }],
+  summary: (object) => [
+    { label: 'Type', value: stringField(object, 'type') || 'Opaque' },
+    { label: 'Keys', value: String(secretEntries(object).length) },
+    { label: 'Immutable', value: object.immutable === true ? 'yes' : 'no' },
+  ],
+  sections: (object) => [{ type: 'data', id: 'secret-data', title: 'Data', entries: secretEntries(object), secret: true }],
 };
 
 const phaseTone = (phase: string) => (phase === 'Bound' || phase === 'Available' ? 'ok' : phase === 'Pending' || phase === 'Released' ? 'warn' : phase ? 'error' : undefined);
@@ -46,9 +67,13 @@ export const persistentVolumeClaims: KindConfig = {
   shortNames: ['pvc'],
   tone: (object) => phaseTone(stringField(object, 'status', 'phase')),
   summary: (object) => [
-    { label: 'Phase', value: stringField(object, 'status', 'phase') || 'Pending' },
+    { label: 'Phase', value: stringField(object, 'status', 'phase') || 'Pending', tone: phaseTone(stringField(object, 'status', 'phase') || 'Pending') },
     { label: 'Volume', value: stringField(object, 'spec', 'volumeName') || '<none>', link: stringField(object, 'spec', 'volumeName') ? { kindKey: 'persistentvolumes', name: stringField(object, 'spec', 'volumeName') } : undefined },
     { label: 'Storage class', value: stringField(object, 'spec', 'storageClassName') || '<default>' },
+    storageField('Requested', recordField(object, 'spec', 'resources', 'requests')?.storage),
+    storageField('Capacity', recordField(object, 'status', 'capacity')?.storage),
+    { label: 'Access modes', value: accessModes(object, 'spec') },
+    { label: 'Volume mode', value: stringField(object, 'spec', 'volumeMode') || 'Filesystem' },
   ],
 };
 
@@ -65,6 +90,19 @@ export const persistentVolumes: KindConfig = {
   statusColumn: 'Status',
   shortNames: ['pv'],
   tone: (object) => phaseTone(stringField(object, 'status', 'phase')),
+  summary: (object) => {
+    const claimName = stringField(object, 'spec', 'claimRef', 'name');
+    const claimNamespace = stringField(object, 'spec', 'claimRef', 'namespace');
+    return [
+      { label: 'Phase', value: stringField(object, 'status', 'phase') || 'Pending', tone: phaseTone(stringField(object, 'status', 'phase')) },
+      { label: 'Claim', value: claimName ? `${claimNamespace}/${claimName}` : '<unbound>', link: claimName ? { kindKey: 'persistentvolumeclaims', namespace: claimNamespace, name: claimName } : undefined },
+      storageField('Capacity', recordField(object, 'spec', 'capacity')?.storage),
+      { label: 'Access modes', value: accessModes(object, 'spec') },
+      { label: 'Reclaim policy', value: stringField(object, 'spec', 'persistentVolumeReclaimPolicy') || 'Retain' },
+      { label: 'Storage class', value: stringField(object, 'spec', 'storageClassName') || '<none>' },
+      { label: 'Source', value: stringField(object, 'spec', 'hostPath', 'path') ? `hostPath ${stringField(object, 'spec', 'hostPath', 'path')}` : stringField(object, 'spec', 'local', 'path') ? `local ${stringField(object, 'spec', 'local', 'path')}` : stringField(object, 'spec', 'csi', 'driver') ? `CSI ${stringField(object, 'spec', 'csi', 'driver')}` : '<other>' },
+    ];
+  },
 };
 
 export const storageClasses: KindConfig = {

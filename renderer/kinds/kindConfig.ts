@@ -4,6 +4,7 @@
 // configuration (as Headlamp's lib/k8s classes and list views are).
 import type { KubeObject } from '../../shared/kubernetes/types';
 import type { TableDef } from '../../shared/printers/table';
+import type { ContainerDetail } from './podDetails';
 
 export type Tone = 'ok' | 'warn' | 'error' | 'info' | 'muted' | undefined;
 
@@ -16,12 +17,67 @@ export interface SummaryField {
   /** a link to another object, shown instead of plain text */
   link?: ObjectLink;
   tone?: Tone;
+  /** shown on hover (the raw value behind a readable one, e.g. `24684096Ki` behind `23.5 GiB`) */
+  hint?: string;
 }
 
 export interface ObjectLink {
   kindKey: string;
   namespace?: string;
   name: string;
+}
+
+/** A cell of a detail table: text, optionally a link (to an object, or an external URL), a hover hint, a tone, or a secret kept hidden until revealed. */
+export interface DetailCell {
+  text: string;
+  link?: ObjectLink;
+  /** an external URL (opened in the browser) */
+  href?: string;
+  hint?: string;
+  tone?: Tone;
+  mono?: boolean;
+  /** a secret value: hidden behind Reveal / Copy */
+  secret?: boolean;
+}
+
+/** One key of a ConfigMap's or Secret's data, decoded. */
+export interface DataEntry {
+  key: string;
+  /** the text (UTF-8 decoded for Secrets and binaryData); empty for binary content */
+  value: string;
+  /** not valid UTF-8 text: only the size is shown */
+  binary: boolean;
+  /** size in bytes */
+  size: number;
+}
+
+/** A card of the detail page, described as data and drawn by one generic component per type. */
+export type DetailSection =
+  | { type: 'fields'; id: string; title: string; fields: SummaryField[]; wide?: boolean }
+  | { type: 'table'; id: string; title: string; columns: string[]; rows: DetailCell[][]; empty?: string; wide?: boolean }
+  | { type: 'data'; id: string; title: string; entries: DataEntry[]; secret: boolean }
+  | { type: 'containers'; id: string; title: string; containers: ContainerDetail[] };
+
+/** Other objects a detail page may read (from the watch caches of the kind's relatedKinds). */
+export interface ObjectLookup {
+  get(kindKey: string, namespace: string | undefined, name: string): KubeObject | undefined;
+  items(kindKey: string): KubeObject[];
+  /** the kind's cache is filled (a missing object is really missing) */
+  ready(kindKey: string): boolean;
+}
+
+/** A column whose cells are times: drawn as a ticking age and sorted by the time itself. */
+export interface TimeColumn {
+  timestamp(object: KubeObject): string | undefined;
+  /** orders objects of equal time, newest first (negative when `left` is newer) */
+  newestFirst?(left: KubeObject, right: KubeObject): number;
+}
+
+/** A toggle in the list's header that keeps only some objects (Events: Warnings only). */
+export interface QuickFilter {
+  id: string;
+  label: string;
+  matches(object: KubeObject): boolean;
 }
 
 export interface KindConfig {
@@ -50,6 +106,17 @@ export interface KindConfig {
   inSidebar?: boolean;
   /** Short names for the command palette (`deploy`, `po`). */
   shortNames?: string[];
+  /** More cards for the detail page (data, ports, endpoints, containers…), drawn by generic components. */
+  sections?(object: KubeObject, lookup: ObjectLookup): DetailSection[];
+  /** Store keys of the kinds `sections` reads through the lookup (watched while the page is open). */
+  relatedKinds?: string[];
+  /** Time columns by column name, besides Age (which is always metadata.creationTimestamp). */
+  timeColumns?: Record<string, TimeColumn>;
+  /** The list's order before the user picks one (default: namespace, then name, as kubectl). */
+  defaultSort?: { column: string; descending?: boolean };
+  quickFilters?: QuickFilter[];
+  /** the list offers a timeline view (Events) */
+  timeline?: boolean;
 }
 
 export function apiVersionOf(config: Pick<KindConfig, 'group' | 'version'>): string {

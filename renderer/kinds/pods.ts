@@ -1,10 +1,11 @@
 // Pods: kubectl's columns (READY, STATUS, RESTARTS, AGE, IP, NODE…), status colouring and health
-// from the STATUS and READY kubectl would print (shared/printers/podHealth), and the containers in
-// the summary.
-import { isRecord, type KubeObject } from '../../shared/kubernetes/types';
+// from the STATUS and READY kubectl would print (shared/printers/podHealth), a summary, and cards
+// for the containers (image, state, environment, mounts, probes, resources) and volumes.
+import type { KubeObject } from '../../shared/kubernetes/types';
 import { podTable, summarizePod } from '../../shared/printers/pod';
 import { healthOfSummary, podHealth, type PodHealth } from '../../shared/printers/podHealth';
-import type { KindConfig, SummaryField } from './kindConfig';
+import type { DetailCell, KindConfig, SummaryField } from './kindConfig';
+import { containerDetails, podVolumes } from './podDetails';
 import { POD_HEALTH_TONES, stringField } from './tones';
 
 // a row asks for both tone and health: compute once per object version (objects are replaced, never mutated)
@@ -42,21 +43,21 @@ export const pods: KindConfig = {
       { label: 'QoS class', value: stringField(pod, 'status', 'qosClass') || '<none>' },
       { label: 'Service account', value: stringField(pod, 'spec', 'serviceAccountName') || 'default' },
     ];
-    for (const container of containersOf(pod)) fields.push({ label: `Container ${container.name}`, value: container.image });
     return fields;
   },
+  relatedKinds: ['configmaps', 'secrets'],
+  sections: (pod, lookup) => [
+    { type: 'containers', id: 'containers', title: 'Containers', containers: containerDetails(pod, lookup) },
+    {
+      type: 'table',
+      id: 'volumes',
+      title: 'Volumes',
+      columns: ['Name', 'Type', 'Source', 'Mounted at'],
+      empty: 'No volumes.',
+      wide: true,
+      rows: podVolumes(pod).map((volume): DetailCell[] => [{ text: volume.name, mono: true }, { text: volume.type }, { text: volume.source, link: volume.link }, { text: volume.mountedBy.join(', ') || 'not mounted', mono: volume.mountedBy.length > 0 }]),
+    },
+  ],
 };
 
-export interface ContainerInfo {
-  name: string;
-  image: string;
-  init: boolean;
-}
-
-/** The pod's containers (init containers first), for container pickers and the summary. */
-export function containersOf(pod: KubeObject): ContainerInfo[] {
-  const spec = isRecord(pod.spec) ? pod.spec : {};
-  const list = (value: unknown, init: boolean): ContainerInfo[] =>
-    Array.isArray(value) ? value.filter(isRecord).map((container) => ({ name: String(container.name ?? ''), image: String(container.image ?? ''), init })) : [];
-  return [...list(spec.initContainers, true), ...list(spec.containers, false)];
-}
+export { containersOf, defaultContainer, type ContainerInfo } from './podContainers';

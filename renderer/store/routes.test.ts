@@ -5,6 +5,7 @@ describe('routes', () => {
   const cases: { hash: string; route: Route }[] = [
     { hash: '#/overview', route: { view: 'overview' } },
     { hash: '#/create', route: { view: 'create' } },
+    { hash: '#/create/deployments.apps', route: { view: 'create', kindKey: 'deployments.apps' } },
     { hash: '#/portforwards', route: { view: 'portforwards' } },
     { hash: '#/settings', route: { view: 'settings' } },
     { hash: '#/pods', route: { view: 'list', kindKey: 'pods' } },

@@ -1,10 +1,11 @@
-// The UI's locations as hash routes (`#/pods`, `#/deployments.apps/default/web`), parsed and
+// The UI's locations as hash routes (`#/pods`, `#/deployments.apps/default/web`, `#/create/pods`
+// for a new object of a kind), parsed and
 // formatted by pure functions so links, the palette and the back button agree.
 export type Route =
   | { view: 'overview' }
   | { view: 'list'; kindKey: string }
   | { view: 'detail'; kindKey: string; namespace?: string; name: string; tab?: string }
-  | { view: 'create' }
+  | { view: 'create'; kindKey?: string }
   | { view: 'portforwards' }
   | { view: 'settings' };
 
@@ -13,7 +14,7 @@ const CLUSTER_SCOPE = '_';
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#?\/?/, '').split('/').filter((part) => part !== '').map((part) => decodeURIComponent(part));
   if (parts.length === 0 || parts[0] === 'overview') return { view: 'overview' };
-  if (parts[0] === 'create') return { view: 'create' };
+  if (parts[0] === 'create') return parts[1] ? { view: 'create', kindKey: parts[1] } : { view: 'create' };
   if (parts[0] === 'portforwards') return { view: 'portforwards' };
   if (parts[0] === 'settings' && parts.length === 1) return { view: 'settings' };
   if (parts.length === 1) return { view: 'list', kindKey: parts[0] };
@@ -29,7 +30,7 @@ export function formatRoute(route: Route): string {
     case 'overview':
       return '#/overview';
     case 'create':
-      return '#/create';
+      return route.kindKey ? `#/create/${route.kindKey}` : '#/create';
     case 'portforwards':
       return '#/portforwards';
     case 'settings':

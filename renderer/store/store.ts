@@ -32,7 +32,7 @@ export interface RouteSlice {
 /** A tab in the bottom dock: a pod shell or a log view (of one pod or of a workload's pods merged). */
 export type DockTab =
   | { id: string; type: 'shell'; namespace: string; pod: string; container?: string; title: string }
-  | { id: string; type: 'logs'; namespace: string; pods: string[]; container?: string; title: string; previous?: boolean };
+  | { id: string; type: 'logs'; namespace: string; pods: string[]; container?: string; title: string; previous?: boolean; selector?: Record<string, string> };
 
 export interface DockSlice {
   dockTabs: DockTab[];

@@ -107,5 +107,5 @@ export function Dock() {
 
 function DockContent({ tab, visible }: { tab: DockTab; visible: boolean }) {
   if (tab.type === 'shell') return <ShellTerminal namespace={tab.namespace} pod={tab.pod} container={tab.container} visible={visible} />;
-  return <LogViewer namespace={tab.namespace} pods={tab.pods} container={tab.container} previous={tab.previous ?? false} visible={visible} title={tab.title} />;
+  return <LogViewer namespace={tab.namespace} pods={tab.pods} container={tab.container} previous={tab.previous ?? false} visible={visible} title={tab.title} selector={tab.selector} />;
 }

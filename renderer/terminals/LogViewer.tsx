@@ -1,5 +1,8 @@
-// The log view of the dock: one pod's log, or several pods' logs merged by arrival with each line
-// prefixed by its pod's name in a stable colour. Not a terminal: a virtualised list of its own
+// The log view of the dock: one pod's log, or several pods' logs merged by time (the backlog read
+// from every pod and merged by timestamp, then new lines merged per frame) with each line prefixed
+// by its pod's name in a stable colour; a workload's tab picks which of its pods to show (all,
+// following new ones, by default). Search highlights and steps through matches, or shows only the
+// matching lines (grep). Not a terminal: a virtualised list of its own
 // over a bounded ring of lines (lineStore.ts), so 100,000 lines scroll smoothly and a chatty pod
 // cannot grow memory without bound. Lines arriving from the sockets are appended once per
 // animation frame; only the lines on screen are in the DOM. Follow keeps the view at the bottom
@@ -7,7 +10,8 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { desktopBridge } from '../../shared/desktopBridge';
 import { useServices } from '../context';
-import { displayText, downloadText, LineStore, podColor, type LogLine } from './lineStore';
+import { LogPodPicker, usePickedPods } from './LogPodPicker';
+import { displayText, downloadText, LineStore, mergeByTimestamp, podColor, type LogLine } from './lineStore';
 import { buildRowOffsets, isAtBottom, lineAtRow, visibleLines } from './logLayout';
 import { highlightParts, SearchState } from './logSearch';
 import { LogStream, type PodStreamState } from './logStream';
@@ -25,11 +29,15 @@ export interface LogViewerProps {
   previous: boolean;
   visible: boolean;
   title: string;
+  /** a workload's pod selector: the tab offers its current pods to pick from */
+  selector?: Record<string, string>;
 }
 
-export function LogViewer({ namespace, pods, container: initialContainer, previous: initialPrevious, visible, title }: LogViewerProps) {
+export function LogViewer({ namespace, pods: initialPods, container: initialContainer, previous: initialPrevious, visible, title, selector }: LogViewerProps) {
   const { client, connection } = useServices();
-  const containers = usePodContainers(namespace, pods);
+  const picker = usePickedPods(namespace, initialPods, selector);
+  const pods = selector ? picker.shown : initialPods;
+  const containers = usePodContainers(namespace, pods.length > 0 ? pods : initialPods);
   const [container, setContainer] = useState<string | undefined>(initialContainer);
   const [previous, setPrevious] = useState(initialPrevious);
   const [follow, setFollow] = useState(true);
@@ -37,6 +45,7 @@ export function LogViewer({ namespace, pods, container: initialContainer, previo
   const [timestamps, setTimestamps] = useState(false);
   const [searchInput, setSearchInput] = useState('');
   const [searchText, setSearchText] = useState('');
+  const [onlyMatching, setOnlyMatching] = useState(false);
   const [version, setVersion] = useState(0);
   const [streamStates, setStreamStates] = useState<PodStreamState[]>([]);
   const [viewport, setViewport] = useState({ width: 800, height: 300, scrollTop: 0 });
@@ -53,11 +62,11 @@ export function LogViewer({ namespace, pods, container: initialContainer, previo
   const chosen = container ?? containers?.defaultName;
   const ready = initialContainer !== undefined || containers !== undefined;
   const podKey = pods.join('\n');
-  const podNames = useMemo(() => podKey.split('\n'), [podKey]);
+  const podNames = useMemo(() => (podKey ? podKey.split('\n') : []), [podKey]);
 
   // the stream: restarted (and the buffer emptied) when the container or previous changes
   useEffect(() => {
-    if (!ready) return;
+    if (!ready || podNames.length === 0) return;
     const store = storeRef.current;
     store.clear();
     pendingRef.current = [];
@@ -65,9 +74,16 @@ export function LogViewer({ namespace, pods, container: initialContainer, previo
     setFollow(true);
     const flush = () => {
       frameRef.current = undefined;
-      const lines = pendingRef.current;
-      if (lines.length === 0) return;
+      const pending = pendingRef.current;
+      if (pending.length === 0) return;
       pendingRef.current = [];
+      // lines of several pods that arrived in the same frame go in by time
+      let lines = pending;
+      if (podNames.length > 1) {
+        const groups: LogLine[][] = podNames.map(() => []);
+        for (const line of pending) groups[line.source]?.push(line);
+        lines = mergeByTimestamp(groups);
+      }
       store.pushAll(lines);
       setVersion((value) => value + 1);
     };
@@ -78,6 +94,7 @@ export function LogViewer({ namespace, pods, container: initialContainer, previo
       containerOf: () => chosen,
       previous,
       tailLines: CAPACITY,
+      mergeBacklog: podNames.length > 1,
       onLines(lines) {
         const pending = pendingRef.current;
         for (const line of lines) pending.push(line);
@@ -121,9 +138,6 @@ export function LogViewer({ namespace, pods, container: initialContainer, previo
   const textOptions = useMemo(() => ({ timestamps, podNames: showPods ? podNames : undefined }), [timestamps, showPods, podNames]);
   const columns = wrap ? Math.max(10, Math.floor((viewport.width - 16) / characterWidth)) : undefined;
   const first = store.first;
-  // `version` stands for the buffer's contents, which change in place
-  const offsets = useMemo(() => buildRowOffsets(store.length, (index) => displayText(store.line(first + index) ?? { text: '', source: 0 }, textOptions).length, columns), [version, columns, textOptions, first, store]);
-  const totalRows = offsets[offsets.length - 1];
 
   // search: rebuilt when the query changes, extended as lines arrive
   const search = useMemo(() => (searchText ? new SearchState({ text: searchText, ...textOptions }) : undefined), [searchText, textOptions]);
@@ -131,21 +145,44 @@ export function LogViewer({ namespace, pods, container: initialContainer, previo
   useMemo(() => search?.update(store), [search, store, version]);
   const currentMatch = search?.currentLine;
 
+  // the lines shown: all held, or only the matching ones (their absolute numbers)
+  const filtered = onlyMatching && search ? search.matches : undefined;
+  const shownCount = filtered ? filtered.length : store.length;
+  const absoluteAt = useCallback((index: number) => (filtered ? filtered[index] : first + index), [filtered, first]);
+  const indexOfAbsolute = useCallback(
+    (absolute: number): number => {
+      if (!filtered) return absolute - first;
+      let low = 0;
+      let high = filtered.length - 1;
+      while (low <= high) {
+        const middle = (low + high) >> 1;
+        if (filtered[middle] === absolute) return middle;
+        if (filtered[middle] < absolute) low = middle + 1;
+        else high = middle - 1;
+      }
+      return low;
+    },
+    [filtered, first],
+  );
+  // `version` stands for the buffer's contents, which change in place
+  const offsets = useMemo(() => buildRowOffsets(shownCount, (index) => displayText(store.line(absoluteAt(index)) ?? { text: '', source: 0 }, textOptions).length, columns), [version, columns, textOptions, shownCount, absoluteAt, store]);
+  const totalRows = offsets[offsets.length - 1];
+
   const scrollToLine = useCallback(
     (absolute: number) => {
       const body = bodyRef.current;
       if (!body) return;
-      const index = absolute - store.first;
-      if (index < 0 || index >= store.length) return;
+      const index = indexOfAbsolute(absolute);
+      if (index < 0 || index >= shownCount) return;
       setFollow(false);
       const top = Math.max(0, offsets[index] * ROW_HEIGHT - body.clientHeight / 2);
       // the scroll event comes later: the anchor must point here already, or the next render
       // would put the view back where the last scroll event left it
       const topLine = lineAtRow(offsets, Math.floor(top / ROW_HEIGHT));
-      anchorRef.current = { line: store.first + topLine, offset: top - offsets[topLine] * ROW_HEIGHT };
+      anchorRef.current = { line: absoluteAt(topLine), offset: top - offsets[topLine] * ROW_HEIGHT };
       body.scrollTop = top;
     },
-    [offsets, store],
+    [offsets, indexOfAbsolute, absoluteAt, shownCount],
   );
 
   const stepMatch = useCallback(
@@ -174,11 +211,12 @@ export function LogViewer({ namespace, pods, container: initialContainer, previo
     }
     const anchor = anchorRef.current;
     if (anchor && anchor.line >= store.first) {
-      const index = anchor.line - store.first;
+      const index = Math.min(indexOfAbsolute(anchor.line), shownCount - 1);
+      if (index < 0) return;
       const wanted = offsets[index] * ROW_HEIGHT + anchor.offset;
       if (Math.abs(body.scrollTop - wanted) > 1) body.scrollTop = wanted;
     }
-  }, [offsets, follow, visible, store]);
+  }, [offsets, follow, visible, store, indexOfAbsolute, shownCount]);
 
   const onScroll = useCallback(() => {
     const body = bodyRef.current;
@@ -186,9 +224,9 @@ export function LogViewer({ namespace, pods, container: initialContainer, previo
     const atBottom = isAtBottom(body.scrollTop, body.clientHeight, body.scrollHeight);
     if (atBottom !== followRef.current) setFollow(atBottom);
     const range = visibleLines(offsets, ROW_HEIGHT, body.scrollTop, 0, 0);
-    anchorRef.current = { line: store.first + range.start, offset: body.scrollTop - offsets[range.start] * ROW_HEIGHT };
+    anchorRef.current = { line: absoluteAt(range.start), offset: body.scrollTop - offsets[range.start] * ROW_HEIGHT };
     setViewport((current) => ({ ...current, scrollTop: body.scrollTop }));
-  }, [offsets, store]);
+  }, [offsets, absoluteAt]);
 
   const jumpToEnd = () => {
     setFollow(true);
@@ -215,7 +253,7 @@ export function LogViewer({ namespace, pods, container: initialContainer, previo
   const range = visibleLines(offsets, ROW_HEIGHT, viewport.scrollTop, viewport.height);
   const rendered: ReactNode[] = [];
   for (let index = range.start; index < range.end; index++) {
-    const absolute = store.first + index;
+    const absolute = absoluteAt(index);
     const line = store.line(absolute);
     if (!line) continue;
     rendered.push(<LogRow key={absolute} line={line} top={offsets[index] * ROW_HEIGHT} podName={showPods ? podNames[line.source] : undefined} timestamps={timestamps} query={searchText} current={absolute === currentMatch} />);
@@ -228,6 +266,7 @@ export function LogViewer({ namespace, pods, container: initialContainer, previo
   return (
     <div className={`log-view${wrap ? ' wrap' : ''}`} data-testid="logs">
       <div className="dock-toolbar">
+        {selector && <LogPodPicker picker={picker} shown={pods} />}
         <ContainerSelect names={names} value={chosen} onChange={setContainer} testId="log-container" />
         <label className="toggle">
           <input type="checkbox" checked={follow} onChange={(event) => (event.target.checked ? jumpToEnd() : setFollow(false))} data-testid="log-follow" /> Follow
@@ -268,9 +307,12 @@ export function LogViewer({ namespace, pods, container: initialContainer, previo
             ↓
           </button>
         </span>
+        <label className="toggle" title="Show only the lines that match the search (as grep does)">
+          <input type="checkbox" checked={onlyMatching} onChange={(event) => setOnlyMatching(event.target.checked)} data-testid="log-only-matching" /> Only matching
+        </label>
         <div className="dock-spacer" />
         <span className="hint" data-testid="log-count">
-          {store.length.toLocaleString()} lines
+          {filtered ? `${shownCount.toLocaleString()} of ${store.length.toLocaleString()} lines` : `${store.length.toLocaleString()} lines`}
         </span>
         <button className="ghost" onClick={() => void download()} title="Download the lines held" data-testid="log-download">
           ⤓ Download
@@ -294,7 +336,8 @@ export function LogViewer({ namespace, pods, container: initialContainer, previo
         <div className="log-spacer" style={{ height: totalRows * ROW_HEIGHT }}>
           {rendered}
         </div>
-        {store.length === 0 && <div className="log-empty hint">{ready ? 'No log lines yet.' : 'Loading…'}</div>}
+        {store.length === 0 && <div className="log-empty hint">{podNames.length === 0 ? 'No pods picked.' : ready ? 'No log lines yet.' : 'Loading…'}</div>}
+        {store.length > 0 && filtered && shownCount === 0 && <div className="log-empty hint">No line matches “{searchText}”.</div>}
       </div>
       {!follow && (
         <button className="primary log-jump" onClick={jumpToEnd} data-testid="log-jump-end">

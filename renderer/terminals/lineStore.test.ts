@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareTimestamps, displayText, downloadText, LineSplitter, LineStore, podColor, ReconnectFilter, sinceTimeOf, splitTimestamp, type LogLine } from './lineStore';
+import { compareTimestamps, displayText, linesOfText, mergeByTimestamp, downloadText, LineSplitter, LineStore, podColor, ReconnectFilter, sinceTimeOf, splitTimestamp, type LogLine } from './lineStore';
 
 const bytes = (value: string) => new TextEncoder().encode(value);
 const line = (text: string, source = 0, timestamp?: string): LogLine => ({ text, source, timestamp });
@@ -108,5 +108,33 @@ describe('display and download', () => {
   it('gives a pod the same colour every time and different pods different colours', () => {
     expect(podColor('web-7d9f-abcde')).toBe(podColor('web-7d9f-abcde'));
     expect(new Set(['web-1', 'web-2', 'web-3', 'db-0'].map(podColor)).size).toBe(4);
+  });
+});
+
+describe('merging pods by time', () => {
+  const line = (source: number, text: string, timestamp?: string): LogLine => ({ text, timestamp, source });
+
+  it('interleaves lines of several pods in time order, fractions compared as times', () => {
+    const merged = mergeByTimestamp([
+      [line(0, 'a1', '2024-05-01T10:00:00.5Z'), line(0, 'a2', '2024-05-01T10:00:02Z')],
+      [line(1, 'b1', '2024-05-01T10:00:00.123Z'), line(1, 'b2', '2024-05-01T10:00:01Z')],
+      [],
+      [line(2, 'c1', '2024-05-01T10:00:03Z')],
+    ]);
+    expect(merged.map((item) => item.text)).toEqual(['b1', 'a1', 'b2', 'a2', 'c1']);
+  });
+
+  it('keeps equal times in pod order and untimed lines after their predecessor', () => {
+    const merged = mergeByTimestamp([
+      [line(0, 'a1', '2024-05-01T10:00:01Z'), line(0, 'a-continued')],
+      [line(1, 'b1', '2024-05-01T10:00:01Z'), line(1, 'b2', '2024-05-01T10:00:02Z')],
+    ]);
+    expect(merged.map((item) => item.text)).toEqual(['a1', 'a-continued', 'b1', 'b2']);
+    expect(mergeByTimestamp([[line(0, 'x')]]).map((item) => item.text)).toEqual(['x']);
+  });
+
+  it('splits a log text into timed lines of a source', () => {
+    expect(linesOfText('2024-05-01T10:00:01Z one\r\ntwo\n', 3)).toEqual([line(3, 'one', '2024-05-01T10:00:01Z'), line(3, 'two')]);
+    expect(linesOfText('', 0)).toEqual([]);
   });
 });

@@ -58,14 +58,52 @@ export function splitTimestamp(line: string): { timestamp?: string; text: string
  * comparison is wrong (`…:00.5Z` > `…:00.123Z` as strings but not as times); fractions are padded.
  */
 export function compareTimestamps(left: string, right: string): number {
-  const normal = (value: string) => {
-    const match = /^([^.Z+]+?)(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$/.exec(value);
-    if (!match) return value;
-    return `${match[1]}.${(match[2] ?? '').padEnd(9, '0').slice(0, 9)}`;
-  };
-  const a = normal(left);
-  const b = normal(right);
+  const a = timestampKey(left);
+  const b = timestampKey(right);
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A timestamp as text that sorts in time order: the fraction padded to nine digits. */
+export function timestampKey(value: string): string {
+  const match = /^([^.Z+]+?)(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$/.exec(value);
+  if (!match) return value;
+  return `${match[1]}.${(match[2] ?? '').padEnd(9, '0').slice(0, 9)}`;
+}
+
+/**
+ * Merges the lines of several pods, each already in time order, into one in time order (a k-way
+ * merge; equal times keep the pods' order). A line without a timestamp stays right after the line
+ * before it from the same pod.
+ */
+export function mergeByTimestamp(groups: readonly (readonly LogLine[])[]): LogLine[] {
+  const nonEmpty = groups.filter((group) => group.length > 0);
+  if (nonEmpty.length <= 1) return nonEmpty[0] ? [...nonEmpty[0]] : [];
+  const keys = nonEmpty.map((group) => {
+    let last = '';
+    return group.map((line) => (line.timestamp ? (last = timestampKey(line.timestamp)) : last));
+  });
+  const positions = nonEmpty.map(() => 0);
+  const total = nonEmpty.reduce((sum, group) => sum + group.length, 0);
+  const merged: LogLine[] = new Array(total);
+  for (let out = 0; out < total; out++) {
+    let best = -1;
+    for (let group = 0; group < nonEmpty.length; group++) {
+      if (positions[group] >= nonEmpty[group].length) continue;
+      if (best === -1 || keys[group][positions[group]] < keys[best][positions[best]]) best = group;
+    }
+    merged[out] = nonEmpty[best][positions[best]++];
+  }
+  return merged;
+}
+
+/** Lines of one pod's log text (`timestamps=true`), split and tagged with the pod's source index. */
+export function linesOfText(text: string, source: number): LogLine[] {
+  const parts = text.split('\n');
+  if (parts[parts.length - 1] === '') parts.pop();
+  return parts.map((part) => {
+    const { timestamp, text: message } = splitTimestamp(part.endsWith('\r') ? part.slice(0, -1) : part);
+    return { text: message, timestamp, source };
+  });
 }
 
 /** sinceTime for a reconnect: the API takes RFC3339 with whole seconds, so the second is floored. */

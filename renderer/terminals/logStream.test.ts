@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConnectionError, KubeApiError } from '../api/kubeClient';
 import type { LogLine } from './lineStore';
-import { LogStream, logQuery, type PodStreamState } from './logStream';
+import { backlogCut, LogStream, logQuery, type PodStreamState } from './logStream';
 
 class FakeSocket {
   binaryType = 'blob';
@@ -22,7 +22,8 @@ class FakeSocket {
   }
 }
 
-function harness(options: { previous?: boolean; pods?: string[]; failure?: string; failureCode?: number } = {}) {
+function harness(options: { previous?: boolean; pods?: string[]; failure?: string; failureCode?: number; backlog?: Record<string, string> } = {}) {
+  const texts: { path: string; query: Record<string, string | undefined> }[] = [];
   const sockets: FakeSocket[] = [];
   const lines: LogLine[] = [];
   const timers: Array<() => void> = [];
@@ -34,8 +35,15 @@ function harness(options: { previous?: boolean; pods?: string[]; failure?: strin
         sockets.push(socket);
         return socket as unknown as WebSocket;
       },
-      text: () => Promise.reject(new KubeApiError(options.failureCode ?? 400, options.failureCode === 404 ? 'NotFound' : 'BadRequest', options.failure ?? 'container "app" is waiting to start')),
+      text: (path, request) => {
+        texts.push({ path, query: request?.query ?? {} });
+        const pod = /pods\/([^/]+)\/log$/.exec(path)?.[1] ?? '';
+        const backlog = options.backlog?.[pod];
+        if (backlog !== undefined) return Promise.resolve(backlog);
+        return Promise.reject(new KubeApiError(options.failureCode ?? 400, options.failureCode === 404 ? 'NotFound' : 'BadRequest', options.failure ?? 'container "app" is waiting to start'));
+      },
     },
+    mergeBacklog: options.backlog !== undefined,
     namespace: 'default',
     pods: options.pods ?? ['web-1'],
     containerOf: () => 'app',
@@ -46,7 +54,7 @@ function harness(options: { previous?: boolean; pods?: string[]; failure?: strin
     setTimer: (callback) => timers.push(callback),
     clearTimer: () => undefined,
   });
-  return { stream, sockets, lines, timers, states: () => states };
+  return { stream, sockets, lines, timers, texts, states: () => states };
 }
 
 describe('logQuery', () => {
@@ -106,6 +114,43 @@ describe('LogStream', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(states()[0]).toMatchObject({ pod: 'web-1', phase: 'retrying', message: 'container "app" is waiting to start' });
     expect(timers).toHaveLength(1);
+  });
+
+  it("merges several pods' backlogs by time, then follows each from its last line", async () => {
+    const { sockets, lines, texts } = harness({
+      pods: ['web-1', 'web-2'],
+      backlog: {
+        'web-1': '2024-05-01T10:00:01Z a1\n2024-05-01T10:00:03.5Z a2\n2024-05-01T10:00:05Z a3\n',
+        'web-2': '2024-05-01T10:00:02Z b1\n2024-05-01T10:00:03.25Z b2\n',
+      },
+    });
+    expect(sockets).toHaveLength(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(texts.map((text) => [text.path, text.query.follow, text.query.timestamps, text.query.tailLines])).toEqual([
+      ['/api/v1/namespaces/default/pods/web-1/log', undefined, 'true', '100'],
+      ['/api/v1/namespaces/default/pods/web-2/log', undefined, 'true', '100'],
+    ]);
+    // web-2's read ended at 10:00:03.25: web-1's later lines wait for its follow stream
+    expect(lines.map((line) => `${line.source}:${line.text}`)).toEqual(['0:a1', '1:b1', '1:b2']);
+    expect(sockets.map((socket) => socket.query.get('sinceTime'))).toEqual(['2024-05-01T10:00:01Z', '2024-05-01T10:00:03Z']);
+    sockets[0].receive('2024-05-01T10:00:01Z a1\n2024-05-01T10:00:03.5Z a2\n2024-05-01T10:00:05Z a3\n2024-05-01T10:00:06Z a4\n');
+    expect(lines.map((line) => line.text)).toEqual(['a1', 'b1', 'b2', 'a2', 'a3', 'a4']);
+  });
+
+  it('cuts the merged backlogs at the earliest end of any pod’s read', () => {
+    const at = (source: number, timestamp?: string) => ({ text: '', source, timestamp });
+    expect(backlogCut([[at(0, '2024-05-01T10:00:05Z')], [at(1, '2024-05-01T10:00:03.25Z'), at(1)], []])).toBe('2024-05-01T10:00:03.250000000');
+    expect(backlogCut([[], [at(0)]])).toBeUndefined();
+  });
+
+  it('follows a pod whose backlog could not be read like any other (the socket explains why)', async () => {
+    const { sockets, lines } = harness({ pods: ['web-1', 'web-2'], backlog: { 'web-1': '2024-05-01T10:00:01Z a1\n' } });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines.map((line) => line.text)).toEqual(['a1']);
+    expect(sockets.map((socket) => [socket.query.get('sinceTime'), socket.query.get('tailLines')])).toEqual([
+      ['2024-05-01T10:00:01Z', null],
+      [null, '100'],
+    ]);
   });
 
   it('closes its sockets and stops reconnecting when closed', () => {

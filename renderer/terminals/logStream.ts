@@ -4,10 +4,13 @@
 // reconnect can resume at the last line seen: when the socket closes while following (the
 // container restarted, the connection dropped), it reconnects with sinceTime and drops the lines
 // the server sends again. A refused handshake hides the API's Status from the browser, so the
-// reason is asked for once over plain HTTP.
+// reason is asked for once over plain HTTP. With several pods (a workload's logs) the backlog is
+// first read from every pod over HTTP and merged by timestamp, then each pod is followed from the
+// last line read (sinceTime, repeats dropped) — so the history reads in time order rather than one
+// pod after another. Lines arriving later are merged by time within each screen frame.
 import { isConnectionFailure, KubeApiError, type KubeClient } from '../api/kubeClient';
 import type { ConnectionMonitor } from '../api/connection';
-import { LineSplitter, ReconnectFilter, sinceTimeOf, splitTimestamp, type LogLine } from './lineStore';
+import { LineSplitter, linesOfText, mergeByTimestamp, ReconnectFilter, sinceTimeOf, splitTimestamp, timestampKey, type LogLine } from './lineStore';
 
 export const LOG_PROTOCOLS = ['binary.k8s.io'];
 
@@ -27,6 +30,8 @@ export interface LogStreamOptions {
   containerOf(pod: string): string | undefined;
   previous: boolean;
   tailLines?: number;
+  /** read every pod's backlog first and deliver it merged by timestamp, then follow */
+  mergeBacklog?: boolean;
   onLines(lines: LogLine[]): void;
   onState(states: PodStreamState[]): void;
   /** timers, replaceable in tests */
@@ -67,6 +72,29 @@ interface PodConnection {
   stopWaiting?: () => void;
 }
 
+/** The earliest of the pods' last timestamps (as timestampKey text); undefined when no backlog has one. */
+export function backlogCut(backlogs: readonly (readonly LogLine[])[]): string | undefined {
+  let cut: string | undefined;
+  for (const lines of backlogs) {
+    let last: string | undefined;
+    for (let index = lines.length - 1; index >= 0 && last === undefined; index--) last = lines[index].timestamp;
+    if (last === undefined) continue;
+    const key = timestampKey(last);
+    if (cut === undefined || key < cut) cut = key;
+  }
+  return cut;
+}
+
+/** The lines up to and including time `cut` (an untimed line goes with the line before it). */
+function upTo(lines: readonly LogLine[], cut: string): LogLine[] {
+  const kept: LogLine[] = [];
+  for (const line of lines) {
+    if (line.timestamp !== undefined && timestampKey(line.timestamp) > cut) break;
+    kept.push(line);
+  }
+  return kept;
+}
+
 /** The log streams of one viewer tab; `close()` ends them all. */
 export class LogStream {
   private readonly connections: PodConnection[];
@@ -78,7 +106,48 @@ export class LogStream {
     this.setTimer = options.setTimer ?? ((callback, delayMs) => setTimeout(callback, delayMs));
     this.clearTimer = options.clearTimer ?? ((timer) => clearTimeout(timer as ReturnType<typeof setTimeout>));
     this.connections = options.pods.map((pod, source) => ({ pod, source, splitter: new LineSplitter(), filter: new ReconnectFilter(), state: { pod, phase: 'connecting' }, backoffMs: 1000, connections: 0 }));
-    for (const connection of this.connections) this.connect(connection);
+    if (options.mergeBacklog && this.connections.length > 1) void this.loadBacklog();
+    else for (const connection of this.connections) this.connect(connection);
+  }
+
+  /** Every pod's backlog over HTTP, merged by time and delivered at once; then each pod is followed. */
+  private async loadBacklog(): Promise<void> {
+    const { options } = this;
+    const results = await Promise.all(
+      this.connections.map(async (connection) => {
+        const query = Object.fromEntries(logQuery({ follow: false, container: options.containerOf(connection.pod), previous: options.previous, tailLines: options.tailLines }));
+        try {
+          return { connection, text: await options.client.text(logPath(options.namespace, connection.pod), { query }) };
+        } catch (error) {
+          return { connection, error };
+        }
+      }),
+    );
+    if (this.closed) return;
+    const backlogs = results.map((result) => (result.text === undefined ? [] : linesOfText(result.text, result.connection.source)));
+    // Each pod's backlog ends where its read ended. Beyond the earliest of those ends a pod read
+    // first would miss lines another pod already shows, so lines after that cut are not shown
+    // now: each pod's follow stream sends them again from its last line shown.
+    const cut = backlogCut(backlogs);
+    const groups = results.map((result, index) => this.keep(result.connection, cut === undefined ? backlogs[index] : upTo(backlogs[index], cut)));
+    const merged = mergeByTimestamp(groups);
+    if (merged.length > 0) options.onLines(merged);
+    for (const result of results) {
+      if (!options.previous) this.connect(result.connection);
+      else if (result.text !== undefined) this.setState(result.connection, { phase: 'ended', message: "end of the previous container's log" });
+      else this.setState(result.connection, { phase: 'ended', message: result.error instanceof Error ? result.error.message : 'could not read the log' });
+    }
+  }
+
+  /** Drops the lines a reconnect sent again and remembers where the pod's stream got to. */
+  private keep(connection: PodConnection, lines: LogLine[]): LogLine[] {
+    const kept: LogLine[] = [];
+    for (const line of lines) {
+      if (connection.filter.isRepeat(line.timestamp)) continue;
+      connection.filter.seen(line.timestamp);
+      kept.push(line);
+    }
+    return kept;
   }
 
   close(): void {
@@ -160,13 +229,10 @@ export class LogStream {
   }
 
   private emit(connection: PodConnection, texts: string[]): void {
-    const lines: LogLine[] = [];
-    for (const text of texts) {
-      const { timestamp, text: message } = splitTimestamp(text);
-      if (connection.filter.isRepeat(timestamp)) continue;
-      connection.filter.seen(timestamp);
-      lines.push({ text: message, timestamp, source: connection.source });
-    }
+    const lines = this.keep(
+      connection,
+      texts.map((text) => ({ ...splitTimestamp(text), source: connection.source })),
+    );
     if (lines.length > 0) this.options.onLines(lines);
   }
 

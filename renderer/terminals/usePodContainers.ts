@@ -4,20 +4,15 @@
 import { useEffect, useState } from 'react';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { useServices } from '../context';
-import { containersOf } from '../kinds/pods';
+import { containersOf, defaultContainer } from '../kinds/pods';
+
+export { defaultContainer };
 
 export interface PodContainers {
   /** app containers first, then init containers (logs of an init container are useful too) */
   names: string[];
   defaultName?: string;
   error?: string;
-}
-
-export function defaultContainer(pod: KubeObject): string | undefined {
-  const annotated = pod.metadata.annotations?.['kubectl.kubernetes.io/default-container'];
-  const containers = containersOf(pod);
-  if (annotated && containers.some((container) => container.name === annotated)) return annotated;
-  return containers.find((container) => !container.init)?.name ?? containers[0]?.name;
 }
 
 export function containerNames(pods: readonly KubeObject[]): string[] {

@@ -1,14 +1,45 @@
 // The one generic list view: kubectl's columns for any kind, live from the watch cache, with
-// sorting, a text/label filter, status colours, ticking ages, keyboard navigation and a
-// virtualised body (only the rows on screen are in the DOM, so 5,000 pods scroll smoothly).
-import { useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+// sorting (time columns by their times), a text/label filter, the kind's quick filters, status
+// colours, ticking ages, a virtualised body (only the rows on screen are in the DOM, so 5,000 pods
+// scroll smoothly), multi-select with bulk actions, a per-row and right-click menu of the kind's
+// actions, a Create button (the kind's template), a timeline for Events, and keys that work
+// without focusing the table first (the grid is one tab stop; headers and row controls are not).
+import { memo, useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent, type ReactNode } from 'react';
 import { translateTimestampSince } from '../../shared/printers/duration';
-import { useAppState, useNamespacedItems, useNow } from '../context';
+import { actionsFor, type ActionContext } from '../actions/actions';
+import { bulkActionsFor, runBulkAction } from '../actions/bulkActions';
+import { ActionMenu, type MenuItem } from '../components/ActionMenu';
+import { useDialogs } from '../components/Modal';
+import { useAppState, useNamespacedItems, useNow, useServices } from '../context';
 import type { KindConfig } from '../kinds/kindConfig';
 import { EmptyState } from '../components/EmptyState';
-import { cellOf, cellText, listColumns, matchesFilter, parseFilter, rowOf, sortRows, visibleRange, type ListColumn, type Row, type SortOrder } from './listModel';
+import { EventTimeline } from './events/EventTimeline';
+import { applyQuickFilters, cellOf, cellText, cycleSort, listColumns, listKeyOf, matchesFilter, moveCursor, nextSort, orderOf, parseFilter, rowOf, selectedRows, sortRows, visibleRange, type ListColumn, type ListKey, type Row } from './listModel';
 
 const ROW_HEIGHT = 28;
+
+type SortState = { column: string; descending?: boolean } | undefined;
+
+/** Keys typed into a text field, the terminal dock, a menu or a dialog are theirs, not the list's. */
+function keyBelongsElsewhere(target: EventTarget | null): boolean {
+  if (!(target instanceof Element)) return false;
+  if (target.closest('input, textarea, select, [contenteditable="true"], .dock, [role="menu"], [role="dialog"], .modal-backdrop, .picker-menu')) return true;
+  return document.querySelector('.modal-backdrop, [role="dialog"]') !== null;
+}
+
+/** Enter and Space activate a focused control (a row's checkbox or ⋯ too) themselves; the list takes them only from the page or the grid. */
+function activationBelongsElsewhere(target: EventTarget | null): boolean {
+  if (!(target instanceof Element) || target === document.body) return false;
+  if (target.closest('input, button, a, select, textarea, label')) return true;
+  return target.closest('[data-testid="list-body"]') === null;
+}
+
+function useActionContext(): { context: ActionContext; element: ReactNode } {
+  const services = useServices();
+  const dialogs = useDialogs();
+  const context = useMemo<ActionContext>(() => ({ ...services, confirm: dialogs.confirm, prompt: dialogs.prompt }), [services, dialogs.confirm, dialogs.prompt]);
+  return { context, element: dialogs.element };
+}
 
 export function ResourceList({ config }: { config: KindConfig }) {
   const { items, collection } = useNamespacedItems(config);
@@ -22,15 +53,21 @@ export function ResourceList({ config }: { config: KindConfig }) {
     if (initialFilter) setListFilter(config.key, '');
   }, [initialFilter, setListFilter, config.key]);
   const filter = useDeferredValue(filterText);
-  const [order, setOrder] = useState<SortOrder | undefined>(undefined);
+  const [sort, setSort] = useState<SortState>(config.defaultSort);
+  const [quick, setQuick] = useState<ReadonlySet<string>>(() => new Set());
+  const [view, setView] = useState<'list' | 'timeline'>('list');
   const [wide, setWide] = useState(false);
-  const [selectedIndex, setSelectedIndex] = useState(0);
+  const [cursor, setCursor] = useState(0);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(() => new Set());
+  const [menu, setMenu] = useState<{ key: string; x: number; y: number } | undefined>(undefined);
   const [scrollTop, setScrollTop] = useState(0);
   const [viewportHeight, setViewportHeight] = useState(600);
   const bodyRef = useRef<HTMLDivElement>(null);
   const filterRef = useRef<HTMLInputElement>(null);
+  const { context, element: dialogs } = useActionContext();
 
   const columns = useMemo(() => listColumns(config, { wide, showNamespace: selectedNamespaces.length !== 1 }), [config, wide, selectedNamespaces.length]);
+  const order = useMemo(() => orderOf(columns, sort), [columns, sort]);
   // sorted once per change of the items or the order; a keystroke in the filter only filters
   const sortedRows = useMemo(() => {
     const now = new Date();
@@ -43,10 +80,13 @@ export function ResourceList({ config }: { config: KindConfig }) {
   const rows = useMemo(() => {
     const parsed = parseFilter(filter);
     const empty = parsed.words.length === 0 && parsed.labels.length === 0 && parsed.phases.length === 0 && !parsed.healths;
-    return empty ? sortedRows : sortedRows.filter((row) => matchesFilter(row, parsed));
-  }, [sortedRows, filter]);
+    return applyQuickFilters(empty ? sortedRows : sortedRows.filter((row) => matchesFilter(row, parsed)), config, quick);
+  }, [sortedRows, filter, config, quick]);
+  const chosen = useMemo(() => selectedRows(rows, selected), [rows, selected]);
+  const chosenObjects = useMemo(() => chosen.map((row) => row.object), [chosen]);
+  const bulk = useMemo(() => bulkActionsFor(config, chosenObjects), [config, chosenObjects]);
 
-  useEffect(() => setSelectedIndex(0), [config.key, filter]);
+  useEffect(() => setCursor(0), [config.key, filter, quick]);
   useLayoutEffect(() => {
     const element = bodyRef.current;
     if (!element) return;
@@ -54,7 +94,7 @@ export function ResourceList({ config }: { config: KindConfig }) {
     observer.observe(element);
     setViewportHeight(element.clientHeight);
     return () => observer.disconnect();
-  }, []);
+  }, [view]);
 
   const open = useCallback(
     (row: Row | undefined) => {
@@ -63,34 +103,102 @@ export function ResourceList({ config }: { config: KindConfig }) {
     [navigate, config.key],
   );
 
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    const pageRows = Math.max(1, Math.floor(viewportHeight / ROW_HEIGHT) - 1);
-    const moves: Record<string, number> = { ArrowDown: 1, ArrowUp: -1, PageDown: pageRows, PageUp: -pageRows, j: 1, k: -1 };
-    let next = selectedIndex;
-    if (event.key in moves) next = selectedIndex + moves[event.key];
-    else if (event.key === 'Home') next = 0;
-    else if (event.key === 'End') next = rows.length - 1;
-    else if (event.key === 'Enter') {
-      open(rows[selectedIndex]);
-      return;
-    } else if (event.key === '/') {
-      event.preventDefault();
-      filterRef.current?.focus();
-      return;
-    } else return;
-    event.preventDefault();
-    next = Math.max(0, Math.min(rows.length - 1, next));
-    setSelectedIndex(next);
+  const toggle = useCallback((key: string) => {
+    setSelected((current) => {
+      const next = new Set(current);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
+      return next;
+    });
+  }, []);
+
+  const scrollToRow = (index: number) => {
     const element = bodyRef.current;
-    if (element) {
-      const top = next * ROW_HEIGHT;
-      if (top < element.scrollTop) element.scrollTop = top;
-      else if (top + ROW_HEIGHT > element.scrollTop + element.clientHeight) element.scrollTop = top + ROW_HEIGHT - element.clientHeight;
-    }
+    if (!element) return;
+    const top = index * ROW_HEIGHT;
+    if (top < element.scrollTop) element.scrollTop = top;
+    else if (top + ROW_HEIGHT > element.scrollTop + element.clientHeight) element.scrollTop = top + ROW_HEIGHT - element.clientHeight;
   };
 
+  const openMenuAt = useCallback((row: Row, x: number, y: number) => setMenu({ key: row.key, x, y }), []);
+  const closeMenu = useCallback(() => setMenu(undefined), []);
+
+  // the list's keys, read from the whole page so they work before the table has focus
+  const handleKey = (event: KeyboardEvent) => {
+    if (event.defaultPrevented || view !== 'list' || keyBelongsElsewhere(event.target)) return;
+    const key: ListKey | undefined = listKeyOf(event);
+    if (!key) return;
+    const current = rows[Math.min(cursor, rows.length - 1)];
+    switch (key.type) {
+      case 'move':
+      case 'page':
+      case 'first':
+      case 'last': {
+        const next = moveCursor(cursor, key, rows.length, Math.floor(viewportHeight / ROW_HEIGHT) - 1);
+        setCursor(next);
+        scrollToRow(next);
+        break;
+      }
+      case 'open':
+        if (activationBelongsElsewhere(event.target)) return;
+        open(current);
+        break;
+      case 'filter':
+        filterRef.current?.focus();
+        break;
+      case 'toggle-selection':
+        if (activationBelongsElsewhere(event.target) || !current) return;
+        toggle(current.key);
+        break;
+      case 'select-all':
+        setSelected(new Set(rows.map((row) => row.key)));
+        break;
+      case 'clear-selection':
+        if (selected.size === 0) return;
+        setSelected(new Set());
+        break;
+      case 'delete': {
+        const targets = chosenObjects.length > 0 ? chosenObjects : current ? [current.object] : [];
+        if (targets.length === 0) return;
+        void runBulkAction(context, config, targets, 'delete');
+        break;
+      }
+      case 'menu': {
+        if (!current) return;
+        const rowElement = bodyRef.current?.querySelector(`[data-key="${CSS.escape(current.key)}"]`);
+        const box = rowElement?.getBoundingClientRect() ?? bodyRef.current?.getBoundingClientRect();
+        openMenuAt(current, (box?.left ?? 0) + 40, (box?.top ?? 0) + ROW_HEIGHT);
+        break;
+      }
+      case 'sort':
+        setSort(cycleSort(sort, columns, key.reverse));
+        break;
+    }
+    event.preventDefault();
+  };
+  const handleKeyRef = useRef(handleKey);
+  handleKeyRef.current = handleKey;
+  useEffect(() => {
+    const listener = (event: KeyboardEvent) => handleKeyRef.current(event);
+    window.addEventListener('keydown', listener);
+    return () => window.removeEventListener('keydown', listener);
+  }, []);
+
+  const menuRow = menu ? rows.find((row) => row.key === menu.key) : undefined;
+  const menuItems = useMemo<MenuItem[]>(() => {
+    if (!menuRow) return [];
+    const object = menuRow.object;
+    const route = { view: 'detail' as const, kindKey: config.key, namespace: object.metadata.namespace, name: object.metadata.name ?? '' };
+    return [
+      { id: 'open', title: 'Open', run: () => navigate(route) },
+      { id: 'yaml', title: 'Edit YAML', run: () => navigate({ ...route, tab: 'yaml' }) },
+      ...actionsFor(config, object).map((action) => ({ id: action.id, title: action.title, danger: action.danger, disabled: action.disabled, run: () => void action.run(context) })),
+    ];
+  }, [menuRow, config, navigate, context]);
+
   const { start, end } = visibleRange(scrollTop, viewportHeight, ROW_HEIGHT, rows.length);
-  const template = columns.map((column) => (column.definition.name === 'Name' ? 'minmax(220px, 2.5fr)' : column.age ? '80px' : 'minmax(90px, 1fr)')).join(' ');
+  const template = ['32px', ...columns.map((column) => (column.definition.name === 'Name' ? 'minmax(220px, 2.5fr)' : column.age ? '80px' : column.time ? '112px' : 'minmax(90px, 1fr)')), '36px'].join(' ');
+  const allShownSelected = rows.length > 0 && chosen.length === rows.length;
 
   return (
     <section className="list-view" aria-label={config.title}>
@@ -99,6 +207,19 @@ export function ResourceList({ config }: { config: KindConfig }) {
         <span className="count" data-testid="list-count">
           {collection.phase === 'loading' && rows.length === 0 ? 'loading…' : `${rows.length}${rows.length !== items.length ? ` of ${items.length}` : ''}`}
         </span>
+        <button className="primary" onClick={() => navigate({ view: 'create', kindKey: config.key })} title={`Create a ${config.kind} from a YAML template`} data-testid="list-create">
+          Create
+        </button>
+        {config.timeline && (
+          <span className="segmented" role="group" aria-label="View">
+            <button aria-pressed={view === 'list'} onClick={() => setView('list')} data-testid="view-list">
+              List
+            </button>
+            <button aria-pressed={view === 'timeline'} onClick={() => setView('timeline')} data-testid="view-timeline">
+              Timeline
+            </button>
+          </span>
+        )}
         <input
           ref={filterRef}
           className="filter"
@@ -114,65 +235,171 @@ export function ResourceList({ config }: { config: KindConfig }) {
             }
           }}
         />
+        {(config.quickFilters ?? []).map((quickFilter) => (
+          <label key={quickFilter.id} className="toggle">
+            <input
+              type="checkbox"
+              checked={quick.has(quickFilter.id)}
+              onChange={(event) => {
+                const next = new Set(quick);
+                if (event.target.checked) next.add(quickFilter.id);
+                else next.delete(quickFilter.id);
+                setQuick(next);
+              }}
+              data-testid={`quick-${quickFilter.id}`}
+            />{' '}
+            {quickFilter.label}
+          </label>
+        ))}
         <label className="toggle">
           <input type="checkbox" checked={wide} onChange={(event) => setWide(event.target.checked)} /> wide
         </label>
       </header>
       {collection.phase === 'error' && <div className="banner error">Cannot list {config.title}: {collection.error}</div>}
-      <div className="table" role="grid" aria-rowcount={rows.length}>
-        <div className="table-head" role="row" style={{ gridTemplateColumns: template }}>
-          {columns.map((column, index) => (
-            <button
-              key={column.definition.name + index}
-              role="columnheader"
-              className="cell head"
-              title={column.definition.description}
-              onClick={() => setOrder((current) => (current?.column === index ? (current.descending ? undefined : { column: index, descending: true }) : { column: index, descending: false }))}
-            >
-              {column.definition.name}
-              {order?.column === index ? (order.descending ? ' ▼' : ' ▲') : ''}
+      {chosen.length > 0 && view === 'list' && (
+        <div className="bulk-bar" role="toolbar" aria-label={`Actions on ${chosen.length} selected`} data-testid="bulk-bar">
+          <span data-testid="bulk-count">{chosen.length} selected</span>
+          {bulk.map((action) => (
+            <button key={action.id} className={action.danger ? 'danger-outline' : ''} onClick={() => void runBulkAction(context, config, chosenObjects, action.id)} data-testid={`bulk-${action.id}`}>
+              {action.title}
             </button>
           ))}
+          <button className="ghost" onClick={() => setSelected(new Set())} data-testid="bulk-clear">
+            Clear selection
+          </button>
         </div>
-        <div className="table-body" ref={bodyRef} tabIndex={0} onKeyDown={onKeyDown} onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)} data-testid="list-body">
-          {rows.length === 0 && collection.phase !== 'loading' ? (
-            <EmptyState kind={config} filtered={items.length > 0} />
-          ) : (
-            <div style={{ height: rows.length * ROW_HEIGHT, position: 'relative' }}>
-              {rows.slice(start, end).map((row, offset) => (
-                <ListRow key={row.key} row={row} columns={columns} template={template} top={(start + offset) * ROW_HEIGHT} selected={start + offset === selectedIndex} statusColumn={config.statusColumn} onOpen={open} onSelect={() => setSelectedIndex(start + offset)} />
-              ))}
+      )}
+      {view === 'timeline' ? (
+        <EventTimeline objects={rows.map((row) => row.object)} />
+      ) : (
+        <div className="table" role="grid" aria-label={`${config.title} list`} aria-rowcount={rows.length + 1} aria-multiselectable>
+          <div className="table-head" role="row" style={{ gridTemplateColumns: template }}>
+            <div role="columnheader" className="cell head check">
+              <input type="checkbox" tabIndex={-1} aria-label="Select all shown" checked={allShownSelected} onChange={() => setSelected(allShownSelected ? new Set() : new Set(rows.map((row) => row.key)))} data-testid="select-all" />
             </div>
-          )}
+            {columns.map((column, index) => (
+              <button
+                key={column.definition.name + index}
+                role="columnheader"
+                tabIndex={-1}
+                aria-sort={order?.column === index ? (order.descending ? 'descending' : 'ascending') : 'none'}
+                className="cell head"
+                title={column.definition.description}
+                onClick={() => setSort(nextSort(sort, column.definition.name))}
+                data-testid={`column-${column.definition.name}`}
+              >
+                {column.definition.name}
+                {order?.column === index ? (order.descending ? ' ▼' : ' ▲') : ''}
+              </button>
+            ))}
+            <div role="columnheader" className="cell head">
+              <span className="visually-hidden">Actions</span>
+            </div>
+          </div>
+          <div className="table-body" ref={bodyRef} tabIndex={0} role="rowgroup" aria-label="Rows" onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)} data-testid="list-body">
+            {rows.length === 0 && collection.phase !== 'loading' ? (
+              <EmptyState kind={config} filtered={items.length > 0} />
+            ) : (
+              <div style={{ height: rows.length * ROW_HEIGHT, position: 'relative' }}>
+                {rows.slice(start, end).map((row, offset) => (
+                  <ListRow
+                    key={row.key}
+                    row={row}
+                    index={start + offset}
+                    columns={columns}
+                    template={template}
+                    top={(start + offset) * ROW_HEIGHT}
+                    cursor={start + offset === cursor}
+                    checked={selected.has(row.key)}
+                    statusColumn={config.statusColumn}
+                    onOpen={open}
+                    onCursor={setCursor}
+                    onToggle={toggle}
+                    onMenu={openMenuAt}
+                  />
+                ))}
+              </div>
+            )}
+          </div>
         </div>
-      </div>
+      )}
+      {menu && menuRow && <ActionMenu label={`Actions for ${config.kind} ${menuRow.object.metadata.name ?? ''}`} items={menuItems} x={menu.x} y={menu.y} onClose={closeMenu} testId="row-menu" />}
+      {dialogs}
     </section>
   );
 }
 
-function ListRow({ row, columns, template, top, selected, statusColumn, onOpen, onSelect }: { row: Row; columns: ListColumn[]; template: string; top: number; selected: boolean; statusColumn?: string; onOpen(row: Row): void; onSelect(): void }) {
+interface ListRowProps {
+  row: Row;
+  index: number;
+  columns: ListColumn[];
+  template: string;
+  top: number;
+  cursor: boolean;
+  checked: boolean;
+  statusColumn?: string;
+  onOpen(row: Row): void;
+  onCursor(index: number): void;
+  onToggle(key: string): void;
+  onMenu(row: Row, x: number, y: number): void;
+}
+
+// a row re-renders only when its object, position, cursor or selection changes (watch batches
+// replace only the objects that changed, so most rows are skipped)
+const ListRow = memo(function ListRow({ row, index, columns, template, top, cursor, checked, statusColumn, onOpen, onCursor, onToggle, onMenu }: ListRowProps) {
+  const name = row.object.metadata.name ?? '';
   return (
     <div
       role="row"
-      className={`table-row${selected ? ' selected' : ''}${row.object.metadata.deletionTimestamp ? ' deleting' : ''}`}
+      aria-selected={checked}
+      aria-rowindex={index + 2}
+      className={`table-row${cursor ? ' selected' : ''}${checked ? ' checked' : ''}${row.object.metadata.deletionTimestamp ? ' deleting' : ''}`}
       style={{ gridTemplateColumns: template, transform: `translateY(${top}px)` }}
-      onClick={() => {
-        onSelect();
-        onOpen(row);
+      onClick={(event: ReactMouseEvent) => {
+        onCursor(index);
+        if (event.ctrlKey || event.metaKey) onToggle(row.key);
+        else onOpen(row);
       }}
-      data-name={row.object.metadata.name}
+      onContextMenu={(event) => {
+        event.preventDefault();
+        onCursor(index);
+        onMenu(row, event.clientX, event.clientY);
+      }}
+      data-name={name}
+      data-key={row.key}
     >
-      {columns.map((column, index) => (
-        <div role="gridcell" key={index} className={`cell${column.definition.name === statusColumn && row.tone ? ` tone-${row.tone}` : ''}${index === 0 || column.definition.name === 'Name' ? ' name' : ''}`} title={cellText(cellOf(row, column))}>
-          {column.age ? <Age timestamp={row.object.metadata.creationTimestamp} /> : cellText(cellOf(row, column))}
+      <div role="gridcell" className="cell check" onClick={(event) => event.stopPropagation()}>
+        <input type="checkbox" tabIndex={-1} aria-label={`Select ${name}`} checked={checked} onChange={() => onToggle(row.key)} data-testid="row-select" />
+      </div>
+      {columns.map((column, columnIndex) => (
+        <div role="gridcell" key={columnIndex} className={`cell${column.definition.name === statusColumn && row.tone ? ` tone-${row.tone}` : ''}${columnIndex === 0 || column.definition.name === 'Name' ? ' name' : ''}`} title={column.time ? column.time.timestamp(row.object) : cellText(cellOf(row, column))}>
+          {column.time ? <Age timestamp={column.time.timestamp(row.object)} /> : cellText(cellOf(row, column))}
         </div>
       ))}
+      <div role="gridcell" className="cell row-menu-cell">
+        <button
+          className="ghost row-menu-button"
+          tabIndex={-1}
+          aria-haspopup="menu"
+          aria-label={`Actions for ${name}`}
+          onClick={(event) => {
+            event.stopPropagation();
+            const box = event.currentTarget.getBoundingClientRect();
+            onCursor(index);
+            onMenu(row, box.left, box.bottom);
+          }}
+          data-testid="row-menu-button"
+        >
+          ⋯
+        </button>
+      </div>
     </div>
   );
-}
+});
 
 /** An age that ticks (each visible Age cell re-renders on its own, the list does not). */
 export function Age({ timestamp }: { timestamp: string | undefined }) {
   const now = useNow(1000);
   return <>{timestamp ? translateTimestampSince(timestamp, now) : '<unknown>'}</>;
 }
+

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseMilliValue, parseQuantity, parseValue } from './quantity';
+import { formatIecBytes, humanQuantity, parseMilliValue, parseQuantity, parseValue } from './quantity';
 
 describe('quantity', () => {
   it.each([
@@ -22,5 +22,32 @@ describe('quantity', () => {
 
   it.each(['', 'abc', '1Xi', '.', '1..2', 'Gi', null])('rejects %j', (text) => {
     expect(parseQuantity(text)).toBeUndefined();
+  });
+});
+
+describe('quantities for people', () => {
+  it.each([
+    [0, '0 B'],
+    [512, '512 B'],
+    [1536, '1.5 KiB'],
+    [1024 ** 3, '1 GiB'],
+    [24684096 * 1024, '23.5 GiB'],
+    [150 * 1024 ** 3, '150 GiB'],
+  ])('writes %d bytes as %s', (bytes, text) => {
+    expect(formatIecBytes(bytes)).toBe(text);
+  });
+
+  it.each([
+    ['memory', '24684096Ki', '23.5 GiB'],
+    ['ephemeral-storage', '100Gi', '100 GiB'],
+    ['hugepages-2Mi', '0', '0 B'],
+    ['storage', '1G', '954 MiB'],
+    ['cpu', '8', '8 cores'],
+    ['cpu', '1', '1 core'],
+    ['cpu', '250m', '0.25 cores'],
+    ['pods', '110', '110'],
+    ['memory', 'lots', 'lots'],
+  ])('shows %s %s as %s', (resource, raw, text) => {
+    expect(humanQuantity(resource, raw)).toBe(text);
   });
 });

@@ -100,3 +100,32 @@ export function formatBytes(bytes: number): string {
   }
   return `${value}${suffixes[index]}`;
 }
+
+/** Bytes in IEC units for people: `512 B`, `1.5 KiB`, `23.5 GiB`, `100 GiB` (one decimal below 100). */
+export function formatIecBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
+  let value = Math.max(0, bytes);
+  let index = 0;
+  while (value >= 1024 && index < units.length - 1) {
+    value /= 1024;
+    index++;
+  }
+  const text = index === 0 || value >= 100 ? String(Math.round(value)) : value.toFixed(1).replace(/\.0$/, '');
+  return `${text} ${units[index]}`;
+}
+
+/**
+ * A resource quantity as a person reads it, by the resource it measures: memory and storage in
+ * IEC bytes (`24684096Ki` → `23.5 GiB`), cpu in cores (`250m` → `0.25 cores`), anything else (pods,
+ * extended resources) as its plain value. Text that is not a quantity comes back unchanged.
+ */
+export function humanQuantity(resource: string, raw: unknown): string {
+  const quantity = parseQuantity(raw);
+  if (!quantity) return typeof raw === 'string' ? raw : '';
+  if (resource === 'cpu') {
+    const cores = milliValue(quantity) / 1000;
+    return `${Number(cores.toFixed(3))} ${cores === 1 ? 'core' : 'cores'}`;
+  }
+  if (resource === 'memory' || resource === 'storage' || resource === 'ephemeral-storage' || resource.startsWith('hugepages-')) return formatIecBytes(quantityValue(quantity));
+  return String(quantityValue(quantity));
+}

@@ -3,7 +3,7 @@
 // --field-manager=kubedesk-ui`), or dry-run; each gets a result line (created / configured, or
 // the API server's error with its field causes). Documents without a namespace go to the single
 // selected namespace, else `default`.
-import { useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { KubeApiError } from '../../api/kubeClient';
 import { useAppState, useKinds, useServices } from '../../context';
@@ -14,6 +14,8 @@ import { formatRoute } from '../../store/routes';
 import { FIELD_MANAGER, resultOfError } from '../detail/operationResult';
 import { applyAsUi } from '../../editor/uiApply';
 import { defaultNamespaceOf, planApply, planLabel, splitDocuments, STARTER_YAML } from './createModel';
+import { kindByKey } from '../../kinds';
+import { templateFor } from './templates';
 
 interface DocumentResult {
   index: number;
@@ -26,13 +28,22 @@ interface DocumentResult {
 
 const DRAFT_KEY = 'kubedesk.createDraft';
 
-export function CreateFromYaml() {
+/** `kindKey`: start from that kind's template (a list's Create button) instead of the last draft. */
+export function CreateFromYaml({ kindKey }: { kindKey?: string }) {
   const { client } = useServices();
   const kinds = useKinds();
   const kindsRef = useRef(kinds);
   kindsRef.current = kinds;
   const selected = useAppState((state) => state.selectedNamespaces);
-  const [text, setText] = useState(() => sessionStorage.getItem(DRAFT_KEY) ?? STARTER_YAML);
+  const [text, setText] = useState(() => (kindKey ? '' : (sessionStorage.getItem(DRAFT_KEY) ?? STARTER_YAML)));
+  // the template once the kind is known (a custom kind appears when its CRD is listed)
+  const templateKind = kindKey ? kindByKey(kinds, kindKey) : undefined;
+  const seeded = useRef(false);
+  useEffect(() => {
+    if (!templateKind || seeded.current) return;
+    seeded.current = true;
+    setText(templateFor(templateKind, defaultNamespaceOf(selected)));
+  }, [templateKind, selected]);
   const [busy, setBusy] = useState(false);
   const [results, setResults] = useState<DocumentResult[] | undefined>(undefined);
   const [ranDryRun, setRanDryRun] = useState(false);
@@ -99,7 +110,7 @@ export function CreateFromYaml() {
   return (
     <section className="create-view" aria-label="Create from YAML">
       <header className="view-header">
-        <h1>Create from YAML</h1>
+        <h1>{templateKind ? `Create ${templateKind.kind}` : 'Create from YAML'}</h1>
         <span className="hint">
           {documents.length} document{documents.length === 1 ? '' : 's'} · objects without a namespace go to <b>{defaultNamespace}</b> · server-side apply as <code>{FIELD_MANAGER}</code>
         </span>

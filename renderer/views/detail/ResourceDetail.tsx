@@ -7,23 +7,24 @@ import { useMemo, useRef, type ReactNode } from 'react';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { actionsFor, type Action, type ActionContext } from '../../actions/actions';
 import { useDialogs } from '../../components/Modal';
-import { useAppState, useCollection, useKinds, useServices } from '../../context';
+import { useAppState, useCachedObject, useCollection, useKinds, useServices } from '../../context';
 import { events as eventKind, kindByKey, pods as podKind } from '../../kinds';
-import { objectKey, type KindConfig, type ObjectLink, type Tone } from '../../kinds/kindConfig';
-import { formatRoute, type Route } from '../../store/routes';
+import { objectKey, type KindConfig } from '../../kinds/kindConfig';
+import { formatRoute } from '../../store/routes';
 import { stringField } from '../../kinds/tones';
 import { Age } from '../ResourceList';
 import { PortForwardButtons } from '../portforwards/PortForwardButtons';
-import { chipsOf, childKindKeys, conditionsOf, containerRows, eventsAbout, isWorkload, ownedBy, ownersOf, podsMatching } from './detailModel';
+import { chipsOf, childKindKeys, conditionsOf, eventsAbout, isWorkload, ownedBy, ownersOf, podsMatching } from './detailModel';
+import { Card, FieldRow, linkHref, MiniTable } from './cards';
+import { DetailSections } from './DetailSections';
 import { YamlTab } from './YamlTab';
 
 const TABS = ['summary', 'yaml', 'events'] as const;
 type Tab = (typeof TABS)[number];
 
 export function ResourceDetail({ config, namespace, name, tab }: { config: KindConfig; namespace?: string; name: string; tab?: string }) {
-  const collection = useCollection(config);
   const key = config.namespaced && namespace ? `${namespace}/${name}` : name;
-  const live = collection.items[key] as KubeObject | undefined;
+  const { object: live, ...collection } = useCachedObject(config, key);
   // the last version seen, kept on screen after a deletion
   const lastSeen = useRef<KubeObject | undefined>(undefined);
   if (live) lastSeen.current = live;
@@ -100,7 +101,7 @@ function DetailHeader({ config, object, deleted }: { config: KindConfig; object:
         {config.podSelector && isWorkload(config.key) && !deleted && <WorkloadLogsButton config={config} object={object} />}
         {!deleted &&
           actions.map((action) => (
-            <button key={action.id} className={action.danger ? 'danger-outline' : ''} onClick={() => run(action)} data-testid={`action-${action.id}`}>
+            <button key={action.id} className={action.danger ? 'danger-outline' : ''} disabled={action.disabled !== undefined} title={action.disabled} onClick={() => run(action)} data-testid={`action-${action.id}`}>
               {action.title}
             </button>
           ))}
@@ -114,21 +115,18 @@ function DetailHeader({ config, object, deleted }: { config: KindConfig; object:
 function WorkloadLogsButton({ config, object }: { config: KindConfig; object: KubeObject }) {
   const podCollection = useCollection(podKind);
   const openDockTab = useAppState((state) => state.openDockTab);
+  const selector = config.podSelector?.(object);
   const podNames = useMemo(() => podsMatching(Object.values(podCollection.items), object.metadata.namespace, config.podSelector?.(object)).map((pod) => pod.metadata.name ?? ''), [podCollection.items, config, object]);
   return (
     <button
       disabled={podNames.length === 0}
       title={podNames.length === 0 ? 'No pods yet' : `Logs of ${podNames.length} pod(s), merged`}
-      onClick={() => openDockTab({ id: `logs:${config.key}/${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`, type: 'logs', namespace: object.metadata.namespace ?? 'default', pods: podNames, title: `logs ${config.kind.toLowerCase()}/${object.metadata.name ?? ''}` })}
+      onClick={() => openDockTab({ id: `logs:${config.key}/${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`, type: 'logs', namespace: object.metadata.namespace ?? 'default', pods: podNames, selector, title: `logs ${config.kind.toLowerCase()}/${object.metadata.name ?? ''}` })}
       data-testid="action-logs"
     >
       Logs
     </button>
   );
-}
-
-function linkHref(link: ObjectLink): string {
-  return formatRoute({ view: 'detail', kindKey: link.kindKey, namespace: link.namespace, name: link.name } satisfies Route);
 }
 
 function SummaryTab({ config, object }: { config: KindConfig; object: KubeObject }) {
@@ -174,14 +172,14 @@ function SummaryTab({ config, object }: { config: KindConfig; object: KubeObject
         <Card title={config.kind}>
           <dl className="fields" data-testid="detail-summary">
             {summary.map((field, index) => (
-              <FieldRow key={`${field.label}-${index}`} label={field.label} tone={field.tone}>
+              <FieldRow key={`${field.label}-${index}`} label={field.label} tone={field.tone} hint={field.hint}>
                 {field.link ? <a href={linkHref(field.link)}>{field.value}</a> : field.value}
               </FieldRow>
             ))}
           </dl>
         </Card>
       )}
-      {config.key === 'pods' && <ContainersCard pod={object} />}
+      <DetailSections config={config} object={object} />
       {(config.key === 'pods' || config.key === 'services') && (
         <Card title="Port forwarding">
           <PortForwardButtons config={config} object={object} />
@@ -208,40 +206,6 @@ function SummaryTab({ config, object }: { config: KindConfig; object: KubeObject
         <EventsSection object={object} limit={8} />
       </Card>
     </div>
-  );
-}
-
-function Card({ title, children, wide }: { title: string; children: ReactNode; wide?: boolean }) {
-  return (
-    <section className={`card${wide ? ' wide' : ''}`}>
-      <h2>{title}</h2>
-      {children}
-    </section>
-  );
-}
-
-/** A compact table in a card: a header cell per column, the rows as children. */
-function MiniTable({ testId, className, columns, children }: { testId: string; className?: string; columns: string[]; children: ReactNode }) {
-  return (
-    <table className={`mini-table${className ? ` ${className}` : ''}`} data-testid={testId}>
-      <thead>
-        <tr>
-          {columns.map((column, index) => (
-            <th key={index}>{column}</th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>{children}</tbody>
-    </table>
-  );
-}
-
-function FieldRow({ label, tone, children }: { label: string; tone?: Tone; children: ReactNode }) {
-  return (
-    <>
-      <dt>{label}</dt>
-      <dd className={tone ? `tone-${tone}` : ''}>{children}</dd>
-    </>
   );
 }
 
@@ -342,39 +306,6 @@ function RelatedPods({ config, object }: { config: KindConfig; object: KubeObjec
   );
 }
 
-function ContainersCard({ pod }: { pod: KubeObject }) {
-  const openDockTab = useAppState((state) => state.openDockTab);
-  const rows = containerRows(pod);
-  const namespace = pod.metadata.namespace ?? 'default';
-  const name = pod.metadata.name ?? '';
-  return (
-    <Card title="Containers" wide>
-      <MiniTable testId="detail-containers" columns={['Name', 'State', 'Ready', 'Restarts', 'Image', '']}>
-        {rows.map((row) => (
-          <tr key={`${row.init ? 'init:' : ''}${row.name}`} data-container={row.name}>
-            <td>
-              {row.name}
-              {row.init && <span className="hint"> (init)</span>}
-            </td>
-            <td className={row.tone ? `tone-${row.tone}` : ''}>{row.state}</td>
-            <td>{row.ready ? 'yes' : 'no'}</td>
-            <td>{row.restarts}</td>
-            <td className="mono">{row.image}</td>
-            <td className="row-actions">
-              <button disabled={!row.state.startsWith('Running')} onClick={() => openDockTab({ id: `shell:${namespace}/${name}/${row.name}`, type: 'shell', namespace, pod: name, container: row.name, title: `sh ${name}/${row.name}` })} data-testid={`container-shell-${row.name}`}>
-                Shell
-              </button>
-              <button onClick={() => openDockTab({ id: `logs:${namespace}/${name}/${row.name}`, type: 'logs', namespace, pods: [name], container: row.name, title: `logs ${name}/${row.name}` })} data-testid={`container-logs-${row.name}`}>
-                Logs
-              </button>
-            </td>
-          </tr>
-        ))}
-      </MiniTable>
-    </Card>
-  );
-}
-
 function EventsSection({ object, limit }: { object: KubeObject; limit?: number }) {
   const eventCollection = useCollection(eventKind);
   const rows = useMemo(() => eventsAbout(Object.values(eventCollection.items), object.metadata.uid), [eventCollection.items, object.metadata.uid]);
@@ -383,7 +314,7 @@ function EventsSection({ object, limit }: { object: KubeObject; limit?: number }
   return (
     <MiniTable testId="detail-events" className="events" columns={['Type', 'Reason', 'Age', 'From', 'Message']}>
       {shown.map((event) => (
-        <tr key={event.uid} className={event.type === 'Warning' ? 'warning' : ''}>
+        <tr key={event.uid} className={event.type === 'Warning' ? 'warning' : ''} data-uid={event.uid} data-reason={event.reason}>
           <td className={event.type === 'Warning' ? 'tone-warn' : 'tone-muted'}>{event.type}</td>
           <td>{event.reason}</td>
           <td title={event.time}>

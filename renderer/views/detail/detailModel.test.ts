@@ -67,6 +67,14 @@ describe('the detail page model', () => {
     ]);
   });
 
+  it("lists a pod's events of the same second in a stable order, newest write first", () => {
+    const second = '2025-01-01T00:00:04Z';
+    const written = ['Scheduled', 'Pulled', 'Created', 'Started'].map((reason, index) => ({ apiVersion: 'v1', kind: 'Event', metadata: { name: `p.${index}`, uid: `u${index}`, resourceVersion: String(40 + index), creationTimestamp: second }, involvedObject: { uid: 'target' }, reason, lastTimestamp: second }) as KubeObject);
+    for (const order of [[0, 1, 2, 3], [3, 1, 0, 2], [2, 3, 0, 1]]) {
+      expect(eventsAbout(order.map((index) => written[index]), 'target').map((row) => row.reason)).toEqual(['Started', 'Created', 'Pulled', 'Scheduled']);
+    }
+  });
+
   it('shows each container with its state, readiness and restarts', () => {
     const pod = object('p', {}, {
       spec: { initContainers: [{ name: 'init', image: 'busybox' }], containers: [{ name: 'web', image: 'nginx' }, { name: 'side', image: 'envoy' }] },

@@ -4,6 +4,8 @@
 // `kubectl events` sorts on), and per-container state as `kubectl describe pod` prints it.
 import { isRecord, type KubeObject } from '../../../shared/kubernetes/types';
 import { kindOf } from '../../kinds';
+import { compareEventsNewestFirst, eventLastSeen } from '../../kinds/eventTimes';
+import { containerStateOf } from '../../kinds/podDetails';
 import type { KindConfig, ObjectLink, Tone } from '../../kinds/kindConfig';
 
 export interface ConditionRow {
@@ -104,25 +106,30 @@ export interface EventRow {
   time: string;
 }
 
-/** When an event last happened: core/v1 lastTimestamp, events.k8s.io eventTime/series, else creation. */
+/** When an event last happened (series, lastTimestamp, eventTime, firstTimestamp, creation: see kinds/eventTimes). */
 export function eventTime(event: KubeObject): string {
-  const record = event as KubeObject & Record<string, unknown>;
-  const series = isRecord(record.series) ? text(record.series.lastObservedTime) : '';
-  return series || text(record.lastTimestamp) || text(record.eventTime) || text(record.firstTimestamp) || (event.metadata.creationTimestamp ?? '');
+  return eventLastSeen(event);
 }
 
-/** Events whose involvedObject (or regarding) is the object, newest first. */
+/**
+ * Events whose involvedObject (or regarding) is the object, newest first; events of the same
+ * second in the order they were written, newest first (kinds/eventTimes compareEventsNewestFirst).
+ */
 export function eventsAbout(events: Iterable<KubeObject>, uid: string | undefined): EventRow[] {
   if (!uid) return [];
-  const rows: EventRow[] = [];
+  const about: KubeObject[] = [];
   for (const event of events) {
     const record = event as KubeObject & Record<string, unknown>;
     const involved = isRecord(record.involvedObject) ? record.involvedObject : isRecord(record.regarding) ? record.regarding : undefined;
-    if (!involved || involved.uid !== uid) continue;
-    const source = isRecord(record.source) ? text(record.source.component) : text(record.reportingController);
-    rows.push({ uid: event.metadata.uid ?? event.metadata.name ?? '', type: text(record.type) || 'Normal', reason: text(record.reason), message: text(record.message) || text(record.note), count: typeof record.count === 'number' ? record.count : 1, source, time: eventTime(event) });
+    if (involved && involved.uid === uid) about.push(event);
   }
-  return rows.sort((left, right) => (left.time < right.time ? 1 : left.time > right.time ? -1 : 0));
+  return about.sort(compareEventsNewestFirst).map((event) => {
+    const record = event as KubeObject & Record<string, unknown>;
+    const source = isRecord(record.source) ? text(record.source.component) : text(record.reportingController);
+    const series = isRecord(record.series) && typeof record.series.count === 'number' ? record.series.count : undefined;
+    const count = series ?? (typeof record.count === 'number' ? record.count : typeof record.deprecatedCount === 'number' ? record.deprecatedCount : 1);
+    return { uid: event.metadata.uid ?? event.metadata.name ?? '', type: text(record.type) || 'Normal', reason: text(record.reason), message: text(record.message) || text(record.note), count, source, time: eventTime(event) };
+  });
 }
 
 export interface ContainerRow {
@@ -153,28 +160,13 @@ export function containerRows(pod: KubeObject): ContainerRow[] {
       if (!isRecord(container)) continue;
       const name = text(container.name);
       const containerStatus = statuses.get(name);
-      const { state, tone: stateTone } = stateOf(containerStatus?.state);
+      const { state, tone: stateTone } = containerStateOf(containerStatus?.state);
       // a running container that is not ready (its readiness probe fails) is not green
       const tone = stateTone === 'ok' && containerStatus?.ready !== true ? 'warn' : stateTone;
       rows.push({ name, image: text(container.image), init, ready: containerStatus?.ready === true, restarts: typeof containerStatus?.restartCount === 'number' ? containerStatus.restartCount : 0, state, tone });
     }
   }
   return rows;
-}
-
-function stateOf(state: unknown): { state: string; tone: Tone } {
-  if (!isRecord(state)) return { state: 'Waiting', tone: 'warn' };
-  if (isRecord(state.running)) return { state: 'Running', tone: 'ok' };
-  if (isRecord(state.terminated)) {
-    const reason = text(state.terminated.reason) || 'Terminated';
-    const exitCode = typeof state.terminated.exitCode === 'number' ? state.terminated.exitCode : undefined;
-    return { state: `Terminated: ${reason}${exitCode !== undefined ? ` (exit code ${exitCode})` : ''}`, tone: exitCode === 0 ? 'muted' : 'error' };
-  }
-  if (isRecord(state.waiting)) {
-    const reason = text(state.waiting.reason);
-    return { state: reason ? `Waiting: ${reason}` : 'Waiting', tone: /BackOff|Err|Invalid/.test(reason) ? 'error' : 'warn' };
-  }
-  return { state: 'Waiting', tone: 'warn' };
 }
 
 /** `key=value` chips of labels or annotations, sorted by key. */
