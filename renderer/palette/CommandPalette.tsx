@@ -89,7 +89,7 @@ function PaletteDialog({ confirm, prompt }: { confirm(message: string, detail?: 
   }, [selected]);
 
   const run = (entry: PaletteEntry | undefined) => {
-    if (!entry) return;
+    if (!entry || entry.disabled) return;
     const state = services.store.getState();
     close();
     const command = entry.command;
@@ -145,7 +145,9 @@ function PaletteDialog({ confirm, prompt }: { confirm(message: string, detail?: 
               id={`palette-${index}`}
               role="option"
               aria-selected={index === selected}
-              className={`palette-item${index === selected ? ' selected' : ''}`}
+              aria-disabled={item.disabled ? true : undefined}
+              title={item.disabled}
+              className={`palette-item${index === selected ? ' selected' : ''}${item.disabled ? ' disabled' : ''}`}
               onMouseMove={() => index !== selected && setSelected(index)}
               onClick={() => run(item)}
               data-testid="palette-item"

@@ -5,7 +5,7 @@ import { emptyCollection } from '../store/watchMerge';
 import { rank } from './fuzzy';
 import { allKinds } from '../kinds';
 import type { DiscoveredResource } from '../kinds/discovery';
-import { entryBoost, GROUP_BOOST, kindEntries, kindsToIndex, namespaceEntries, navigationEntries, objectEntries, objectEntry, themeEntries, type PaletteEntry } from './paletteModel';
+import { actionEntries, entryBoost, GROUP_BOOST, kindEntries, kindsToIndex, namespaceEntries, navigationEntries, objectEntries, objectEntry, themeEntries, type PaletteEntry } from './paletteModel';
 
 const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-1', namespace: 'default', resourceVersion: '1' } };
 const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'kubedesk', resourceVersion: '1' } };
@@ -19,6 +19,20 @@ function search(entries: PaletteEntry[], query: string): string[] {
 }
 
 describe('palette entries', () => {
+  it('lists an action the object refuses with its reason, marked disabled, and others as runnable', () => {
+    const run = async () => undefined;
+    const entries = actionEntries(
+      [
+        { id: 'shell', title: 'Shell', run, disabled: 'container main is not running (waiting: CrashLoopBackOff)' },
+        { id: 'logs', title: 'Logs', run },
+      ],
+      'crasher',
+    );
+    expect(entries[0]).toMatchObject({ title: 'Shell', detail: 'crasher — container main is not running (waiting: CrashLoopBackOff)', disabled: 'container main is not running (waiting: CrashLoopBackOff)' });
+    expect(entries[1].disabled).toBeUndefined();
+    expect(entries[1].detail).toBe('crasher');
+  });
+
   const entries = [...navigationEntries(), ...kindEntries(builtinKinds), ...themeEntries('system'), ...namespaceEntries(['kube-system', 'default'], []), ...objectEntries(collections, builtinKinds)];
 
   it.each([

@@ -27,6 +27,8 @@ export interface PaletteEntry {
   /** lowercase text the query is matched against */
   key: string;
   command: PaletteCommand;
+  /** why the entry cannot run now (an action the object's state refuses); shown, never run */
+  disabled?: string;
 }
 
 /** Added to the match score so, at equal match quality, commands come before the many objects. */
@@ -81,8 +83,17 @@ export function namespaceEntries(names: string[], selected: string[]): PaletteEn
   ];
 }
 
+/** The object's actions; one its state refuses (Shell on a crash-looping pod) is listed with the reason, as its button shows it. */
 export function actionEntries(actions: Action[], objectName: string): PaletteEntry[] {
-  return actions.map((action) => ({ id: `action:${action.id}`, group: 'Actions', title: action.title, detail: objectName, key: `${action.title} ${action.id}`.toLowerCase(), command: { type: 'action', action } }));
+  return actions.map((action) => ({
+    id: `action:${action.id}`,
+    group: 'Actions',
+    title: action.title,
+    detail: action.disabled ? `${objectName} — ${action.disabled}` : objectName,
+    key: `${action.title} ${action.id}`.toLowerCase(),
+    command: { type: 'action', action },
+    ...(action.disabled ? { disabled: action.disabled } : {}),
+  }));
 }
 
 const objectEntryCache = new WeakMap<KubeObject, { kind: KindConfig; entry: PaletteEntry }>();
