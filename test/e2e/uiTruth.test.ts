@@ -240,8 +240,10 @@ describe('the UI tells the truth', () => {
     await page.getByTestId('detail-tab-yaml').click();
     await expect.poll(() => editorValue(page), { timeout: 30_000 }).toMatch(/^ {2}replicas: 1$/m);
     await setEditor(page, (await editorValue(page)).replace(/^( {2}replicas:) 1$/m, '$1 2'));
+    // the first apply's result is still on the page: wait for this apply's own (a new resourceVersion)
+    const firstResult = await page.getByTestId('yaml-result').innerText();
     await page.getByTestId('yaml-apply').click();
-    await expect.poll(() => page.getByTestId('yaml-result').innerText(), { timeout: 30_000 }).toMatch(/^Applied:/);
+    await expect.poll(async () => { const text = await page.getByTestId('yaml-result').innerText(); return text === firstResult ? 'the first result' : text; }, { timeout: 30_000 }).toMatch(/^Applied:/);
     await expect.poll(async () => (await kubectlOk(cluster, ['get', 'deployment', 'web', '-o', 'jsonpath={.spec.replicas}'])).trim(), { timeout: 30_000 }).toBe('2');
   });
 
