@@ -378,6 +378,28 @@ export interface ServiceTarget {
 /** A Service backend: a pod or other address (ip:port), or a server of kubedesk's own under a policy identity. */
 export type ServiceBackend = { kind: 'address'; ip: string; port: number } | { kind: 'virtual'; endpoint: Extract<PolicyEndpoint, { kind: 'virtual' }> | { kind: 'address'; ip: string }; port: number };
 
+/**
+ * Cluster DNS as NetworkPolicies see it. kubedesk answers DNS itself, so there is no CoreDNS pod;
+ * policies still name it as they would on a kubeadm cluster — kube-system pods labelled
+ * k8s-app=kube-dns with the ports dns (UDP 53), dns-tcp (TCP 53) and metrics (TCP 9153).
+ */
+export function clusterDnsBackend(): ServiceBackend {
+  return {
+    kind: 'virtual',
+    port: 53,
+    endpoint: {
+      kind: 'virtual',
+      namespace: 'kube-system',
+      labels: { 'k8s-app': 'kube-dns' },
+      namedPorts: [
+        { name: 'dns', port: 53, protocol: 'UDP' },
+        { name: 'dns-tcp', port: 53, protocol: 'TCP' },
+        { name: 'metrics', port: 9153, protocol: 'TCP' },
+      ],
+    },
+  };
+}
+
 function backendEndpoint(model: PolicyModel, backend: ServiceBackend): PolicyEndpoint {
   if (backend.kind === 'virtual') return backend.endpoint;
   const pod = model.podsByIp.get(backend.ip);
