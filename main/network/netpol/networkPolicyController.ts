@@ -73,6 +73,8 @@ export class NetworkPolicyController {
   private resyncTimer: NodeJS.Timeout | undefined;
   private started = false;
   private lastFailure = '';
+  /** whether the last change notice was sent with NetworkPolicies present */
+  private notifiedWithPolicies = false;
 
   constructor(
     factory: SharedInformerFactory,
@@ -89,7 +91,10 @@ export class NetworkPolicyController {
     this.started = true;
     const changed = () => {
       this.version++;
-      for (const listener of this.listeners) listener();
+      // Pods change all the time; without any policy (now or just before) nobody needs to hear it.
+      const withPolicies = this.policies.list().length > 0;
+      if (withPolicies || this.notifiedWithPolicies) for (const listener of this.listeners) listener();
+      this.notifiedWithPolicies = withPolicies;
       this.syncs.request();
     };
     for (const informer of [this.policies, this.pods, this.namespaces]) {
@@ -123,7 +128,7 @@ export class NetworkPolicyController {
 
   /** For kd-netd: per backend, the clients that may use it through the Service; undefined when all may. */
   serviceBackendClients(service: ServiceTarget, backends: ServiceBackend[]): string[][] | undefined {
-    if (!this.policies.hasSynced() || !this.pods.hasSynced()) return undefined;
+    if (!this.policies.hasSynced() || !this.pods.hasSynced() || this.policies.list().length === 0) return undefined;
     return serviceBackendClients(this.model(), service, backends, { nodeAddresses: this.options.nodeAddresses });
   }
 
