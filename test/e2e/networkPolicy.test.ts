@@ -204,6 +204,18 @@ describe('NetworkPolicy', () => {
       [nsB, 'client', http(serverIp, 8080), false],
       [nsB, 'client', http(serviceIp, 80), false],
     ]);
+    // a pod label change moves a pod in and out of the peers
+    const relabelled = await timedChange('pod label added', nsA, 'other', http(serverIp, 8080), true, () => ok('label', 'pod', 'other', '-n', nsA, 'app=client', '--overwrite'));
+    expect(relabelled).toBeLessThan(latencyBudgetMs);
+    await ok('label', 'pod', 'other', '-n', nsA, 'app=other', '--overwrite');
+    await until('the relabelled pod shut out again', async () => (!(await reaches(nsA, 'other', http(serverIp, 8080))) ? true : undefined), 10_000, 200);
+    // a new pod (a new address) that matches is let in as soon as it runs
+    await apply(sleeper(nsA, 'late-client', { app: 'client' }));
+    await ok('wait', '-n', nsA, '--for=condition=Ready', 'pod/late-client', '--timeout=60s');
+    const ready = uptimeMs();
+    await until('the new pod let in', async () => ((await reaches(nsA, 'late-client', http(serverIp, 8080))) ? true : undefined), 10_000, 100);
+    latencies['new pod let in (from Ready, includes kubectl exec)'] = uptimeMs() - ready;
+    await ok('delete', 'pod', 'late-client', '-n', nsA, '--wait=false');
   });
 
   it('opens the path from the namespaces a namespaceSelector picks, and with a podSelector only those pods there', async () => {

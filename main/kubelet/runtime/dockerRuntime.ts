@@ -836,7 +836,12 @@ export class DockerRuntime implements ContainerRuntime {
   }
 
   async execSync(id: string, command: string[], timeoutMs: number): Promise<{ exitCode: number; stdout: string; stderr: string; timedOut: boolean }> {
-    const container = this.docker.getContainer((await this.requireOwn(id)).Id);
+    return this.execChecked((await this.requireOwn(id)).Id, command, timeoutMs);
+  }
+
+  /** execSync in a container already known to be this node's. */
+  private async execChecked(id: string, command: string[], timeoutMs: number): Promise<ProgramResult> {
+    const container = this.docker.getContainer(id);
     const { exec, socket } = await startExec(container, command, { stdin: false, stdout: true, stderr: true, tty: false });
     const stdout = new CappedSink(execOutputLimit);
     const stderr = new CappedSink(execOutputLimit);
@@ -972,7 +977,7 @@ export class DockerRuntime implements ContainerRuntime {
       this.sandboxPrograms.set(info.Id, new Set([...(copied ?? []), executable.path]));
     }
     const timeoutMs = program.timeoutMs ?? 10_000;
-    if (hasNetworkAdmin(info)) return this.execSync(info.Id, [executable.path, ...program.args], timeoutMs);
+    if (hasNetworkAdmin(info)) return this.execChecked(info.Id, [executable.path, ...program.args], timeoutMs);
     // A sandbox made before kubedesk gave sandboxes CAP_NET_ADMIN: a short-lived helper container
     // joins its network namespace with the capability instead.
     return this.runNetworkHelper(info, executable, program.args, timeoutMs);
