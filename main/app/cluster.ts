@@ -47,7 +47,9 @@ import { IngressController } from '../network/ingress/ingressController';
 import { ClusterDnsServer } from '../network/dns/dnsServer';
 import { ServiceProxy, netdRunPath, type NetdProcess } from '../network/serviceProxy';
 import { NetdContainer, type NetdEndpoint } from '../network/netd/netdContainer';
-import { ensureNetdImage, netdBinaryPath } from '../network/netd/netdImage';
+import { ensureNetdImage, netdBinaryPath, netpolBinaryPath } from '../network/netd/netdImage';
+import { NetworkPolicyController, type PolicyNode } from '../network/netpol/networkPolicyController';
+import { clusterDnsBackend } from '../network/netpol/networkPolicyRules';
 import { defaultNodePortRange } from '../apiserver/admission/serviceAllocation';
 import { networkDirectory, rememberedSubnet, resolveNetworkPlan, type NetworkPlan } from '../network/clusterNetwork';
 import { createStreamHandlers } from '../apiserver/streaming/streamHandlers';
@@ -102,6 +104,8 @@ export class Cluster {
   private uiSessions: UiSessions | undefined;
   private caCertPem = '';
   private firstRuntime: DockerRuntime | undefined;
+  /** every node's runtime, for the NetworkPolicy controller */
+  private readonly nodeRuntimes: PolicyNode[] = [];
 
   private constructor(readonly options: ClusterOptions) {}
 
@@ -271,20 +275,37 @@ export class Cluster {
     const dns = this.register(ClusterDnsServer.fromInformers(factory, upstreams?.length ? { upstreams } : {}));
     await dns.listenUnix(join(runDir, 'dns.sock'));
     await dns.listenUnix(join(runDir, 'dns-udp.sock'), { transport: 'udp' });
+    // NetworkPolicy: each pod's packet filter (set in its network namespace through its node's
+    // runtime) and, for Service traffic, the clients kd-netd lets each backend serve
+    const networkPolicies = this.register(
+      new NetworkPolicyController(factory, {
+        nodes: () => this.nodeRuntimes,
+        executablePath: netpolBinaryPath,
+        nodeAddresses: [this.network.gateway],
+        serviceRange: this.network.serviceRange,
+        proxyAddress: async () => netd.current()?.ip,
+        onError: (error) => console.error('kubedesk: network policies:', error instanceof Error ? error.message : error),
+      }),
+    );
+    // the API server is on the host (upstream: an endpoint on the node's address, port 6443); DNS answers as CoreDNS pods would
+    const apiServerBackend = { kind: 'virtual' as const, port: 6443, endpoint: { kind: 'address' as const, ip: this.network.gateway } };
     const serviceProxy = this.register(
       new ServiceProxy(factory, {
         runDir,
         serviceRanges: [this.network.serviceRange],
         hostBackends: [
-          { namespace: 'default', name: 'kubernetes', protocol: 'TCP', port: 443, backend: `unix:${netdRunPath}/apiserver.sock` },
-          { namespace: 'kube-system', name: 'kube-dns', protocol: 'TCP', port: 53, backend: `unix:${netdRunPath}/dns.sock` },
-          { namespace: 'kube-system', name: 'kube-dns', protocol: 'UDP', port: 53, backend: `unix:${netdRunPath}/dns-udp.sock` },
+          { namespace: 'default', name: 'kubernetes', protocol: 'TCP', port: 443, backend: `unix:${netdRunPath}/apiserver.sock`, policyBackend: apiServerBackend },
+          { namespace: 'kube-system', name: 'kube-dns', protocol: 'TCP', port: 53, backend: `unix:${netdRunPath}/dns.sock`, policyBackend: clusterDnsBackend() },
+          { namespace: 'kube-system', name: 'kube-dns', protocol: 'UDP', port: 53, backend: `unix:${netdRunPath}/dns-udp.sock`, policyBackend: clusterDnsBackend() },
         ],
         netd,
         token: netdToken,
+        policy: networkPolicies,
         onError: (error) => console.error('kubedesk: service proxy:', error instanceof Error ? error.message : error),
       }),
     );
+    // pods' filters let kd-netd's address in: once it runs, set them with it
+    void serviceProxy.ready.then(() => networkPolicies.resync());
     // the service proxy's host side: NodePort and LoadBalancer listeners on 127.0.0.1
     const serviceControllerClient = controllerClient('service-controller');
     const hostPorts = this.register(new HostPortController(serviceControllerClient, factory, { dialer, recorder: new EventRecorder(serviceControllerClient, { component: SERVICE_CONTROLLER_NAME }) }));
@@ -307,6 +328,7 @@ export class Cluster {
     hostPorts.start();
     portForwards.start();
     serviceProxy.start();
+    networkPolicies.start();
     await this.ingress.start();
     for (const kubelet of this.kubelets) await kubelet.start();
     for (const collector of this.metricsCollectors) collector.start();
@@ -347,12 +369,13 @@ export class Cluster {
       });
       this.register(kubelet);
       kubelets.push(kubelet);
+      this.nodeRuntimes.push({ nodeName, runtime });
     }
     return kubelets;
   }
 
   /** kd-netd's container, made on first use (Docker may come up after kubedesk). */
-  private netdProcess(runDir: string): NetdProcess & { endpoint(): Promise<NetdEndpoint> } {
+  private netdProcess(runDir: string): NetdProcess & { endpoint(): Promise<NetdEndpoint>; current(): NetdEndpoint | undefined } {
     let container: NetdContainer | undefined;
     let last: NetdEndpoint | undefined;
     const get = async (): Promise<NetdContainer> => {
@@ -370,6 +393,7 @@ export class Cluster {
       reload: async () => (await get()).reload(),
       isRunning: async () => (container ? container.isRunning() : false),
       endpoint: async () => last ?? ensureRunning(),
+      current: () => last,
     };
   }
 

@@ -48,6 +48,7 @@ export const resources = {
   eventsV1: grouped('events.k8s.io', 'v1', 'events', 'Event'),
   ingresses: grouped('networking.k8s.io', 'v1', 'ingresses', 'Ingress'),
   ingressclasses: grouped('networking.k8s.io', 'v1', 'ingressclasses', 'IngressClass', false),
+  networkpolicies: grouped('networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy'),
   poddisruptionbudgets: grouped('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget'),
   priorityclasses: grouped('scheduling.k8s.io', 'v1', 'priorityclasses', 'PriorityClass', false),
   certificatesigningrequests: grouped('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false),

@@ -76,4 +76,48 @@ describe('renderNetdConfig', () => {
     const services = text.split('\n').filter((line) => line.startsWith('service'));
     expect(services).toEqual(['service 10.50.128.1 443 tcp 0 unix:/run/kubedesk/apiserver.sock']);
   });
+
+  it('lists the clients each backend may serve when NetworkPolicy restricts a Service, and nothing when it does not', () => {
+    const asked: unknown[] = [];
+    const text = renderNetdConfig({
+      ...base,
+      services: [
+        service('web', { clusterIP: '10.50.130.7', ports: [{ port: 80, targetPort: 8080 }] }),
+        service('open', { clusterIP: '10.50.130.8', ports: [{ port: 80 }] }),
+        service('kube-dns', { clusterIP: '10.50.128.10', ports: [{ name: 'dns', port: 53, protocol: 'UDP' }] }, 'kube-system'),
+      ],
+      endpointSlices: [
+        slice('web', [{ port: 8080, protocol: 'TCP' }], [{ addresses: ['10.50.0.4', '10.50.0.5'], conditions: { ready: true } }]),
+        slice('open', [{ port: 80, protocol: 'TCP' }], [{ addresses: ['10.50.0.6'], conditions: { ready: true } }]),
+      ],
+      hostBackends: [
+        {
+          namespace: 'kube-system',
+          name: 'kube-dns',
+          protocol: 'UDP',
+          port: 53,
+          backend: 'unix:/run/kubedesk/dns-udp.sock',
+          policyBackend: { kind: 'virtual', port: 53, endpoint: { kind: 'virtual', namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' }, namedPorts: [] } },
+        },
+      ],
+      access: (target, backends) => {
+        asked.push({ target, backends });
+        if (target.ip === '10.50.130.7') return [['10.50.0.1', '10.50.0.9'], ['10.50.0.1']];
+        if (target.ip === '10.50.128.10') return [['10.50.0.1']];
+        return undefined;
+      },
+    });
+    expect(text.split('\n').filter((line) => line.startsWith('allow'))).toEqual([
+      'allow 10.50.128.10 53 udp unix:/run/kubedesk/dns-udp.sock 10.50.0.1',
+      'allow 10.50.130.7 80 tcp 10.50.0.4:8080 10.50.0.1 10.50.0.9',
+      'allow 10.50.130.7 80 tcp 10.50.0.5:8080 10.50.0.1',
+    ]);
+    expect(asked).toContainEqual({
+      target: { ip: '10.50.130.7', port: 80, protocol: 'TCP' },
+      backends: [
+        { kind: 'address', ip: '10.50.0.4', port: 8080 },
+        { kind: 'address', ip: '10.50.0.5', port: 8080 },
+      ],
+    });
+  });
 });

@@ -3,7 +3,9 @@
 // backends), writes it atomically into the directory kd-netd has mounted, and tells kd-netd to
 // reload. Like kube-proxy it is level-triggered: every change re-renders the whole table, and an
 // unchanged table is not written again. It also keeps the kd-netd container running (recreating
-// it if someone removes it), as the kubelet keeps static pods running.
+// it if someone removes it), as the kubelet keeps static pods running. With NetworkPolicies in
+// play it also lists, per Service backend, the clients that may use it (`allow` lines, from the
+// NetworkPolicy controller), because kd-netd, not the client, is who connects to the backend.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +15,7 @@ import { backendsFor, clusterIpOf, servicePorts, slicesOfService } from '../../s
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { cidrContains } from '../../shared/net/ipv4';
+import type { ServiceBackend, ServiceTarget } from './netpol/networkPolicyRules';
 
 /** Where kd-netd finds the host's unix sockets and its configuration (the mounted run directory). */
 export const netdRunPath = '/run/kubedesk';
@@ -27,7 +30,15 @@ export interface HostBackend {
   port: number;
   /** kd-netd backend, e.g. `unix:/run/kubedesk/apiserver.sock` */
   backend: string;
+  /** who the backend is to NetworkPolicies (e.g. cluster DNS as kube-system/k8s-app=kube-dns); absent: not restricted */
+  policyBackend?: ServiceBackend;
 }
+
+/** Which clients may use which backend of a Service port (NetworkPolicy); undefined when every client may. */
+export type ServiceAccess = (service: ServiceTarget, backends: ServiceBackend[]) => string[][] | undefined;
+
+/** Clients per `allow` line: kd-netd reads at most 4096 fields a line. */
+const clientsPerAllowLine = 1000;
 
 export interface NetdConfigInput {
   serviceRanges: string[];
@@ -36,6 +47,7 @@ export interface NetdConfigInput {
   services: Iterable<KubeObject>;
   endpointSlices: Iterable<KubeObject>;
   hostBackends?: HostBackend[];
+  access?: ServiceAccess;
 }
 
 const defaultAffinitySeconds = 10800;
@@ -64,8 +76,20 @@ export function renderNetdConfig(input: NetdConfigInput): string {
       const override = input.hostBackends?.find(
         (candidate) => candidate.namespace === service.metadata.namespace && candidate.name === service.metadata.name && candidate.protocol === port.protocol && candidate.port === port.port,
       );
-      const backends = override ? [override.backend] : backendsFor(port, own).map((backend) => `${backend.ip}:${backend.port}`);
-      serviceLines.push(['service', ip, String(port.port), port.protocol.toLowerCase(), String(affinity), ...backends].join(' '));
+      const found = override ? [] : backendsFor(port, own);
+      const backends = override ? [override.backend] : found.map((backend) => `${backend.ip}:${backend.port}`);
+      const protocol = port.protocol.toLowerCase();
+      serviceLines.push(['service', ip, String(port.port), protocol, String(affinity), ...backends].join(' '));
+      // NetworkPolicy: the clients each backend may serve, when that is not everyone
+      const policyBackends: ServiceBackend[] | undefined = override
+        ? override.policyBackend && [override.policyBackend]
+        : found.map((backend) => ({ kind: 'address', ip: backend.ip, port: backend.port }));
+      const allowed = policyBackends && policyBackends.length > 0 ? input.access?.({ ip, port: port.port, protocol: port.protocol }, policyBackends) : undefined;
+      allowed?.forEach((clients, index) => {
+        for (let start = 0; start === 0 || start < clients.length; start += clientsPerAllowLine) {
+          serviceLines.push(['allow', ip, String(port.port), protocol, backends[index], ...clients.slice(start, start + clientsPerAllowLine)].join(' '));
+        }
+      });
     }
   }
   serviceLines.sort();
@@ -89,6 +113,8 @@ export interface ServiceProxyOptions {
   token?: string;
   /** how often to check that kd-netd still runs (default 5 s) */
   checkIntervalMs?: number;
+  /** NetworkPolicy for Service traffic (the NetworkPolicy controller) */
+  policy?: { serviceBackendClients: ServiceAccess; onDidChange(listener: () => void): { dispose(): void } };
   onError?: (error: unknown) => void;
 }
 
@@ -127,6 +153,7 @@ export class ServiceProxy {
     for (const informer of [this.services, this.endpointSlices]) {
       this.subscriptions.push(informer.addEventHandler({ onAdd: schedule, onUpdate: schedule, onDelete: schedule }));
     }
+    if (this.options.policy) this.subscriptions.push(this.options.policy.onDidChange(schedule));
     this.schedule();
     this.checkTimer = setInterval(() => void this.check(), this.options.checkIntervalMs ?? 5_000);
     this.checkTimer.unref();
@@ -141,6 +168,7 @@ export class ServiceProxy {
       services: this.services.list(),
       endpointSlices: this.endpointSlices.list(),
       hostBackends: this.options.hostBackends,
+      access: this.options.policy && ((service, backends) => this.options.policy?.serviceBackendClients(service, backends)),
     });
   }
 

@@ -60,3 +60,22 @@ export function indexedIpv4(cidr: string, index: number): string {
   if (!range) throw new Error(`invalid CIDR ${cidr}`);
   return formatIpv4(range.address + index);
 }
+
+export function formatCidr(cidr: Cidr): string {
+  return `${formatIpv4(cidr.address)}/${cidr.prefix}`;
+}
+
+/**
+ * `cidr` without the blocks in `excluded`, as the fewest CIDRs that cover the rest, in address
+ * order (a NetworkPolicy ipBlock's `except`): 10.0.0.0/8 without 10.1.0.0/16 is eight CIDRs.
+ */
+export function subtractCidrs(cidr: Cidr, excluded: Cidr[]): Cidr[] {
+  const overlapping = excluded.filter((block) => cidrsOverlap(cidr, block));
+  if (overlapping.length === 0) return [cidr];
+  if (overlapping.some((block) => block.prefix <= cidr.prefix)) return [];
+  // Some excluded block lies strictly inside: split in halves and look again.
+  const prefix = cidr.prefix + 1;
+  const lower: Cidr = { address: cidr.address, prefix };
+  const upper: Cidr = { address: (cidr.address + 2 ** (32 - prefix)) >>> 0, prefix };
+  return [...subtractCidrs(lower, overlapping), ...subtractCidrs(upper, overlapping)];
+}

@@ -344,6 +344,39 @@ describe('kd-netd', () => {
     expect(result.stderr).toMatch(/refused/i);
   });
 
+  it('sends the clients of a restricted service (NetworkPolicy) only to backends that allow them, and drops the rest unanswered', async () => {
+    const [b1, b2, b3] = backends;
+    const clientIp = await dockerCli(['inspect', '--format', `{{(index .NetworkSettings.Networks "${networkName}").IPAddress}}`, client]);
+    writeConfig([
+      ...initialServices(),
+      `service ${vip(12)} 80 tcp 0 ${b1.ip}:8080 ${b2.ip}:8080 ${b3.ip}:8080`,
+      `allow ${vip(12)} 80 tcp ${b2.ip}:8080 10.${subnetOctet}.0.250 ${clientIp}`,
+      `allow ${vip(12)} 80 tcp ${b3.ip}:8080 10.${subnetOctet}.0.250`,
+      `service ${vip(13)} 80 tcp 0 ${b1.ip}:8080`,
+      `allow ${vip(13)} 80 tcp ${b1.ip}:8080 10.${subnetOctet}.0.250`,
+      `service ${vip(14)} 53 udp 0 ${b1.ip}:5353 ${b2.ip}:5353`,
+      `allow ${vip(14)} 53 udp ${b1.ip}:5353 ${clientIp}`,
+      `allow ${vip(14)} 53 udp ${b2.ip}:5353`,
+    ]);
+    await netd?.reload();
+    await eventually(async () => ((await wgetMany(`${vip(12)}:80`, 1))[0] === 'b2' ? true : undefined), 'the restricted service');
+    expect(await wgetMany(`${vip(12)}:80`, 6)).toEqual(['b2', 'b2', 'b2', 'b2', 'b2', 'b2']);
+    const seen = new Set<string>();
+    for (let index = 0; index < 4; index++) seen.add(names((await inClient(`/udptool ask ${vip(14)} 53 ping`)).stdout)[0] ?? '');
+    expect(seen).toEqual(new Set(['b1:ping']));
+    // no backend takes this client: its SYN is dropped by netd's own packet filter, not refused
+    const denied = await inClient(`timeout 2 wget -qO- http://${vip(13)}:80/; echo exit=$?`);
+    expect(denied.stdout).toContain('exit=143');
+    expect(denied.stderr).not.toMatch(/refused/i);
+    const logs = await run('docker', ['logs', netdId]);
+    expect(logs.stderr).toMatch(/\d+ restricted by NetworkPolicy/);
+    expect(logs.stderr).toMatch(/packet filter: 8 rules/);
+    // lifting the restriction opens every backend again and empties the filter
+    writeConfig(initialServices());
+    await netd?.reload();
+    await eventually(async () => ((await run('docker', ['logs', '--tail', '3', netdId])).stderr.includes('packet filter: 0 rules') ? true : undefined), 'the filter emptied');
+  });
+
   it('opens a connection through the host tunnel with the right token', async () => {
     const [b1] = backends;
     const { socket, answer, rest } = await openTunnel(`${b1.ip}:8080`, token);

@@ -1,7 +1,8 @@
 // The Docker Desktop path of service networking, exercised on Linux: with
 // KUBEDESK_POD_NETWORK=tunnel the host process never dials a pod IP itself; NodePort, Ingress and
 // the API server's service proxy reach pods through kd-netd's tunnel port published on 127.0.0.1
-// (docs/architecture.md, "Service networking").
+// (docs/architecture.md, "Service networking"). That traffic is the node's, so NetworkPolicies
+// never block it, even though it reaches pods from kd-netd's address.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';
 import { busyboxImage } from '../support/images';
@@ -29,6 +30,12 @@ beforeAll(async () => {
       },
       { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace }, spec: { type: 'NodePort', selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } },
       {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'client', namespace, labels: { app: 'client' } },
+        spec: { terminationGracePeriodSeconds: 0, containers: [{ name: 'c', image: busyboxImage, command: ['sleep', '100000'] }] },
+      },
+      {
         apiVersion: 'networking.k8s.io/v1',
         kind: 'Ingress',
         metadata: { name: 'web', namespace },
@@ -37,7 +44,7 @@ beforeAll(async () => {
     ],
   };
   await kubectlOk(cluster, ['apply', '-f', '-'], JSON.stringify(manifest));
-  await ok('wait', '-n', namespace, '--for=condition=Ready', 'pod/web', '--timeout=90s');
+  await ok('wait', '-n', namespace, '--for=condition=Ready', 'pod/web', 'pod/client', '--timeout=90s');
 }, 180_000);
 
 afterAll(async () => {
@@ -61,5 +68,18 @@ describe('service networking through the kd-netd tunnel', () => {
     expect(viaProxy.trim()).toBe('via-tunnel');
     const viaPodProxy = await ok('get', '--raw', `/api/v1/namespaces/${namespace}/pods/web:8080/proxy/`);
     expect(viaPodProxy.trim()).toBe('via-tunnel');
+  });
+
+  it("keeps the node's traffic through the tunnel flowing under a default-deny NetworkPolicy", async () => {
+    const podIp = (await ok('get', 'pod', 'web', '-n', namespace, '-o', 'jsonpath={.status.podIP}')).trim();
+    await kubectlOk(cluster, ['apply', '-f', '-'], JSON.stringify({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'deny', namespace }, spec: { podSelector: {} } }));
+    await until('pods to be isolated', async () => {
+      const result = await cluster.kubectl(['exec', '-n', namespace, 'client', '--', 'sh', '-c', `timeout 2 wget -qO- http://${podIp}:8080/ >/dev/null 2>&1 && echo OPEN || echo CLOSED`]);
+      return result.stdout.includes('CLOSED') ? true : undefined;
+    }, 20_000, 300);
+    const nodePort = Number((await ok('get', 'svc', 'web', '-n', namespace, '-o', 'jsonpath={.spec.ports[0].nodePort}')).trim());
+    expect((await hostGet(nodePort)).body.trim()).toBe('via-tunnel');
+    expect((await hostGet(ingressHttp, '/', { host: 'tunnel.kubedesk.test' })).body.trim()).toBe('via-tunnel');
+    expect((await ok('get', '--raw', `/api/v1/namespaces/${namespace}/pods/web:8080/proxy/`)).trim()).toBe('via-tunnel');
   });
 });

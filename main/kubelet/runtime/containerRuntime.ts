@@ -186,6 +186,24 @@ export interface ContainerStats {
   memoryWorkingSetBytes: number;
 }
 
+/** A program run inside a pod sandbox's network namespace (see runInSandboxNetwork). */
+export interface SandboxNetworkProgram {
+  /** a static Linux executable on the host, e.g. dist/netd/kd-netpol-linux-amd64 */
+  executablePath: string;
+  args: string[];
+  /** leave a sandbox this program never ran in alone and answer undefined (undoing what was never done) */
+  onlyIfUsedBefore?: boolean;
+  /** default 10 s */
+  timeoutMs?: number;
+}
+
+export interface ProgramResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
 export interface ContainerRuntime {
   info(): Promise<RuntimeInfo>;
   /** true when the engine answers */
@@ -216,6 +234,12 @@ export interface ContainerRuntime {
   attach(id: string, options: StreamOptions): Promise<StreamSession>;
   /** a TCP connection to the pod's port, from inside the sandbox's network namespace */
   portForward(sandboxId: string, port: number): Promise<Duplex>;
+  /**
+   * Runs a static executable from the host inside a running sandbox's network namespace with
+   * CAP_NET_ADMIN there (as a CNI plugin runs in the pod's namespace), e.g. kd-netpol setting the
+   * pod's packet filter for NetworkPolicy. App containers share the namespace, not the capability.
+   */
+  runInSandboxNetwork(sandboxId: string, program: SandboxNetworkProgram): Promise<ProgramResult | undefined>;
   stats(id: string): Promise<ContainerStats | undefined>;
   /**
    * Calls `onChange` soon after any container of this node starts, stops, dies or is removed

@@ -2,6 +2,7 @@
 // IP, containers joined to it, streams (logs, exec, attach, port-forward), limits, adoption by a new
 // runtime instance, isolation between clusters. Everything created here carries a per-run cluster
 // id and is removed in afterAll.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
@@ -311,6 +312,50 @@ describe('DockerRuntime on the real Docker daemon', () => {
     expect(await otherCluster.containerStatus(mine[0].id)).toBeUndefined();
     const otherNode = new DockerRuntime({ clusterId, nodeName: 'node-2', networkName });
     expect(await otherNode.listContainers()).toEqual([]);
+  });
+
+  it('runs a program in the sandbox network namespace with CAP_NET_ADMIN, which app containers lack', async () => {
+    const repository = join(__dirname, '..', '..', '..');
+    execFileSync(process.execPath, [join(repository, 'scripts', 'buildNetd.mjs')], { stdio: 'inherit' });
+    const executablePath = join(repository, 'dist', 'netd', `kd-netpol-linux-${process.arch === 'arm64' ? 'arm64' : 'amd64'}`);
+    // never run there: nothing to undo
+    expect(await runtime.runInSandboxNetwork(sandbox.id, { executablePath, args: ['apply'], onlyIfUsedBefore: true })).toBeUndefined();
+    const applied = await timed('kd-netpol apply (exec)', () =>
+      runtime.runInSandboxNetwork(sandbox.id, { executablePath, args: ['apply', 'policy input drop', 'accept input in lo', 'accept input proto tcp dport 8080'] }),
+    );
+    expect(applied).toEqual({ exitCode: 0, stdout: '', stderr: '', timedOut: false });
+    const dumped = await runtime.runInSandboxNetwork(sandbox.id, { executablePath, args: ['dump'], onlyIfUsedBefore: true });
+    expect(dumped?.stdout).toContain(':INPUT DROP [');
+    expect(dumped?.stdout).toContain('-A INPUT -p tcp -m tcp --dport 8080 -j ACCEPT\n');
+    // the app container shares the namespace but may not change it
+    const app = await runContainer('netadmin', ['sleep', '600']);
+    const refused = await runtime.execSync(app, ['ip', 'route', 'add', '10.254.0.0/16', 'dev', 'lo'], 10_000);
+    expect(refused.exitCode).not.toBe(0);
+    expect(refused.stderr).toMatch(/not permitted/i);
+    const cleared = await runtime.runInSandboxNetwork(sandbox.id, { executablePath, args: ['apply'], onlyIfUsedBefore: true });
+    expect(cleared?.exitCode).toBe(0);
+    const open = await runtime.runInSandboxNetwork(sandbox.id, { executablePath, args: ['dump'] });
+    expect(open?.stdout).toBe('*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n');
+    const bad = await runtime.runInSandboxNetwork(sandbox.id, { executablePath, args: ['apply', 'accept sideways'] });
+    expect(bad).toMatchObject({ exitCode: 2, stderr: 'kd-netpol: rule 1 "accept sideways": expected a chain: input, forward or output\n' });
+
+    // a sandbox made without the capability (before kubedesk added it) is reached through a helper container
+    const { pauseImage } = await runtime.start();
+    const old = await docker.createContainer({
+      name: `kd-${clusterId.slice(0, 8)}_k8s_POD_old_default_uid-old_0`,
+      Image: pauseImage,
+      Labels: { [RuntimeLabels.cluster]: clusterId, [RuntimeLabels.node]: 'node-1', [RuntimeLabels.type]: 'podsandbox', [RuntimeLabels.podUid]: 'uid-old' },
+      HostConfig: { NetworkMode: networkName, Init: true },
+    });
+    await old.start();
+    const helped = await timed('kd-netpol apply (helper container)', () => runtime.runInSandboxNetwork(old.id, { executablePath, args: ['apply', 'policy output drop', 'accept output out lo'] }));
+    expect(helped).toEqual({ exitCode: 0, stdout: '', stderr: '', timedOut: false });
+    const helpedDump = await runtime.runInSandboxNetwork(old.id, { executablePath, args: ['dump'] });
+    expect(helpedDump?.stdout).toContain(':OUTPUT DROP [');
+    expect(helpedDump?.stdout).toContain('-A OUTPUT -o lo -j ACCEPT\n');
+    const helpers = await docker.listContainers({ all: true, filters: { label: [`${RuntimeLabels.cluster}=${clusterId}`, `${RuntimeLabels.type}=network-helper`] } });
+    expect(helpers).toEqual([]);
+    await runtime.removeSandbox(old.id);
   });
 
   it('stops the sandbox fast thanks to docker-init', async () => {

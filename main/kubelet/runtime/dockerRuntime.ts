@@ -7,7 +7,9 @@
 // cluster and node labels, so two clusters on one daemon never see each other's containers.
 // This is the only module that talks to dockerode.
 import { randomBytes } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { basename } from 'node:path';
 import { PassThrough, Readable, Writable, type Duplex } from 'node:stream';
 import Docker from 'dockerode';
 import {
@@ -19,10 +21,12 @@ import {
   type ContainerStatus,
   type ImageInfo,
   type LogOptions,
+  type ProgramResult,
   type PullProgress,
   type RegistryAuth,
   type RuntimeInfo,
   type SandboxConfig,
+  type SandboxNetworkProgram,
   type SandboxStatus,
   type StreamOptions,
   type StreamSession,
@@ -48,7 +52,7 @@ export interface DockerRuntimeOptions {
 }
 
 /** Values of RuntimeLabels.type. */
-export const containerTypes = { sandbox: 'podsandbox', container: 'container' } as const;
+export const containerTypes = { sandbox: 'podsandbox', container: 'container', networkHelper: 'network-helper' } as const;
 
 const execOutputLimit = 4 * 1024 * 1024;
 
@@ -332,6 +336,9 @@ export class DockerRuntime implements ContainerRuntime {
   // listContainers inspects each container; running and exited containers do not change until
   // their list state changes, so their inspect results are kept (PLEG relists every second).
   private readonly statusCache = new Map<string, CachedStatus>();
+  /** programs copied into sandboxes by runInSandboxNetwork during this run: sandbox id → paths */
+  private readonly sandboxPrograms = new Map<string, Set<string>>();
+  private readonly networkExecutables = new Map<string, { path: string; content: Buffer; modifiedMs: number }>();
   private readonly imageIdentities = new Map<string, string>();
 
   constructor(options: DockerRuntimeOptions) {
@@ -532,6 +539,9 @@ export class DockerRuntime implements ContainerRuntime {
     }
     const hostConfig: Docker.HostConfig = {
       NetworkMode: config.hostNetwork ? 'host' : this.networkName,
+      // The pod's packet filter (NetworkPolicy) is set from inside the sandbox (runInSandboxNetwork);
+      // app containers join its network namespace but not this capability.
+      CapAdd: config.hostNetwork ? [] : ['NET_ADMIN'],
       IpcMode: 'shareable',
       // docker-init as PID 1 forwards SIGTERM to the pause loop: stop takes 0.1 s, not the timeout.
       Init: true,
@@ -720,6 +730,7 @@ export class DockerRuntime implements ContainerRuntime {
 
   async removeContainer(id: string): Promise<void> {
     this.statusCache.delete(id);
+    this.sandboxPrograms.delete(id);
     try {
       await this.docker.getContainer(id).remove({ force: true, v: true });
     } catch (error) {
@@ -825,7 +836,12 @@ export class DockerRuntime implements ContainerRuntime {
   }
 
   async execSync(id: string, command: string[], timeoutMs: number): Promise<{ exitCode: number; stdout: string; stderr: string; timedOut: boolean }> {
-    const container = this.docker.getContainer((await this.requireOwn(id)).Id);
+    return this.execChecked((await this.requireOwn(id)).Id, command, timeoutMs);
+  }
+
+  /** execSync in a container already known to be this node's. */
+  private async execChecked(id: string, command: string[], timeoutMs: number): Promise<ProgramResult> {
+    const container = this.docker.getContainer(id);
     const { exec, socket } = await startExec(container, command, { stdin: false, stdout: true, stderr: true, tty: false });
     const stdout = new CappedSink(execOutputLimit);
     const stderr = new CappedSink(execOutputLimit);
@@ -945,6 +961,67 @@ export class DockerRuntime implements ContainerRuntime {
     });
   }
 
+  async runInSandboxNetwork(sandboxId: string, program: SandboxNetworkProgram): Promise<ProgramResult | undefined> {
+    const info = await this.requireOwn(sandboxId);
+    if (info.Config.Labels?.[RuntimeLabels.type] !== containerTypes.sandbox) throw new Error(`${sandboxId} is not a pod sandbox`);
+    if (!info.State.Running) throw new Error(`pod sandbox ${sandboxId} is not running`);
+    if (info.HostConfig.NetworkMode === 'host') throw new Error(`pod sandbox ${sandboxId} uses the host's network`);
+    const executable = this.networkExecutable(program.executablePath);
+    const container = this.docker.getContainer(info.Id);
+    // The program lives in the sandbox's own filesystem (the pause image has nothing else), copied
+    // once per sandbox and kubedesk run, so an upgrade replaces it.
+    const copied = this.sandboxPrograms.get(info.Id);
+    if (!copied?.has(executable.path)) {
+      if (program.onlyIfUsedBefore && !(await pathExists(container, executable.path))) return undefined;
+      await container.putArchive(writeTar([{ path: executable.path.slice(1), content: executable.content, mode: 0o755 }]), { path: '/' });
+      this.sandboxPrograms.set(info.Id, new Set([...(copied ?? []), executable.path]));
+    }
+    const timeoutMs = program.timeoutMs ?? 10_000;
+    if (hasNetworkAdmin(info)) return this.execChecked(info.Id, [executable.path, ...program.args], timeoutMs);
+    // A sandbox made before kubedesk gave sandboxes CAP_NET_ADMIN: a short-lived helper container
+    // joins its network namespace with the capability instead.
+    return this.runNetworkHelper(info, executable, program.args, timeoutMs);
+  }
+
+  /** The executable's bytes and its path inside containers (`/.kubedesk-<file name>`), re-read when the file changes. */
+  private networkExecutable(hostPath: string): { path: string; content: Buffer } {
+    const stat = statSync(hostPath);
+    const cached = this.networkExecutables.get(hostPath);
+    if (cached && cached.modifiedMs === stat.mtimeMs && cached.content.length === stat.size) return cached;
+    const executable = { path: `/.kubedesk-${basename(hostPath)}`, content: readFileSync(hostPath), modifiedMs: stat.mtimeMs };
+    this.networkExecutables.set(hostPath, executable);
+    // a new build must reach sandboxes that have the old one
+    this.sandboxPrograms.clear();
+    return executable;
+  }
+
+  private async runNetworkHelper(sandbox: Docker.ContainerInspectInfo, executable: { path: string; content: Buffer }, args: string[], timeoutMs: number): Promise<ProgramResult> {
+    const { pauseImage } = await this.start();
+    // No node label: the kubelet's event watch and lists must not see it.
+    const helper = await this.createNamed({
+      name: `${clusterNamePrefix(this.clusterId)}_netpol_${sandbox.Id.slice(0, 12)}_${randomBytes(3).toString('hex')}`,
+      Image: pauseImage,
+      Entrypoint: [executable.path],
+      Cmd: args,
+      Labels: { [RuntimeLabels.cluster]: this.clusterId, [RuntimeLabels.type]: containerTypes.networkHelper, [RuntimeLabels.sandboxId]: sandbox.Id },
+      HostConfig: { NetworkMode: `container:${sandbox.Id}`, CapAdd: ['NET_ADMIN'], RestartPolicy: { Name: 'no' }, LogConfig: { Type: 'json-file', Config: {} } },
+    });
+    try {
+      await helper.putArchive(writeTar([{ path: executable.path.slice(1), content: executable.content, mode: 0o755 }]), { path: '/' });
+      await helper.start();
+      let timedOut = false;
+      const waited = await withTimeout(helper.wait() as Promise<unknown>, timeoutMs, 'the network helper').catch((error: unknown) => {
+        timedOut = true;
+        return error;
+      });
+      const raw: unknown = await helper.logs({ stdout: true, stderr: true, follow: false }).catch(() => Buffer.alloc(0));
+      const output = Buffer.isBuffer(raw) ? splitLogFrames(raw) : { stdout: '', stderr: '' };
+      return { exitCode: timedOut ? -1 : (numberAt(waited, 'StatusCode') ?? -1), ...output, timedOut };
+    } finally {
+      await helper.remove({ force: true }).catch(() => undefined);
+    }
+  }
+
   watchChanges(onChange: () => void): { dispose(): void } {
     let disposed = false;
     let stream: NodeJS.ReadableStream | undefined;
@@ -1029,6 +1106,36 @@ export class DockerRuntime implements ContainerRuntime {
     networkPromises.delete(`${this.cacheKey}|${this.networkName}`);
     this.prepared = undefined;
   }
+}
+
+function hasNetworkAdmin(info: Docker.ContainerInspectInfo): boolean {
+  if (info.HostConfig.Privileged) return true;
+  const added: unknown = info.HostConfig.CapAdd;
+  return Array.isArray(added) && added.some((capability: unknown) => typeof capability === 'string' && ['NET_ADMIN', 'CAP_NET_ADMIN', 'ALL'].includes(capability.toUpperCase()));
+}
+
+/** Whether a path exists in a container (`HEAD /containers/{id}/archive`). */
+async function pathExists(container: Docker.Container, path: string): Promise<boolean> {
+  try {
+    await container.infoArchive({ path });
+    return true;
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
+}
+
+/** Docker's non-TTY log answer (8-byte frame headers: stream, 0, 0, 0, big-endian length) split into stdout and stderr. */
+export function splitLogFrames(raw: Buffer): { stdout: string; stderr: string } {
+  const streams: Buffer[][] = [[], [], []];
+  let offset = 0;
+  while (offset + 8 <= raw.length) {
+    const stream = raw[offset] === 2 ? 2 : 1;
+    const length = raw.readUInt32BE(offset + 4);
+    streams[stream].push(raw.subarray(offset + 8, Math.min(raw.length, offset + 8 + length)));
+    offset += 8 + length;
+  }
+  return { stdout: Buffer.concat(streams[1]).toString('utf8'), stderr: Buffer.concat(streams[2]).toString('utf8') };
 }
 
 /** Docker wants username/password; a docker config `auth` field (base64 user:pass) is split here. */

@@ -13,10 +13,12 @@ import {
   type ContainerStatus,
   type ImageInfo,
   type LogOptions,
+  type ProgramResult,
   type PullProgress,
   type RegistryAuth,
   type RuntimeInfo,
   type SandboxConfig,
+  type SandboxNetworkProgram,
   type SandboxStatus,
   type StreamOptions,
   type StreamSession,
@@ -65,6 +67,11 @@ export class FakeRuntime implements ContainerRuntime {
   execHandler: ExecHandler = () => ({ exitCode: 0 });
   /** exit code of a stopped container (SIGTERM handled: 143; a test may set 137) */
   stopExitCode = 143;
+  /** what runInSandboxNetwork answers; the runs themselves are in `networkPrograms` */
+  networkProgramHandler: (sandboxId: string, args: string[]) => ProgramResult = () => ({ exitCode: 0, stdout: '', stderr: '', timedOut: false });
+  /** every program run in a sandbox's network namespace, in order */
+  readonly networkPrograms: Array<{ sandboxId: string; executablePath: string; args: string[] }> = [];
+  private readonly sandboxesWithPrograms = new Set<string>();
 
   private readonly now: () => Date;
   private readonly pullFailures = new Map<string, string>();
@@ -382,6 +389,17 @@ export class FakeRuntime implements ContainerRuntime {
     const handler = this.portHandlers.get(sandboxId);
     if (!handler) throw Object.assign(new Error(`connect ECONNREFUSED ${sandboxId}:${port}`), { code: 'ECONNREFUSED' });
     return handler(port);
+  }
+
+  async runInSandboxNetwork(sandboxId: string, program: SandboxNetworkProgram): Promise<ProgramResult | undefined> {
+    this.record('runInSandboxNetwork', [sandboxId, program]);
+    const sandbox = this.sandboxes.get(sandboxId);
+    if (!sandbox || sandbox.status.state !== 'ready') throw new Error(`pod sandbox ${sandboxId} is not running`);
+    const key = `${sandboxId}|${program.executablePath}`;
+    if (program.onlyIfUsedBefore && !this.sandboxesWithPrograms.has(key)) return undefined;
+    this.sandboxesWithPrograms.add(key);
+    this.networkPrograms.push({ sandboxId, executablePath: program.executablePath, args: [...program.args] });
+    return this.networkProgramHandler(sandboxId, program.args);
   }
 
   async stats(id: string): Promise<ContainerStats | undefined> {

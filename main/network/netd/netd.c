@@ -9,13 +9,23 @@
  * REJECT rule gives. A small tunnel lets the host open TCP connections into the network (Docker
  * Desktop, where pod IPs are not routable from the host).
  *
- * Configuration (see /tmp/kd/network-plan.md; re-read on SIGHUP and when the file's mtime changes):
+ * NetworkPolicy for Service traffic (main/network/netpol): a connection through a ClusterIP
+ * reaches its backend from kd-netd's own address, so the backend's namespace cannot tell clients
+ * apart. kubedesk therefore tells kd-netd which clients may use which backend (`allow` lines, the
+ * intersection of the client's egress and the backend's ingress policies). A service with any
+ * `allow` line is restricted: a client is sent only to backends that list it, and a client no
+ * backend lists is dropped before the connection is accepted, by kd-netd's own packet filter
+ * (packetFilter.c, in its namespace), as upstream drops a denied packet. Connections and UDP
+ * sessions that exist when the lists change are kept, as conntrack keeps established flows.
+ *
+ * Configuration (re-read on SIGHUP and when the file's mtime changes):
  *   token <hex>
  *   range <cidr>
  *   tunnel <port>
  *   service <vip> <port> <tcp|udp> <affinity-seconds> <backend>...   backend: ip:port | unix:/path
+ *   allow <vip> <port> <tcp|udp> <backend> <client-ip>...           (see above)
  *
- * Build: cc -O2 -static -Wall -Wextra -o kd-netd netd.c -lpthread
+ * Build: cc -O2 -static -Wall -Wextra -o kd-netd netd.c packetFilter.c -lpthread
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -41,6 +51,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "packetFilter.h"
+
 #define RELAY_BUFFER_SIZE (64 * 1024)
 #define THREAD_STACK_SIZE (256 * 1024)
 #define CONNECT_TIMEOUT_MS 1000
@@ -52,6 +64,7 @@
 #define UDP_DATAGRAM_MAX 65535
 #define MAX_RANGES 64
 #define TOKEN_MAX 256
+#define FIELDS_MAX 4096
 
 enum protocol { PROTO_TCP, PROTO_UDP };
 enum backend_kind { BACKEND_INET, BACKEND_UNIX };
@@ -90,6 +103,9 @@ struct service {
     int affinity_seconds;
     struct backend *backends;
     int backend_count;
+    /* NetworkPolicy: when restricted, allowed[i] lists the clients backend i may serve */
+    bool restricted;
+    struct client_list *allowed;
     unsigned next_backend;
     struct affinity_entry *affinity;
     int affinity_count;
@@ -99,6 +115,12 @@ struct service {
     struct service *next;
 };
 
+/* Client addresses (network order), sorted for binary search. */
+struct client_list {
+    uint32_t *clients;
+    int count;
+};
+
 struct service_spec {
     uint32_t vip;
     uint16_t port;
@@ -106,6 +128,16 @@ struct service_spec {
     int affinity_seconds;
     struct backend *backends;
     int backend_count;
+    bool restricted;
+    struct client_list *allowed; /* backend_count entries when restricted */
+};
+
+struct allow_spec {
+    uint32_t vip;
+    uint16_t port;
+    enum protocol protocol;
+    struct backend backend;
+    struct client_list clients;
 };
 
 struct range {
@@ -120,6 +152,8 @@ struct config {
     int range_count;
     struct service_spec *services;
     int service_count;
+    struct allow_spec *allows;
+    int allow_count;
 };
 
 struct connection_job {
@@ -254,11 +288,33 @@ static bool parse_cidr(const char *text, struct range *range) {
     return true;
 }
 
+static void free_client_lists(struct client_list *lists, int count) {
+    if (!lists) return;
+    for (int index = 0; index < count; index++) free(lists[index].clients);
+    free(lists);
+}
+
 static void free_config(struct config *config) {
-    for (int index = 0; index < config->service_count; index++) free(config->services[index].backends);
+    for (int index = 0; index < config->service_count; index++) {
+        free(config->services[index].backends);
+        free_client_lists(config->services[index].allowed, config->services[index].backend_count);
+    }
     free(config->services);
     config->services = NULL;
     config->service_count = 0;
+    for (int index = 0; index < config->allow_count; index++) free(config->allows[index].clients.clients);
+    free(config->allows);
+    config->allows = NULL;
+    config->allow_count = 0;
+}
+
+static int compare_addresses(const void *a, const void *b) {
+    uint32_t first = ntohl(*(const uint32_t *)a), second = ntohl(*(const uint32_t *)b);
+    return first < second ? -1 : first > second;
+}
+
+static bool client_listed(const struct client_list *list, uint32_t client) {
+    return list->count > 0 && bsearch(&client, list->clients, (size_t)list->count, sizeof client, compare_addresses) != NULL;
 }
 
 static bool is_hex(const char *text) {
@@ -272,7 +328,7 @@ static bool is_hex(const char *text) {
 
 /* Parses one line into the config; returns an error message, or NULL when the line is fine. */
 static const char *parse_line(char *line, struct config *config) {
-    char *fields[4096];
+    char *fields[FIELDS_MAX];
     int count = 0;
     char *hash = strchr(line, '#');
     if (hash) *hash = '\0';
@@ -345,7 +401,67 @@ static const char *parse_line(char *line, struct config *config) {
         config->services[config->service_count++] = spec;
         return NULL;
     }
+    if (strcmp(fields[0], "allow") == 0) {
+        struct allow_spec allow;
+        memset(&allow, 0, sizeof allow);
+        if (count < 5) return "expected: allow <vip> <port> <tcp|udp> <backend> <client-ip>...";
+        if (!parse_ipv4(fields[1], &allow.vip)) return "bad vip";
+        if (!parse_port(fields[2], &allow.port, false)) return "bad port";
+        if (strcmp(fields[3], "tcp") == 0) allow.protocol = PROTO_TCP;
+        else if (strcmp(fields[3], "udp") == 0) allow.protocol = PROTO_UDP;
+        else return "protocol must be tcp or udp";
+        if (!parse_backend(fields[4], &allow.backend)) return "bad backend (expected ip:port or unix:/absolute/path)";
+        if (count > 5) {
+            allow.clients.clients = calloc((size_t)(count - 5), sizeof *allow.clients.clients);
+            if (!allow.clients.clients) return "out of memory";
+        }
+        for (int index = 5; index < count; index++) {
+            if (!parse_ipv4(fields[index], &allow.clients.clients[allow.clients.count++])) {
+                free(allow.clients.clients);
+                return "bad client address";
+            }
+        }
+        if (allow.clients.count > 1) qsort(allow.clients.clients, (size_t)allow.clients.count, sizeof *allow.clients.clients, compare_addresses);
+        struct allow_spec *grown = realloc(config->allows, (size_t)(config->allow_count + 1) * sizeof *grown);
+        if (!grown) {
+            free(allow.clients.clients);
+            return "out of memory";
+        }
+        config->allows = grown;
+        config->allows[config->allow_count++] = allow;
+        return NULL;
+    }
     return "unknown directive";
+}
+
+/* Gives each service the client lists of its `allow` lines (a restricted service's backend
+ * without one serves nobody); `allow` lines of unknown services are ignored. */
+static void attach_allows(struct config *config) {
+    for (int index = 0; index < config->allow_count; index++) {
+        struct allow_spec *allow = &config->allows[index];
+        for (int candidate = 0; candidate < config->service_count; candidate++) {
+            struct service_spec *spec = &config->services[candidate];
+            if (spec->vip != allow->vip || spec->port != allow->port || spec->protocol != allow->protocol) continue;
+            if (!spec->allowed) {
+                spec->allowed = calloc((size_t)spec->backend_count + 1, sizeof *spec->allowed);
+                if (!spec->allowed) break;
+            }
+            spec->restricted = true;
+            for (int backend = 0; backend < spec->backend_count; backend++) {
+                if (!backend_equal(&spec->backends[backend], &allow->backend)) continue;
+                /* several lines for one backend add up (long lists are split) */
+                struct client_list *list = &spec->allowed[backend];
+                uint32_t *merged = realloc(list->clients, (size_t)(list->count + allow->clients.count + 1) * sizeof *merged);
+                if (!merged) break;
+                if (allow->clients.count > 0) memcpy(merged + list->count, allow->clients.clients, (size_t)allow->clients.count * sizeof *merged);
+                list->clients = merged;
+                list->count += allow->clients.count;
+                if (list->count > 1) qsort(list->clients, (size_t)list->count, sizeof *list->clients, compare_addresses);
+                break;
+            }
+            break;
+        }
+    }
 }
 
 static bool read_config(const char *path, struct config *config) {
@@ -372,6 +488,7 @@ static bool read_config(const char *path, struct config *config) {
     }
     free(line);
     fclose(file);
+    attach_allows(config);
     return true;
 }
 
@@ -475,6 +592,7 @@ static void service_release(struct service *service) {
     pthread_mutex_unlock(&state_lock);
     if (!last) return;
     free(service->backends);
+    free_client_lists(service->allowed, service->backend_count);
     free(service->affinity);
     free(service);
 }
@@ -504,13 +622,19 @@ static void remember_affinity(struct service *service, uint32_t client, const st
     service->affinity[service->affinity_count++] = (struct affinity_entry){ .client = client, .backend = *backend, .last_used = now };
 }
 
-/* Backends in the order to try: the chosen one (sticky or next round robin), then the rest. */
+/* Backends in the order to try: the chosen one (sticky or next round robin), then the rest; for a
+ * restricted service only those the client may reach (NetworkPolicy), possibly none. */
 static struct backend *choose_backends(struct service *service, uint32_t client, int *count) {
     pthread_mutex_lock(&state_lock);
-    int n = service->backend_count;
+    int total = service->backend_count;
+    int *usable = total > 0 ? malloc((size_t)total * sizeof *usable) : NULL;
+    int n = 0;
+    for (int index = 0; usable && index < total; index++)
+        if (!service->restricted || client_listed(&service->allowed[index], client)) usable[n++] = index;
     struct backend *order = n > 0 ? malloc((size_t)n * sizeof *order) : NULL;
     if (!order) {
         pthread_mutex_unlock(&state_lock);
+        free(usable);
         *count = 0;
         return NULL;
     }
@@ -522,15 +646,16 @@ static struct backend *choose_backends(struct service *service, uint32_t client,
             if (entry->client != client) continue;
             if (now - entry->last_used < service->affinity_seconds) {
                 for (int candidate = 0; candidate < n; candidate++)
-                    if (backend_equal(&service->backends[candidate], &entry->backend)) first = candidate;
+                    if (backend_equal(&service->backends[usable[candidate]], &entry->backend)) first = candidate;
             }
             break;
         }
     }
     if (first < 0) first = (int)(service->next_backend++ % (unsigned)n);
-    if (service->affinity_seconds > 0) remember_affinity(service, client, &service->backends[first], now);
-    for (int index = 0; index < n; index++) order[index] = service->backends[(first + index) % n];
+    if (service->affinity_seconds > 0) remember_affinity(service, client, &service->backends[usable[first]], now);
+    for (int index = 0; index < n; index++) order[index] = service->backends[usable[(first + index) % n]];
     pthread_mutex_unlock(&state_lock);
+    free(usable);
     *count = n;
     return order;
 }
@@ -1023,9 +1148,13 @@ static void apply_config(struct config *config, bool starting) {
         }
         pthread_mutex_lock(&state_lock);
         free(service->backends);
+        free_client_lists(service->allowed, service->backend_count);
         service->backends = match->backends;
         service->backend_count = match->backend_count;
+        service->restricted = match->restricted;
+        service->allowed = match->allowed;
         match->backends = NULL;
+        match->allowed = NULL;
         match->backend_count = 0;
         if (service->affinity_seconds != match->affinity_seconds) service->affinity_count = 0;
         service->affinity_seconds = match->affinity_seconds;
@@ -1056,7 +1185,10 @@ static void apply_config(struct config *config, bool starting) {
         service->affinity_seconds = spec->affinity_seconds;
         service->backends = spec->backends;
         service->backend_count = spec->backend_count;
+        service->restricted = spec->restricted;
+        service->allowed = spec->allowed;
         spec->backends = NULL;
+        spec->allowed = NULL;
         spec->backend_count = 0;
         service->next = services;
         services = service;
@@ -1075,15 +1207,92 @@ static void apply_config(struct config *config, bool starting) {
             if (tunnel_fd < 0) log_line("cannot listen on the tunnel port %d: %s", tunnel_port, strerror(errno));
         }
     }
-    int listeners = 0, backends = 0, tcp = 0, udp = 0;
+    int listeners = 0, backends = 0, tcp = 0, udp = 0, restricted = 0;
     for (struct service *service = services; service; service = service->next) {
         listeners++;
         backends += service->backend_count;
+        restricted += service->restricted;
         if (service->protocol == PROTO_TCP) tcp++;
         else udp++;
     }
-    log_line("%s %s: %d services (%d tcp, %d udp), %d backends, %d ranges, tunnel %s", starting ? "loaded" : "reloaded", config_path, listeners, tcp, udp,
-             backends, active_range_count, tunnel_fd >= 0 ? "on" : "off");
+    log_line("%s %s: %d services (%d tcp, %d udp, %d restricted by NetworkPolicy), %d backends, %d ranges, tunnel %s", starting ? "loaded" : "reloaded", config_path,
+             listeners, tcp, udp, restricted, backends, active_range_count, tunnel_fd >= 0 ? "on" : "off");
+}
+
+/* ---------- kd-netd's own packet filter (restricted services) ---------- */
+
+static struct pf_table applied_filter;
+static bool filter_installed;
+static char filter_error[256];
+
+static bool tables_equal(const struct pf_table *a, const struct pf_table *b) {
+    if (a->count != b->count || memcmp(a->policy, b->policy, sizeof a->policy) != 0) return false;
+    return a->count == 0 || memcmp(a->rules, b->rules, a->count * sizeof *a->rules) == 0;
+}
+
+/* For every restricted service: accept new connections from the clients some backend may serve,
+ * drop the rest; established flows pass first. Unrestricted services are not mentioned, and with
+ * no restricted service at all the table stays (or becomes again) empty. */
+static void apply_service_filter(void) {
+    struct pf_table table;
+    pf_table_init(&table);
+    bool restricted = false;
+    for (struct service *service = services; service; service = service->next) {
+        if (!service->restricted) continue;
+        struct pf_rule rule;
+        if (!restricted) {
+            memset(&rule, 0, sizeof rule);
+            rule.chain = PF_INPUT;
+            rule.verdict = PF_ACCEPT;
+            rule.state_mask = PF_STATE_ESTABLISHED | PF_STATE_RELATED;
+            pf_table_add(&table, &rule);
+            restricted = true;
+        }
+        int total = 0;
+        for (int index = 0; index < service->backend_count; index++) total += service->allowed[index].count;
+        uint32_t *clients = total > 0 ? malloc((size_t)total * sizeof *clients) : NULL;
+        int count = 0;
+        for (int index = 0; clients && index < service->backend_count; index++) {
+            memcpy(clients + count, service->allowed[index].clients, (size_t)service->allowed[index].count * sizeof *clients);
+            count += service->allowed[index].count;
+        }
+        if (count > 1) qsort(clients, (size_t)count, sizeof *clients, compare_addresses);
+        memset(&rule, 0, sizeof rule);
+        rule.chain = PF_INPUT;
+        rule.destination = service->vip;
+        rule.destination_mask = 0xffffffffu;
+        rule.protocol = service->protocol == PROTO_TCP ? IPPROTO_TCP : IPPROTO_UDP;
+        rule.has_ports = true;
+        rule.port_low = rule.port_high = service->port;
+        for (int index = 0; index < count; index++) {
+            if (index > 0 && clients[index] == clients[index - 1]) continue;
+            rule.verdict = PF_ACCEPT;
+            rule.source = clients[index];
+            rule.source_mask = 0xffffffffu;
+            pf_table_add(&table, &rule);
+        }
+        free(clients);
+        rule.verdict = PF_DROP;
+        rule.source = rule.source_mask = 0;
+        pf_table_add(&table, &rule);
+    }
+    if ((!restricted && !filter_installed) || (filter_installed && tables_equal(&table, &applied_filter))) {
+        pf_table_free(&table);
+        return;
+    }
+    char error[sizeof filter_error];
+    if (pf_apply(&table, error, sizeof error) != 0) {
+        /* Userspace still picks only allowed backends; denied TCP clients are then reset, not dropped. */
+        if (strcmp(error, filter_error) != 0) log_line("packet filter not applied: %s", error);
+        strcpy(filter_error, error);
+        pf_table_free(&table);
+        return;
+    }
+    filter_error[0] = '\0';
+    pf_table_free(&applied_filter);
+    applied_filter = table;
+    filter_installed = true;
+    log_line("packet filter: %zu rules", table.count);
 }
 
 static struct stat loaded_stat;
@@ -1111,6 +1320,7 @@ static bool reload(bool starting) {
     }
     apply_config(&config, starting);
     free_config(&config);
+    apply_service_filter();
     return true;
 }
 

@@ -46,3 +46,9 @@ describe('netdBinaryCandidates', () => {
     expect(netdBinaryCandidates(undefined, 'amd64', '/app')).toEqual(['/app/dist/netd/kd-netd-linux-amd64']);
   });
 });
+
+describe('netdBinaryCandidates for kd-netpol', () => {
+  it('looks for kd-netpol in the same places as kd-netd', () => {
+    expect(netdBinaryCandidates(undefined, 'amd64', '/app', 'kd-netpol')).toEqual(['/app/dist/netd/kd-netpol-linux-amd64']);
+  });
+});

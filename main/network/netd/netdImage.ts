@@ -26,8 +26,11 @@ export function netdArchitecture(nodeArchitecture: string): NetdArchitecture {
   throw new Error(`unsupported architecture ${nodeArchitecture}: kd-netd is built for amd64 and arm64`);
 }
 
-export function netdBinaryName(architecture: NetdArchitecture): string {
-  return `kd-netd-linux-${architecture}`;
+/** kubedesk's in-network programs (scripts/buildNetd.mjs builds both). */
+export type NetworkProgram = 'kd-netd' | 'kd-netpol';
+
+export function netdBinaryName(architecture: NetdArchitecture, program: NetworkProgram = 'kd-netd'): string {
+  return `${program}-linux-${architecture}`;
 }
 
 /** `kubedesk/netd:<12 hex digits of the executable's sha256>`: the same bytes give the same tag. */
@@ -40,8 +43,8 @@ export function netdImageTag(binary: Buffer): string {
  * dist/netd/), then the repository's dist/ when running from source (vitest: this file is
  * main/network/netd/netdImage.ts), then dist/ under the working directory.
  */
-export function netdBinaryCandidates(moduleUrl: string | undefined, architecture: NetdArchitecture, workingDirectory: string): string[] {
-  const name = netdBinaryName(architecture);
+export function netdBinaryCandidates(moduleUrl: string | undefined, architecture: NetdArchitecture, workingDirectory: string, program: NetworkProgram = 'kd-netd'): string[] {
+  const name = netdBinaryName(architecture, program);
   const candidates: string[] = [];
   if (moduleUrl && moduleUrl.startsWith('file:')) {
     candidates.push(fileURLToPath(new URL(`./netd/${name}`, moduleUrl)));
@@ -55,11 +58,20 @@ export function netdBinaryCandidates(moduleUrl: string | undefined, architecture
 
 /** The kd-netd executable for this machine's architecture; throws when it has not been built. */
 export function netdBinaryPath(): string {
+  return programPath('kd-netd');
+}
+
+/** kd-netpol (a pod's packet filter, run in the pod's network namespace); throws when not built. */
+export function netpolBinaryPath(): string {
+  return programPath('kd-netpol');
+}
+
+function programPath(program: NetworkProgram): string {
   // The CommonJS Electron bundle gets import.meta.url from its own path (scripts/build.mjs).
   const moduleUrl: unknown = import.meta.url;
-  const candidates = netdBinaryCandidates(typeof moduleUrl === 'string' ? moduleUrl : undefined, netdArchitecture(process.arch), process.cwd());
+  const candidates = netdBinaryCandidates(typeof moduleUrl === 'string' ? moduleUrl : undefined, netdArchitecture(process.arch), process.cwd(), program);
   const found = candidates.find((candidate) => existsSync(candidate));
-  if (!found) throw new Error(`kd-netd executable not found (looked in ${candidates.join(', ')}); build it with \`node scripts/buildNetd.mjs\``);
+  if (!found) throw new Error(`${program} executable not found (looked in ${candidates.join(', ')}); build it with \`node scripts/buildNetd.mjs\``);
   return found;
 }
 
