@@ -9,6 +9,8 @@ import { createPrivateKey, webcrypto } from 'node:crypto';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import { keyAlgorithms, loadX509, randomSerialNumber } from '../../shared/pki/x509';
+import { formatTime } from '../../shared/kubernetes/time';
+import { conditionsOf } from '../../shared/kubernetes/conditions';
 import type { ApiClient } from '../client/apiClient';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
@@ -87,8 +89,7 @@ export async function signCertificateRequest(ca: CertificateAuthority, request: 
 }
 
 function conditionTypes(csr: KubeObject): Set<string> {
-  const conditions = isRecord(csr.status) && Array.isArray(csr.status.conditions) ? csr.status.conditions : [];
-  return new Set(conditions.filter(isRecord).filter((condition) => condition.status === 'True').map((condition) => String(condition.type)));
+  return new Set(conditionsOf(csr).filter((condition) => condition.status === 'True').map((condition) => condition.type));
 }
 
 export class CertificateSigner {
@@ -149,7 +150,7 @@ export class CertificateSigner {
   }
 
   private failedCondition(message: string): Record<string, unknown> {
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const now = formatTime(new Date());
     return { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message, lastUpdateTime: now, lastTransitionTime: now };
   }
 }

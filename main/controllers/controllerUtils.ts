@@ -4,6 +4,8 @@
 import { randomInt } from 'node:crypto';
 import type { KubeObject, OwnerReference } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { getCondition, isConditionTrue } from '../../shared/kubernetes/conditions';
+import { parseTime } from '../../shared/kubernetes/time';
 
 export type { LabelSelector, LabelSelectorRequirement } from '../../shared/kubernetes/labelSelector';
 export { selectorMatches, selectorToString } from '../../shared/kubernetes/labelSelector';
@@ -59,13 +61,6 @@ export function podFromTemplate(template: unknown, owner: KubeObject, options: {
   return { apiVersion: 'v1', kind: 'Pod', metadata, spec: structuredClone(isRecord(source.spec) ? source.spec : {}) };
 }
 
-function conditionStatus(obj: KubeObject, type: string): { status?: string; lastTransitionTime?: string } | undefined {
-  const status = isRecord(obj.status) ? obj.status : {};
-  const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isRecord) : [];
-  const found = conditions.find((condition) => condition.type === type);
-  return found ? { status: typeof found.status === 'string' ? found.status : undefined, lastTransitionTime: typeof found.lastTransitionTime === 'string' ? found.lastTransitionTime : undefined } : undefined;
-}
-
 export function podPhase(pod: KubeObject): string {
   return isRecord(pod.status) && typeof pod.status.phase === 'string' ? pod.status.phase : '';
 }
@@ -77,21 +72,16 @@ export function isPodActive(pod: KubeObject): boolean {
 }
 
 export function isPodReady(pod: KubeObject): boolean {
-  return conditionStatus(pod, 'Ready')?.status === 'True';
+  return isConditionTrue(pod, 'Ready');
 }
 
 /** upstream IsPodAvailable: Ready for at least minReadySeconds. */
 export function isPodAvailable(pod: KubeObject, minReadySeconds: number, now: Date): boolean {
-  const ready = conditionStatus(pod, 'Ready');
+  const ready = getCondition(pod, 'Ready');
   if (ready?.status !== 'True') return false;
   if (minReadySeconds <= 0) return true;
-  const since = ready.lastTransitionTime ? Date.parse(ready.lastTransitionTime) : NaN;
-  return Number.isFinite(since) && since + minReadySeconds * 1000 <= now.getTime();
-}
-
-/** RFC 3339 with second precision, as metav1.Time. */
-export function timestamp(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const since = parseTime(ready.lastTransitionTime);
+  return since !== undefined && since + minReadySeconds * 1000 <= now.getTime();
 }
 
 export function specOf(obj: KubeObject): Record<string, unknown> {

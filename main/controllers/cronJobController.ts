@@ -13,6 +13,7 @@
 // enters status.active, as upstream.
 import type { KubeObject, OwnerReference } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { formatTime } from '../../shared/kubernetes/time';
 import type { ApiClient } from '../client/apiClient';
 import { realClock, type Clock } from '../client/clock';
 import { runWorkers } from '../client/controllerLoop';
@@ -21,7 +22,7 @@ import { EventRecorder } from '../client/eventRecorder';
 import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { WorkQueue } from '../client/workQueue';
-import { controllerOf, controllerRef, numberOr, specOf, statusOf, timestamp } from './controllerUtils';
+import { controllerOf, controllerRef, numberOr, specOf, statusOf } from './controllerUtils';
 import { formatRfc3339InZone, isKnownTimeZone, localTimeZone, parseCronSchedule, type CronSchedule } from './cronSchedule';
 
 export const CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
@@ -305,7 +306,7 @@ export class CronJobController {
         // Created in an earlier sync whose status update was lost: adopt that run as this schedule's.
         const existing = this.jobs.get(cronJob.metadata.namespace, jobName);
         if (existing && controllerOf(existing)?.uid === cronJob.metadata.uid) {
-          status.lastScheduleTime = timestamp(new Date(scheduledTime));
+          status.lastScheduleTime = formatTime(scheduledTime);
           if (!finishedCondition(existing)) this.setActive(cronJob, [...this.activeRefs(cronJob), this.jobReference(existing)]);
           return { requeueAfter: nextDelay, updateStatus: true };
         }
@@ -316,7 +317,7 @@ export class CronJobController {
     }
     this.recorder.event(cronJob, 'Normal', 'SuccessfulCreate', `Created job ${created.metadata.name ?? ''}`);
     this.setActive(cronJob, [...this.activeRefs(cronJob), this.jobReference(created)]);
-    status.lastScheduleTime = timestamp(new Date(scheduledTime));
+    status.lastScheduleTime = formatTime(scheduledTime);
     return { requeueAfter: nextDelay, updateStatus: true };
   }
 

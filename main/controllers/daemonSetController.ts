@@ -18,6 +18,7 @@
 //   SuccessfulDelete "Deleted pod: x", FailedCreate/FailedDelete, SelectingAll.
 import type { KubeObject, OwnerReference } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { selectorIsEmpty } from '../../shared/kubernetes/labelSelector';
 import type { ApiClient } from '../client/apiClient';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { objectKey, splitKey } from '../client/informer';
@@ -304,7 +305,7 @@ export class DaemonSetController {
     if (cached.metadata.deletionTimestamp) return;
     const ds = structuredClone(cached);
     const selector = specOf(ds).selector;
-    if (!isRecord(selector) || (Object.keys(isRecord(selector.matchLabels) ? selector.matchLabels : {}).length === 0 && (!Array.isArray(selector.matchExpressions) || selector.matchExpressions.length === 0))) {
+    if (!isRecord(selector) || selectorIsEmpty(selector)) {
       this.recorder.event(ds, 'Warning', 'SelectingAll', 'This daemon set is selecting all pods. A non-empty selector is required.');
       return;
     }

@@ -10,6 +10,9 @@
 // upstream's reasons SufficientPods / InsufficientPods / SyncFailed.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { formatTime } from '../../shared/kubernetes/time';
+import { setCondition, statusConditions, type Condition } from '../../shared/kubernetes/conditions';
+import { formatLabelSelector } from '../../shared/kubernetes/labelSelector';
 import type { ApiClient } from '../client/apiClient';
 import { realClock, type Clock } from '../client/clock';
 import { runWorkers } from '../client/controllerLoop';
@@ -17,7 +20,7 @@ import { EventRecorder } from '../client/eventRecorder';
 import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { WorkQueue } from '../client/workQueue';
-import { controllerOf, isPodReady, numberOr, selectorMatches, specOf, statusOf, timestamp } from './controllerUtils';
+import { controllerOf, isPodReady, numberOr, selectorMatches, specOf, statusOf } from './controllerUtils';
 
 /** upstream DeletionTimeout: an evicted pod not deleted within this is counted again. */
 export const DELETION_TIMEOUT_MS = 2 * 60 * 1000;
@@ -112,18 +115,8 @@ export function computeBudgetStatus(budget: KubeObject, pods: KubeObject[], find
 }
 
 /** apimeta.SetStatusCondition for DisruptionAllowed: lastTransitionTime moves only when the status does. */
-function withCondition(conditions: unknown, wanted: { status: string; reason: string; message: string; observedGeneration: number }, now: string): Record<string, unknown>[] {
-  const list = Array.isArray(conditions) ? conditions.filter(isRecord) : [];
-  const existing = list.find((condition) => condition.type === 'DisruptionAllowed');
-  const next: Record<string, unknown> = {
-    type: 'DisruptionAllowed',
-    status: wanted.status,
-    observedGeneration: wanted.observedGeneration,
-    lastTransitionTime: existing && existing.status === wanted.status && typeof existing.lastTransitionTime === 'string' ? existing.lastTransitionTime : now,
-    reason: wanted.reason,
-    message: wanted.message,
-  };
-  return [...list.filter((condition) => condition.type !== 'DisruptionAllowed'), next];
+function withCondition(conditions: unknown, wanted: { status: string; reason: string; message: string; observedGeneration: number }, now: string): Condition[] {
+  return setCondition(statusConditions({ conditions }), { type: 'DisruptionAllowed', status: wanted.status, observedGeneration: wanted.observedGeneration, reason: wanted.reason, message: wanted.message }, now);
 }
 
 export interface DisruptionControllerOptions {
@@ -222,7 +215,7 @@ export class DisruptionController {
     const pods = this.pods.listByNamespace(namespace).filter((pod) => selectorMatches(specOf(budget).selector, pod.metadata.labels));
     if (pods.length === 0) this.recorder.event(budget, 'Normal', 'NoPods', 'No matching pods found');
     const now = this.clock.now();
-    const stamp = timestamp(new Date(now));
+    const stamp = formatTime(now);
     const generation = budget.metadata.generation ?? 0;
     const previous = statusOf(budget);
     let computed: BudgetStatus;
@@ -243,7 +236,7 @@ export class DisruptionController {
         'Warning',
         'UnmanagedPods',
         'Pods selected by this PodDisruptionBudget (selector: ' +
-          describeSelector(specOf(budget).selector) +
+          formatLabelSelector(specOf(budget).selector) +
           ') were found to be unmanaged. As a result, the status of the PDB cannot be calculated correctly, which may result in undefined behavior. To account for these pods please set ".spec.minAvailable" field of the PDB to an integer value.',
       );
     }
@@ -272,22 +265,4 @@ function sorted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sorted);
   if (isRecord(value)) return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted(value[key])]));
   return value;
-}
-
-/** The selector as metav1.FormatLabelSelector prints it in the UnmanagedPods message. */
-function describeSelector(selector: unknown): string {
-  if (!isRecord(selector)) return '<none>';
-  const parts: string[] = [];
-  if (isRecord(selector.matchLabels)) for (const [key, value] of Object.entries(selector.matchLabels)) parts.push(`${key}=${String(value)}`);
-  if (Array.isArray(selector.matchExpressions)) {
-    for (const expression of selector.matchExpressions) {
-      if (!isRecord(expression)) continue;
-      const values = Array.isArray(expression.values) ? expression.values.map(String) : [];
-      const op = String(expression.operator).toLowerCase();
-      if (op === 'exists') parts.push(String(expression.key));
-      else if (op === 'doesnotexist') parts.push(`!${String(expression.key)}`);
-      else parts.push(`${String(expression.key)} ${op} (${values.join(',')})`);
-    }
-  }
-  return parts.length ? parts.join(',') : '<none>';
 }

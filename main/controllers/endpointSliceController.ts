@@ -8,6 +8,7 @@
 // placeholder slice, as upstream.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { formatTime } from '../../shared/kubernetes/time';
 import type { ApiClient } from '../client/apiClient';
 import { realClock, type Clock } from '../client/clock';
 import { runWorkers } from '../client/controllerLoop';
@@ -15,7 +16,7 @@ import { isForbidden, isNotFound } from '../client/errors';
 import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { WorkQueue } from '../client/workQueue';
-import { isPodReady, specOf, timestamp } from './controllerUtils';
+import { isPodReady, specOf } from './controllerUtils';
 import {
   canonicalJson,
   findPort,
@@ -219,7 +220,7 @@ export class EndpointSliceController {
     const labels = sliceLabels(service);
     const ownerReferences = [{ apiVersion: 'v1', kind: 'Service', name, uid: service.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }];
     const unused = [...existing].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
-    const now = timestamp(new Date(this.clock.now()));
+    const now = formatTime(this.clock.now());
     // Pair each wanted slice with an existing one offering the same ports, then with any leftover.
     const pairs: { want: DesiredSlice; have?: KubeObject }[] = desired.map((want) => {
       const index = unused.findIndex((slice) => sliceContent(slice).ports === canonicalJson(want.ports));

@@ -9,6 +9,7 @@
 // shares k8s.io/endpointslice/util.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { formatTime } from '../../shared/kubernetes/time';
 import type { ApiClient } from '../client/apiClient';
 import { realClock, type Clock } from '../client/clock';
 import { runWorkers } from '../client/controllerLoop';
@@ -17,7 +18,7 @@ import { EventRecorder } from '../client/eventRecorder';
 import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { WorkQueue } from '../client/workQueue';
-import { isPodReady, podPhase, specOf, statusOf, timestamp } from './controllerUtils';
+import { isPodReady, podPhase, specOf, statusOf } from './controllerUtils';
 
 export const ENDPOINTS_MANAGED_BY_LABEL = 'endpoints.kubernetes.io/managed-by';
 export const ENDPOINTS_CONTROLLER_NAME = 'endpoint-controller';
@@ -336,7 +337,7 @@ export class EndpointsController {
     const labels = endpointsLabels(service);
     if (current && canonicalJson(current.subsets ?? []) === canonicalJson(subsets) && canonicalJson(current.metadata.labels ?? {}) === canonicalJson(labels)) return;
     const annotations: Record<string, string> = { ...(current?.metadata.annotations ?? {}) };
-    annotations[LAST_CHANGE_TRIGGER_TIME_ANNOTATION] = timestamp(new Date(this.clock.now()));
+    annotations[LAST_CHANGE_TRIGGER_TIME_ANNOTATION] = formatTime(this.clock.now());
     const desired: KubeObject = {
       apiVersion: 'v1',
       kind: 'Endpoints',

@@ -16,6 +16,8 @@
 // - ttlSecondsAfterFinished: the finished Job is deleted (and its pods, with Background propagation).
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { formatTime } from '../../shared/kubernetes/time';
+import { conditionsOf, findCondition, getCondition, type Condition } from '../../shared/kubernetes/conditions';
 import type { ApiClient } from '../client/apiClient';
 import { realClock, type Clock } from '../client/clock';
 import { runWorkers } from '../client/controllerLoop';
@@ -24,7 +26,7 @@ import { EventRecorder } from '../client/eventRecorder';
 import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { WorkQueue } from '../client/workQueue';
-import { controllerOf, controllerRef, isPodActive, isPodReady, podFromTemplate, podPhase, selectorMatches, specOf, statusOf, timestamp } from './controllerUtils';
+import { controllerOf, controllerRef, isPodActive, isPodReady, podFromTemplate, podPhase, selectorMatches, specOf, statusOf } from './controllerUtils';
 
 export const JOB_TRACKING_FINALIZER = 'batch.kubernetes.io/job-tracking';
 export const JOB_COMPLETION_INDEX_ANNOTATION = 'batch.kubernetes.io/job-completion-index';
@@ -43,15 +45,6 @@ export interface JobControllerOptions {
   clock?: Clock;
   workers?: number;
   recorder?: EventRecorder;
-}
-
-export interface JobCondition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-  lastProbeTime?: string;
-  lastTransitionTime?: string;
 }
 
 interface Expectations {
@@ -75,27 +68,18 @@ interface PolicyMatch {
 
 // ---------------------------------------------------------------- pure helpers
 
-function conditionsOf(job: KubeObject): JobCondition[] {
-  const conditions = statusOf(job).conditions;
-  return Array.isArray(conditions) ? conditions.filter(isRecord).map((condition) => condition as unknown as JobCondition) : [];
-}
-
-function findCondition(conditions: JobCondition[], type: string): JobCondition | undefined {
-  return conditions.find((condition) => condition.type === type);
-}
-
 /** upstream IsJobFinished: a Complete or Failed condition that is True. */
 export function isJobFinished(job: KubeObject): boolean {
   return conditionsOf(job).some((condition) => (condition.type === 'Complete' || condition.type === 'Failed') && condition.status === 'True');
 }
 
-function newCondition(type: string, status: string, reason: string, message: string, now: number): JobCondition {
-  const time = timestamp(new Date(now));
+function newCondition(type: string, status: string, reason: string, message: string, now: number): Condition {
+  const time = formatTime(now);
   return { type, status, lastProbeTime: time, lastTransitionTime: time, reason, message };
 }
 
-/** upstream ensureJobConditionStatus: appends or updates; never appends a False condition. */
-function ensureCondition(conditions: JobCondition[], type: string, status: string, reason: string, message: string, now: number): boolean {
+/** upstream ensureConditionStatus: appends or updates; never appends a False condition. */
+function ensureCondition(conditions: Condition[], type: string, status: string, reason: string, message: string, now: number): boolean {
   const index = conditions.findIndex((condition) => condition.type === type);
   if (index >= 0) {
     const current = conditions[index];
@@ -184,7 +168,7 @@ export function matchPodFailurePolicy(policy: unknown, pod: KubeObject): PolicyM
       const terminated = terminatedState(matching) ?? {};
       failJobMessage = `Container ${String(matching.name)} for pod ${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''} failed with exit code ${String(numberField(terminated.exitCode) ?? 0)} matching ${action} rule at index ${index}`;
     } else if (Array.isArray(rule.onPodConditions)) {
-      const conditions = Array.isArray(statusOf(pod).conditions) ? (statusOf(pod).conditions as unknown[]).filter(isRecord) : [];
+      const conditions = conditionsOf(pod);
       const requirements = rule.onPodConditions.filter(isRecord);
       const matching = conditions.find((condition) => requirements.some((requirement) => requirement.type === condition.type && (requirement.status ?? 'True') === condition.status));
       if (!matching) continue;
@@ -222,8 +206,7 @@ function finishedTime(pod: KubeObject): number {
     latest = latest === undefined ? at : Math.max(latest, at);
   }
   if (allTerminated && latest !== undefined) return latest;
-  const conditions = Array.isArray(statusOf(pod).conditions) ? (statusOf(pod).conditions as unknown[]).filter(isRecord) : [];
-  const ready = conditions.find((condition) => condition.type === 'Ready');
+  const ready = getCondition(pod, 'Ready');
   if (ready && ready.status === 'False' && typeof ready.lastTransitionTime === 'string') {
     const at = Date.parse(ready.lastTransitionTime);
     if (Number.isFinite(at)) return at;
@@ -343,7 +326,7 @@ interface SyncContext {
   failed: number;
   succeededIndexes: number[];
   previousSucceededIndexes: number[];
-  finishedCondition?: JobCondition;
+  finishedCondition?: Condition;
   backoff: BackoffRecord;
 }
 
@@ -517,7 +500,7 @@ export class JobController {
     const newFailedCounted = newFailed.filter((pod) => matchPodFailurePolicy(spec.podFailurePolicy, pod).countFailed);
     context.succeeded = (numberField(status.succeeded) ?? 0) + newSucceeded.length + context.uncountedSucceeded.size;
     context.failed = (numberField(status.failed) ?? 0) + newFailedCounted.length + context.uncountedFailed.size;
-    if (!status.startTime && !isSuspended(job)) status.startTime = timestamp(new Date(now));
+    if (!status.startTime && !isSuspended(job)) status.startTime = formatTime(now);
     context.backoff = nextBackoffRecord(context.backoff, newSucceeded, newFailed);
 
     const conditions = conditionsOf(job);
@@ -580,7 +563,7 @@ export class JobController {
         } else if (ensureCondition(conditions, 'Suspended', 'False', 'JobResumed', 'Job resumed', now)) {
           this.recorder.event(job, 'Normal', 'Resumed', 'Job resumed');
           // activeDeadlineSeconds counts continuous activity, so it restarts on resume.
-          status.startTime = timestamp(new Date(now));
+          status.startTime = formatTime(now);
         }
       }
     }
@@ -979,7 +962,7 @@ export class JobController {
     if (error) throw error;
   }
 
-  private recordFinished(job: KubeObject, condition: JobCondition): void {
+  private recordFinished(job: KubeObject, condition: Condition): void {
     if (condition.type === 'Complete') {
       const completions = numberField(specOf(job).completions);
       if (completions !== undefined && (numberField(statusOf(job).succeeded) ?? 0) > completions) {

@@ -29,7 +29,8 @@ import { mkdir, chmod, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
-import { parseQuantity, type Quantity } from '../../shared/kubernetes/quantity';
+import { compareQuantities, parseQuantity, zeroQuantity, type Quantity } from '../../shared/kubernetes/quantity';
+import { formatTime } from '../../shared/kubernetes/time';
 import type { ApiClient } from '../client/apiClient';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { objectKey } from '../client/informer';
@@ -38,7 +39,7 @@ import { WorkQueue } from '../client/workQueue';
 import { runWorkers } from '../client/controllerLoop';
 import { isAlreadyExists, isNotFound } from '../client/errors';
 import { EventRecorder } from '../client/eventRecorder';
-import { selectorMatches, specOf, statusOf, timestamp } from './controllerUtils';
+import { selectorMatches, specOf, statusOf } from './controllerUtils';
 
 export const LOCAL_PATH_PROVISIONER_NAME = 'kubedesk.io/local-path';
 export const DEFAULT_STORAGE_CLASS_NAME = 'standard';
@@ -94,13 +95,6 @@ function claimNamesOf(pod: KubeObject): string[] {
 function podIsFinished(pod: KubeObject): boolean {
   const phase = statusOf(pod).phase;
   return phase === 'Succeeded' || phase === 'Failed';
-}
-
-/** Negative, zero or positive as a is smaller than, equal to or larger than b. */
-function compareQuantities(a: Quantity, b: Quantity): number {
-  const left = a.numerator * b.denominator;
-  const right = b.numerator * a.denominator;
-  return left < right ? -1 : left > right ? 1 : 0;
 }
 
 function requestedStorage(claim: KubeObject): unknown {
@@ -305,7 +299,7 @@ export class LocalPathProvisioner {
 
   /** findMatchingVolume: a volume pre-bound to the claim, else the smallest available one that fits. */
   private findMatchingVolume(claim: KubeObject, className: string): KubeObject | undefined {
-    const request = parseQuantity(requestedStorage(claim) ?? '0') ?? { numerator: 0n, denominator: 1n };
+    const request = parseQuantity(requestedStorage(claim) ?? '0') ?? zeroQuantity();
     const wanted = stringList(specOf(claim).accessModes);
     const selector = specOf(claim).selector;
     let best: { volume: KubeObject; size: Quantity } | undefined;
@@ -583,7 +577,7 @@ export class LocalPathProvisioner {
   }
 
   private async setVolumePhase(volume: KubeObject, phase: string, message?: string): Promise<KubeObject> {
-    const status: Record<string, unknown> = { phase, lastPhaseTransitionTime: timestamp(new Date()) };
+    const status: Record<string, unknown> = { phase, lastPhaseTransitionTime: formatTime(new Date()) };
     status.message = message ?? null;
     return this.client.resource(resources.persistentvolumes).patchStatus(undefined, volume.metadata.name ?? '', { status }, 'merge');
   }

@@ -11,6 +11,9 @@
 // - events SuccessfulCreate/SuccessfulDelete/FailedCreate/FailedDelete with upstream messages.
 import type { KubeObject, OwnerReference } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { formatTime, parseTime } from '../../shared/kubernetes/time';
+import { findCondition, getCondition, removeCondition, statusConditions } from '../../shared/kubernetes/conditions';
+import { selectorIsEmpty } from '../../shared/kubernetes/labelSelector';
 import type { ApiClient } from '../client/apiClient';
 import { realClock, type Clock } from '../client/clock';
 import { runWorkers } from '../client/controllerLoop';
@@ -19,7 +22,7 @@ import { EventRecorder } from '../client/eventRecorder';
 import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { WorkQueue } from '../client/workQueue';
-import { controllerOf, isPodActive, isPodAvailable, isPodReady, numberOr, podFromTemplate, podPhase, selectorMatches, specOf, statusOf, timestamp } from './controllerUtils';
+import { controllerOf, isPodActive, isPodAvailable, isPodReady, numberOr, podFromTemplate, podPhase, selectorMatches, specOf, statusOf } from './controllerUtils';
 
 const REPLICA_SET_API_VERSION = 'apps/v1';
 const REPLICA_SET_KIND = 'ReplicaSet';
@@ -120,10 +123,7 @@ function nodeNameOf(pod: KubeObject): string {
 /** The Ready condition's lastTransitionTime of a ready pod, else undefined (upstream podReadyTime). */
 function podReadyTime(pod: KubeObject): number | undefined {
   if (!isPodReady(pod)) return undefined;
-  const conditions = Array.isArray(statusOf(pod).conditions) ? (statusOf(pod).conditions as unknown[]).filter(isRecord) : [];
-  const ready = conditions.find((condition) => condition.type === 'Ready');
-  const time = ready && typeof ready.lastTransitionTime === 'string' ? Date.parse(ready.lastTransitionTime) : NaN;
-  return Number.isFinite(time) ? time : undefined;
+  return parseTime(getCondition(pod, 'Ready')?.lastTransitionTime);
 }
 
 function creationTime(pod: KubeObject): number | undefined {
@@ -246,26 +246,6 @@ function templateLabelsOf(rs: KubeObject): Record<string, string> {
   return isRecord(metadata.labels) ? (metadata.labels as Record<string, string>) : {};
 }
 
-/** upstream GetPodReplicaSets skips sets with a nil or empty selector: those match nothing. */
-function selectorIsEmpty(selector: unknown): boolean {
-  if (!isRecord(selector)) return true;
-  const labels = isRecord(selector.matchLabels) ? Object.keys(selector.matchLabels).length : 0;
-  const expressions = Array.isArray(selector.matchExpressions) ? selector.matchExpressions.length : 0;
-  return labels + expressions === 0;
-}
-
-interface ReplicaSetCondition {
-  type: string;
-  status: string;
-  lastTransitionTime?: string;
-  reason?: string;
-  message?: string;
-}
-
-function conditionsOf(status: Record<string, unknown>): ReplicaSetCondition[] {
-  return Array.isArray(status.conditions) ? (status.conditions.filter(isRecord) as unknown as ReplicaSetCondition[]) : [];
-}
-
 /** upstream calculateStatus: counts over the active pods the set owns; a failed manageReplicas sets ReplicaFailure. */
 export function calculateReplicaSetStatus(rs: KubeObject, pods: KubeObject[], manageError: unknown, now: number): Record<string, unknown> {
   const status: Record<string, unknown> = structuredClone(statusOf(rs));
@@ -281,15 +261,15 @@ export function calculateReplicaSetStatus(rs: KubeObject, pods: KubeObject[], ma
       if (isPodAvailable(pod, minReadySecondsOf(rs), new Date(now))) available++;
     }
   }
-  const conditions = conditionsOf(status);
-  const failure = conditions.find((condition) => condition.type === 'ReplicaFailure');
+  const conditions = statusConditions(status);
+  const failure = findCondition(conditions, 'ReplicaFailure');
   if (manageError !== undefined && !failure) {
     const diff = pods.length - replicasOf(rs);
     const reason = diff < 0 ? 'FailedCreate' : diff > 0 ? 'FailedDelete' : '';
     const message = manageError instanceof Error ? manageError.message : String(manageError);
-    status.conditions = [...conditions, { type: 'ReplicaFailure', status: 'True', lastTransitionTime: timestamp(new Date(now)), reason, message }];
+    status.conditions = [...conditions, { type: 'ReplicaFailure', status: 'True', lastTransitionTime: formatTime(now), reason, message }];
   } else if (manageError === undefined && failure) {
-    const rest = conditions.filter((condition) => condition.type !== 'ReplicaFailure');
+    const rest = removeCondition(conditions, 'ReplicaFailure');
     if (rest.length > 0) status.conditions = rest;
     else delete status.conditions;
   }
@@ -381,7 +361,7 @@ export class ReplicaSetController {
     return rs && rs.metadata.uid === ref.uid ? rs : undefined;
   }
 
-  /** Sets in the pod's namespace whose selector matches it (upstream GetPodReplicaSets). */
+  /** Sets in the pod's namespace whose selector matches it (upstream GetPodReplicaSets, which skips empty selectors: they match nothing here). */
   private replicaSetsMatching(pod: KubeObject): KubeObject[] {
     return this.replicaSets
       .listByNamespace(pod.metadata.namespace ?? '')

@@ -2,6 +2,7 @@
 // (types.go). Objects come from informers as parsed JSON; every field is optional here and read
 // defensively, so a malformed object degrades to "no constraint" rather than a crash.
 import type { KubeObject } from '../../shared/kubernetes/types';
+import type { Condition } from '../../shared/kubernetes/conditions';
 
 export interface LabelSelectorRequirement {
   key: string;
@@ -105,15 +106,6 @@ export interface Container {
   restartPolicy?: string;
 }
 
-export interface PodCondition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-  lastProbeTime?: string | null;
-  lastTransitionTime?: string | null;
-}
-
 export interface PodSpec {
   nodeName?: string;
   nodeSelector?: Record<string, string>;
@@ -132,7 +124,7 @@ export interface PodSpec {
 
 export interface PodStatus {
   phase?: string;
-  conditions?: PodCondition[];
+  conditions?: Condition[];
   nominatedNodeName?: string;
 }
 
@@ -141,15 +133,9 @@ export interface Pod extends KubeObject {
   status?: PodStatus;
 }
 
-export interface NodeCondition {
-  type: string;
-  status: string;
-  reason?: string;
-}
-
 export interface Node extends KubeObject {
   spec?: { unschedulable?: boolean; taints?: Taint[] };
-  status?: { allocatable?: Record<string, unknown>; capacity?: Record<string, unknown>; conditions?: NodeCondition[] };
+  status?: { allocatable?: Record<string, unknown>; capacity?: Record<string, unknown>; conditions?: Condition[] };
 }
 
 /** `namespace/name`, the key the scheduler queue and cache use. */

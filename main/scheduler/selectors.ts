@@ -1,6 +1,5 @@
-// Matching helpers shared by the plugins, after upstream:
-// - metav1.LabelSelectorAsSelector (apimachinery/pkg/apis/meta/v1/helpers.go): a null selector
-//   matches nothing, an empty one everything; In/NotIn/Exists/DoesNotExist;
+// Matching helpers shared by the plugins, after upstream (label selectors themselves are
+// shared/kubernetes/labelSelector):
 // - component-helpers/scheduling/corev1/nodeaffinity: nodeSelector AND required node-affinity
 //   terms, terms OR-ed, expressions AND-ed, Gt/Lt on integers, matchFields on metadata.name;
 // - core/v1 helper ToleratesTaint: effect, key and Equal/Exists operators.
@@ -33,26 +32,6 @@ function requirementMatches(labels: Labels, key: string, operator: string, value
     default:
       return false;
   }
-}
-
-/** A LabelSelector against labels; null/undefined matches nothing, `{}` everything. */
-export function labelSelectorMatches(selector: LabelSelector | null | undefined, labels: Labels | undefined): boolean {
-  if (!selector) return false;
-  const values = labels ?? {};
-  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
-    if (values[key] !== value) return false;
-  }
-  for (const requirement of arrayOf(selector.matchExpressions)) {
-    // Gt/Lt are not label-selector operators; upstream rejects the selector, which then matches nothing.
-    if (!['In', 'NotIn', 'Exists', 'DoesNotExist'].includes(requirement.operator)) return false;
-    if (!requirementMatches(values, requirement.key, requirement.operator, requirement.values)) return false;
-  }
-  return true;
-}
-
-/** True when the selector has no requirement at all (matches everything). */
-export function labelSelectorIsEmpty(selector: LabelSelector | null | undefined): boolean {
-  return !!selector && Object.keys(selector.matchLabels ?? {}).length === 0 && arrayOf(selector.matchExpressions).length === 0;
 }
 
 /** A selector that also requires `key=value` for each listed key the pod carries (matchLabelKeys). */
