@@ -5,13 +5,13 @@
 // replenishment), and on a periodic full resync for the other `count/<resource>` names.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { canonicalQuantity, formatQuantity } from '../../shared/kubernetes/quantity';
 import type { ApiClient } from '../client/apiClient';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { resources, type GroupVersionResource } from '../client/resources';
 import { WorkQueue } from '../client/workQueue';
 import { runWorkers } from '../client/controllerLoop';
 import { isConflict, isNotFound } from '../client/errors';
-import { canonicalQuantity, formatAmount } from '../registry/resourceAmount';
 import { quotaHard, quotaUsed, resourceCountedBy } from '../registry/resourceQuotaUsage';
 
 const RESYNC_MS = 30_000;
@@ -116,7 +116,7 @@ export class ResourceQuotaController {
     const usedText: Record<string, string> = {};
     for (const name of Object.keys(hard)) {
       const amount = used.get(name);
-      if (amount) usedText[name] = formatAmount(amount);
+      if (amount) usedText[name] = formatQuantity(amount);
     }
     return { hard, used: usedText };
   }
