@@ -1,8 +1,12 @@
 // runWorkers: the worker loop of upstream sample-controller (processNextWorkItem): take a key,
 // reconcile it, forget its failures on success, requeue it with back-off on error. A NotFound error
-// means the object is gone, so there is nothing left to do for the key.
+// means the object is gone, so there is nothing left to do for the key. QueueController wraps it
+// with the queue, handlers, start and dispose every controller shares.
+import type { KubeObject } from '../../shared/kubernetes/types';
+import { realClock, type Clock } from './clock';
 import { isNotFound } from './errors';
-import type { WorkQueue } from './workQueue';
+import { objectKey, type Disposable, type Informer, type ResourceEventHandler } from './informer';
+import { WorkQueue } from './workQueue';
 
 export interface RunWorkersOptions<T> {
   /** Called for errors that lead to a requeue; defaults to console.warn. */
@@ -39,5 +43,72 @@ async function workerLoop<T>(queue: WorkQueue<T>, reconcile: (item: T) => Promis
     } finally {
       queue.done(item);
     }
+  }
+}
+
+export interface QueueControllerOptions {
+  /** The work queue's name, as upstream names it (`replicaset`, `endpoint_slice`…); it labels errors. */
+  name: string;
+  clock?: Clock;
+  /** Concurrent reconciles (upstream --concurrent-*-syncs). */
+  workers?: number;
+  /** Stop retrying a key after this many requeues. Default: never stop. */
+  maxRetries?: number;
+}
+
+/**
+ * The scaffolding every controller shares (upstream sample-controller's Controller and
+ * pkg/controller/controller_utils.go): a rate-limited work queue of keys, event handlers that only
+ * enqueue, `start()` running the workers and `dispose()` removing the handlers, draining the
+ * queue and flushing what the controller registered. A controller adds its informers' handlers
+ * with `handle` and writes only `reconcile(key)`.
+ */
+export abstract class QueueController {
+  protected readonly queue: WorkQueue<string>;
+  protected readonly clock: Clock;
+  private readonly workers: number;
+  private readonly maxRetries: number | undefined;
+  private readonly subscriptions: Disposable[] = [];
+  private readonly cleanups: (() => unknown)[] = [];
+  private running: Promise<void> | undefined;
+
+  constructor(options: QueueControllerOptions) {
+    this.clock = options.clock ?? realClock;
+    this.queue = new WorkQueue<string>({ name: options.name, clock: this.clock });
+    this.workers = options.workers ?? 1;
+    this.maxRetries = options.maxRetries;
+  }
+
+  /** Brings the state of one key to what its object asks for; level-triggered, so it may run any number of times. Throwing requeues the key with back-off. */
+  abstract reconcile(key: string): Promise<void>;
+
+  start(): void {
+    this.running = runWorkers(this.queue, (key) => this.reconcile(key), this.workers, { maxRetries: this.maxRetries });
+  }
+
+  async dispose(): Promise<void> {
+    for (const subscription of this.subscriptions.splice(0)) subscription.dispose();
+    this.queue.shutDown();
+    await this.running;
+    for (const cleanup of this.cleanups.splice(0)) await cleanup();
+  }
+
+  /** Registers event handlers on an informer for the controller's lifetime. */
+  protected handle<T extends KubeObject>(informer: Informer<T>, handler: ResourceEventHandler<T>): void {
+    this.subscriptions.push(informer.addEventHandler(handler));
+  }
+
+  /** The usual handler of the controller's own kind: every add, update and delete enqueues the object's key. */
+  protected enqueueChanges<T extends KubeObject>(informer: Informer<T>): void {
+    this.handle(informer, { onAdd: (object) => this.enqueue(object), onUpdate: (_old, object) => this.enqueue(object), onDelete: (object) => this.enqueue(object) });
+  }
+
+  protected enqueue(object: KubeObject): void {
+    this.queue.add(objectKey(object));
+  }
+
+  /** Runs `cleanup` at the end of dispose, after the last reconcile (e.g. flushing an EventRecorder). */
+  protected onDispose(cleanup: () => unknown): void {
+    this.cleanups.push(cleanup);
   }
 }

@@ -14,8 +14,7 @@ import { conditionsOf } from '../../shared/kubernetes/conditions';
 import type { ApiClient } from '../client/apiClient';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { runWorkers } from '../client/controllerLoop';
+import { QueueController } from '../client/controllerLoop';
 import { isConflict, isNotFound } from '../client/errors';
 
 export const KUBE_APISERVER_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client';
@@ -92,29 +91,17 @@ function conditionTypes(csr: KubeObject): Set<string> {
   return new Set(conditionsOf(csr).filter((condition) => condition.status === 'True').map((condition) => condition.type));
 }
 
-export class CertificateSigner {
-  private readonly queue = new WorkQueue<string>({ name: 'csrsigning' });
+export class CertificateSigner extends QueueController {
   private readonly requests: Informer;
-  private running: Promise<void> | undefined;
 
   constructor(
     private readonly client: ApiClient,
     factory: SharedInformerFactory,
     private readonly ca: CertificateAuthority,
   ) {
+    super({ name: 'csrsigning' });
     this.requests = factory.informerFor(resources.certificatesigningrequests);
-    const enqueue = (csr: KubeObject) => csr.metadata.name && this.queue.add(csr.metadata.name);
-    this.requests.onAdd(enqueue);
-    this.requests.onUpdate((_old, csr) => enqueue(csr));
-  }
-
-  start(): void {
-    this.running = runWorkers(this.queue, (name) => this.reconcile(name), 1);
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
+    this.handle(this.requests, { onAdd: (csr) => this.enqueue(csr), onUpdate: (_old, csr) => this.enqueue(csr) });
   }
 
   async reconcile(name: string): Promise<void> {

@@ -1,9 +1,12 @@
 // Helpers every workload controller needs, after upstream pkg/controller/controller_utils.go and
-// apimachinery's metav1 helpers: label-selector matching, controller references, pods from
-// templates, and pod readiness/availability.
+// apimachinery's metav1 helpers: ControllerExpectations, slow-start batches, label-selector
+// matching, controller references (and resolving them through an informer), pods from templates,
+// and pod readiness/availability.
 import { randomInt } from 'node:crypto';
 import type { KubeObject, OwnerReference } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { realClock, type Clock } from '../client/clock';
+import type { Informer } from '../client/informer';
 import { getCondition, isConditionTrue } from '../../shared/kubernetes/conditions';
 import { parseTime } from '../../shared/kubernetes/time';
 
@@ -18,6 +21,17 @@ export function controllerOf(obj: KubeObject): OwnerReference | undefined {
 export function isControlledBy(obj: KubeObject, owner: KubeObject): boolean {
   const ref = controllerOf(obj);
   return ref !== undefined && ref.uid === owner.metadata.uid;
+}
+
+/**
+ * upstream resolveControllerRef: the object of `kind` (in `group`) a controller reference points
+ * to, when the informer holds that very object (same uid); undefined otherwise.
+ */
+export function resolveControllerRef(informer: Informer, namespace: string | undefined, ref: OwnerReference, kind: string, group: string): KubeObject | undefined {
+  const slash = ref.apiVersion.indexOf('/');
+  if (ref.kind !== kind || (slash < 0 ? '' : ref.apiVersion.slice(0, slash)) !== group) return undefined;
+  const owner = informer.get(namespace, ref.name);
+  return owner && owner.metadata.uid === ref.uid ? owner : undefined;
 }
 
 /** metav1.NewControllerRef */
@@ -94,4 +108,108 @@ export function statusOf(obj: KubeObject): Record<string, unknown> {
 
 export function numberOr(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+}
+
+/** upstream SlowStartInitialBatchSize */
+export const SLOW_START_INITIAL_BATCH_SIZE = 1;
+
+/**
+ * upstream slowStartBatch: calls `action(0)` … `action(count - 1)` in batches of 1, 2, 4, … run
+ * concurrently; after a batch with a failure the remaining batches are skipped. Returns the
+ * successes and the first error.
+ */
+export async function slowStartBatch(count: number, initialBatchSize: number, action: (index: number) => Promise<unknown>): Promise<{ successes: number; error?: unknown }> {
+  let done = 0;
+  let successes = 0;
+  for (let batchSize = Math.min(count, initialBatchSize); batchSize > 0; batchSize = Math.min(2 * batchSize, count - done)) {
+    const first = done;
+    const results = await Promise.allSettled(Array.from({ length: batchSize }, (_unused, offset) => action(first + offset)));
+    const failures = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+    successes += batchSize - failures.length;
+    if (failures.length > 0) return { successes, error: failures[0].reason };
+    done += batchSize;
+  }
+  return { successes };
+}
+
+/** upstream ExpectationsTimeout: expectations older than this are ignored (a lost watch event must not stall a controller forever). */
+const EXPECTATIONS_TIMEOUT_MS = 5 * 60 * 1000;
+
+interface Expectation {
+  add: number;
+  del: number;
+  at: number;
+  /** Keys (`namespace/name`) of the pods deleted and not yet seen going (UIDTrackingControllerExpectations). */
+  deleting: Set<string>;
+}
+
+/**
+ * upstream ControllerExpectations with UIDTrackingControllerExpectations' deletions: what a
+ * controller expects its informer to report after it created or deleted pods. Until every expected
+ * create and delete has been observed (or the expectation is five minutes old), the controller
+ * must not act on its possibly stale cache again. Deletions are tracked per pod, so a pod seen
+ * twice (deletionTimestamp, then the delete) counts once.
+ */
+export class ControllerExpectations {
+  private readonly expectations = new Map<string, Expectation>();
+
+  constructor(private readonly clock: Clock = realClock) {}
+
+  /** True when nothing is pending for the controller (or what was pending is too old to trust). */
+  satisfied(controllerKey: string): boolean {
+    const expectation = this.expectations.get(controllerKey);
+    if (!expectation) return true;
+    if (expectation.add <= 0 && expectation.del <= 0) return true;
+    return this.clock.now() - expectation.at > EXPECTATIONS_TIMEOUT_MS;
+  }
+
+  /** SetExpectations: replaces what was expected. */
+  setExpectations(controllerKey: string, creations: number, deletedPodKeys: string[]): void {
+    this.expectations.set(controllerKey, { add: creations, del: deletedPodKeys.length, at: this.clock.now(), deleting: new Set(deletedPodKeys) });
+  }
+
+  expectCreations(controllerKey: string, count: number): void {
+    this.setExpectations(controllerKey, count, []);
+  }
+
+  expectDeletions(controllerKey: string, podKeys: string[]): void {
+    this.setExpectations(controllerKey, 0, podKeys);
+  }
+
+  /** RaiseExpectations: adds to what is still expected. */
+  raiseExpectations(controllerKey: string, creations: number, deletedPodKeys: string[]): void {
+    const current = this.expectations.get(controllerKey);
+    if (!current) {
+      this.setExpectations(controllerKey, creations, deletedPodKeys);
+      return;
+    }
+    current.add += creations;
+    for (const podKey of deletedPodKeys) {
+      if (current.deleting.has(podKey)) continue;
+      current.deleting.add(podKey);
+      current.del++;
+    }
+    current.at = this.clock.now();
+  }
+
+  creationObserved(controllerKey: string): void {
+    const expectation = this.expectations.get(controllerKey);
+    if (expectation) expectation.add--;
+  }
+
+  /** Counts a deletion once per pod, whether it is seen as a deletionTimestamp or as the final delete. */
+  deletionObserved(controllerKey: string, podKey: string): void {
+    const expectation = this.expectations.get(controllerKey);
+    if (expectation?.deleting.delete(podKey)) expectation.del--;
+  }
+
+  delete(controllerKey: string): void {
+    this.expectations.delete(controllerKey);
+  }
+
+  /** Pending creates and deletes, for tests and diagnostics. */
+  pending(controllerKey: string): { add: number; del: number } | undefined {
+    const expectation = this.expectations.get(controllerKey);
+    return expectation ? { add: expectation.add, del: expectation.del } : undefined;
+  }
 }

@@ -15,15 +15,14 @@ import type { KubeObject, OwnerReference } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import { formatTime } from '../../shared/kubernetes/time';
 import type { ApiClient } from '../client/apiClient';
-import { realClock, type Clock } from '../client/clock';
-import { runWorkers } from '../client/controllerLoop';
+import type { Clock } from '../client/clock';
 import { isAlreadyExists, isNotFound } from '../client/errors';
 import { EventRecorder } from '../client/eventRecorder';
-import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
+import { splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
 import { controllerOf, controllerRef, numberOr, specOf, statusOf } from './controllerUtils';
 import { formatRfc3339InZone, isKnownTimeZone, localTimeZone, parseCronSchedule, type CronSchedule } from './cronSchedule';
+import { QueueController } from '../client/controllerLoop';
 
 export const CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
 
@@ -106,38 +105,29 @@ export function mostRecentScheduleTime(cronJob: KubeObject, now: number, schedul
   return { earliest, mostRecent, missed };
 }
 
-export class CronJobController {
-  private readonly queue: WorkQueue<string>;
+export class CronJobController extends QueueController {
   private readonly cronJobs: Informer;
   private readonly jobs: Informer;
-  private readonly clock: Clock;
   private readonly recorder: EventRecorder;
-  private readonly workers: number;
   private readonly defaultTimeZone: string;
-  private running: Promise<void> | undefined;
 
   constructor(
     private readonly client: ApiClient,
     factory: SharedInformerFactory,
     options: CronJobControllerOptions = {},
   ) {
-    this.clock = options.clock ?? realClock;
-    this.workers = options.workers ?? 5;
+    super({ name: 'cronjob', clock: options.clock, workers: options.workers ?? 5 });
     this.defaultTimeZone = options.defaultTimeZone ?? localTimeZone();
     this.recorder = options.recorder ?? new EventRecorder(client, { component: 'cronjob-controller' }, this.clock);
-    this.queue = new WorkQueue<string>({ name: 'cronjob', clock: this.clock });
+    this.onDispose(() => this.recorder.flush());
     this.cronJobs = factory.informerFor(resources.cronjobs);
     this.jobs = factory.informerFor(resources.jobs);
-    this.cronJobs.addEventHandler({
-      onAdd: (cronJob) => this.queue.add(objectKey(cronJob)),
-      onUpdate: (_old, cronJob) => this.queue.add(objectKey(cronJob)),
-      onDelete: (cronJob) => this.queue.add(objectKey(cronJob)),
-    });
+    this.enqueueChanges(this.cronJobs);
     const byOwner = (job: KubeObject): void => {
       const ref = controllerOf(job);
       if (ref?.kind === 'CronJob' && ref.apiVersion === 'batch/v1' && job.metadata.namespace) this.queue.add(`${job.metadata.namespace}/${ref.name}`);
     };
-    this.jobs.addEventHandler({
+    this.handle(this.jobs, {
       onAdd: byOwner,
       onUpdate: (old, job) => {
         byOwner(old);
@@ -145,15 +135,6 @@ export class CronJobController {
       },
       onDelete: byOwner,
     });
-  }
-
-  start(): void {
-    this.running = runWorkers(this.queue, (key) => this.reconcile(key), this.workers);
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
   }
 
   /** For tests: resolves when every recorded event is written. */

@@ -17,12 +17,10 @@ import type { ApiClient, ResourceClient } from '../client/apiClient';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { objectKey, splitKey } from '../client/informer';
 import { resources } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { runWorkers } from '../client/controllerLoop';
 import { EventRecorder } from '../client/eventRecorder';
-import { realClock, type Clock } from '../client/clock';
+import type { Clock } from '../client/clock';
 import { isAlreadyExists, isNotFound } from '../client/errors';
-import { controllerOf, podPhase, selectorMatches, specOf, statusOf } from './controllerUtils';
+import { controllerOf, podPhase, resolveControllerRef, selectorMatches, specOf, statusOf } from './controllerUtils';
 import {
   POD_TEMPLATE_HASH_LABEL,
   REVISION_ANNOTATION,
@@ -69,6 +67,7 @@ import {
   totalStatus,
   type DeploymentStatus,
 } from './deploymentUtil';
+import { QueueController } from '../client/controllerLoop';
 
 export interface DeploymentControllerOptions {
   clock?: Clock;
@@ -78,52 +77,36 @@ export interface DeploymentControllerOptions {
 /** pods of the Deployment grouped by the uid of the ReplicaSet controlling them (upstream getPodMapForDeployment) */
 type PodMap = Map<string, KubeObject[]>;
 
-export class DeploymentController {
-  private readonly queue: WorkQueue<string>;
+export class DeploymentController extends QueueController {
   private readonly deployments: Informer;
   private readonly replicaSets: Informer;
   private readonly pods: Informer;
   private readonly recorder: EventRecorder;
-  private readonly clock: Clock;
-  private readonly workers: number;
-  private running: Promise<void> | undefined;
 
   constructor(
     private readonly client: ApiClient,
     factory: SharedInformerFactory,
     options: DeploymentControllerOptions = {},
   ) {
-    this.clock = options.clock ?? realClock;
-    this.workers = options.workers ?? 5;
-    this.queue = new WorkQueue<string>({ name: 'deployment', clock: this.clock });
+    super({ name: 'deployment', clock: options.clock, workers: options.workers ?? 5 });
     this.recorder = new EventRecorder(client, { component: 'deployment-controller' }, this.clock);
+    this.onDispose(() => this.recorder.flush());
     this.deployments = factory.informerFor(resources.deployments);
     this.replicaSets = factory.informerFor(resources.replicasets);
     this.pods = factory.informerFor(resources.pods);
 
-    const enqueue = (deployment: KubeObject) => this.queue.add(objectKey(deployment));
-    this.deployments.addEventHandler({ onAdd: enqueue, onUpdate: (_old, deployment) => enqueue(deployment), onDelete: enqueue });
-    this.replicaSets.addEventHandler({
+    this.enqueueChanges(this.deployments);
+    this.handle(this.replicaSets, {
       onAdd: (rs) => this.replicaSetChanged(undefined, rs),
       onUpdate: (old, rs) => this.replicaSetChanged(old, rs),
       onDelete: (rs) => this.enqueueController(rs),
     });
-    this.pods.addEventHandler({
+    this.handle(this.pods, {
       onUpdate: (old, pod) => {
         if (podPhase(old) !== podPhase(pod)) this.podGone(pod);
       },
       onDelete: (pod) => this.podGone(pod),
     });
-  }
-
-  start(): void {
-    this.running = runWorkers(this.queue, (key) => this.reconcile(key), this.workers);
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
-    await this.recorder.flush();
   }
 
   /** resolves when the events recorded so far are written (for tests) */
@@ -135,9 +118,8 @@ export class DeploymentController {
 
   private enqueueController(rs: KubeObject): void {
     const ref = controllerOf(rs);
-    if (!ref || ref.kind !== 'Deployment') return;
-    const deployment = this.deployments.get(rs.metadata.namespace, ref.name);
-    if (deployment && deployment.metadata.uid === ref.uid) this.queue.add(objectKey(deployment));
+    const deployment = ref ? resolveControllerRef(this.deployments, rs.metadata.namespace, ref, 'Deployment', 'apps') : undefined;
+    if (deployment) this.enqueue(deployment);
   }
 
   /** upstream addReplicaSet/updateReplicaSet: the owner, or for an orphan every Deployment that could adopt it. */

@@ -14,13 +14,12 @@ import { formatTime } from '../../shared/kubernetes/time';
 import { setCondition, statusConditions, type Condition } from '../../shared/kubernetes/conditions';
 import { formatLabelSelector } from '../../shared/kubernetes/labelSelector';
 import type { ApiClient } from '../client/apiClient';
-import { realClock, type Clock } from '../client/clock';
-import { runWorkers } from '../client/controllerLoop';
+import type { Clock } from '../client/clock';
 import { EventRecorder } from '../client/eventRecorder';
-import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
+import { splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
 import { controllerOf, isPodReady, numberOr, selectorMatches, specOf, statusOf } from './controllerUtils';
+import { QueueController } from '../client/controllerLoop';
 
 /** upstream DeletionTimeout: an evicted pod not deleted within this is counted again. */
 export const DELETION_TIMEOUT_MS = 2 * 60 * 1000;
@@ -124,38 +123,35 @@ export interface DisruptionControllerOptions {
   workers?: number;
 }
 
-export class DisruptionController {
-  private readonly queue: WorkQueue<string>;
+export class DisruptionController extends QueueController {
   private readonly budgets: Informer;
   private readonly pods: Informer;
   private readonly replicaSets: Informer;
   private readonly deployments: Informer;
   private readonly statefulSets: Informer;
   private readonly recorder: EventRecorder;
-  private readonly clock: Clock;
-  private running: Promise<void> | undefined;
 
   constructor(
     private readonly client: ApiClient,
     factory: SharedInformerFactory,
     private readonly options: DisruptionControllerOptions = {},
   ) {
-    this.clock = options.clock ?? realClock;
-    this.queue = new WorkQueue<string>({ name: 'disruption', clock: this.clock });
+    super({ name: 'disruption', clock: options.clock, workers: options.workers ?? 2 });
     this.recorder = new EventRecorder(client, { component: 'controllermanager' }, this.clock);
+    this.onDispose(() => this.recorder.flush());
     this.budgets = factory.informerFor(resources.poddisruptionbudgets);
     this.pods = factory.informerFor(resources.pods);
     this.replicaSets = factory.informerFor(resources.replicasets);
     this.deployments = factory.informerFor(resources.deployments);
     this.statefulSets = factory.informerFor(resources.statefulsets);
-    const enqueue = (budget: KubeObject) => this.queue.add(objectKey(budget));
-    this.budgets.addEventHandler({ onAdd: enqueue, onUpdate: (_old, budget) => enqueue(budget) });
+    const enqueue = (budget: KubeObject) => this.enqueue(budget);
+    this.handle(this.budgets, { onAdd: enqueue, onUpdate: (_old, budget) => enqueue(budget) });
     const enqueueForPod = (pod: KubeObject) => {
       for (const budget of this.budgets.listByNamespace(pod.metadata.namespace ?? '')) {
         if (selectorMatches(specOf(budget).selector, pod.metadata.labels)) enqueue(budget);
       }
     };
-    this.pods.addEventHandler({
+    this.handle(this.pods, {
       onAdd: enqueueForPod,
       onUpdate: (old, pod) => {
         enqueueForPod(old);
@@ -168,17 +164,7 @@ export class DisruptionController {
       if (specOf(_old).replicas === specOf(controller).replicas) return;
       for (const budget of this.budgets.listByNamespace(controller.metadata.namespace ?? '')) enqueue(budget);
     };
-    for (const informer of [this.replicaSets, this.deployments, this.statefulSets]) informer.onUpdate(enqueueNamespace);
-  }
-
-  start(): void {
-    this.running = runWorkers(this.queue, (key) => this.reconcile(key), this.options.workers ?? 2);
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
-    await this.recorder.flush();
+    for (const informer of [this.replicaSets, this.deployments, this.statefulSets]) this.handle(informer, { onUpdate: enqueueNamespace });
   }
 
   /**

@@ -10,12 +10,10 @@ import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import { formatTime } from '../../shared/kubernetes/time';
 import type { ApiClient } from '../client/apiClient';
-import { realClock, type Clock } from '../client/clock';
-import { runWorkers } from '../client/controllerLoop';
+import type { Clock } from '../client/clock';
 import { isForbidden, isNotFound } from '../client/errors';
-import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
+import { splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
 import { isPodReady, specOf } from './controllerUtils';
 import {
   canonicalJson,
@@ -31,6 +29,7 @@ import {
   shouldPodBeInEndpoints,
   shouldSetHostname,
 } from './endpointsController';
+import { QueueController } from '../client/controllerLoop';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 export const SLICE_MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
@@ -137,14 +136,11 @@ export interface EndpointSliceControllerOptions {
   maxEndpointsPerSlice?: number;
 }
 
-export class EndpointSliceController {
-  private readonly queue: WorkQueue<string>;
+export class EndpointSliceController extends QueueController {
   private readonly services: Informer;
   private readonly pods: Informer;
   private readonly nodes: Informer;
   private readonly slices: Informer;
-  private readonly clock: Clock;
-  private running: Promise<void> | undefined;
   /** Slices created but not yet seen by the informer, per service key (upstream's slice tracker). */
   private readonly pendingCreates = new Map<string, Map<string, number>>();
 
@@ -153,8 +149,7 @@ export class EndpointSliceController {
     factory: SharedInformerFactory,
     private readonly options: EndpointSliceControllerOptions = {},
   ) {
-    this.clock = options.clock ?? realClock;
-    this.queue = new WorkQueue<string>({ name: 'endpoint_slice', clock: this.clock });
+    super({ name: 'endpoint_slice', clock: options.clock, workers: options.workers ?? 2, maxRetries: 15 });
     this.services = factory.informerFor(resources.services);
     this.pods = factory.informerFor(resources.pods);
     this.nodes = factory.informerFor(resources.nodes);
@@ -167,12 +162,11 @@ export class EndpointSliceController {
     } catch {
       // A second controller instance on the same factory (tests) reuses the index.
     }
-    const enqueue = (object: KubeObject) => this.queue.add(objectKey(object));
-    this.services.addEventHandler({ onAdd: enqueue, onUpdate: (_old, service) => enqueue(service), onDelete: enqueue });
+    this.enqueueChanges(this.services);
     const enqueuePodServices = (pod: KubeObject) => {
       for (const key of serviceKeysForPod(this.services.listByNamespace(pod.metadata.namespace ?? ''), pod)) this.queue.add(key);
     };
-    this.pods.addEventHandler({
+    this.handle(this.pods, {
       onAdd: enqueuePodServices,
       onUpdate: (old, pod) => {
         enqueuePodServices(old);
@@ -185,16 +179,7 @@ export class EndpointSliceController {
       if (labels[SLICE_MANAGED_BY_LABEL] === SLICE_CONTROLLER_NAME && labels[SERVICE_NAME_LABEL]) this.queue.add(`${slice.metadata.namespace ?? ''}/${labels[SERVICE_NAME_LABEL]}`);
     };
     // Slices changed or removed by someone else are put back; leftovers of deleted services are removed.
-    this.slices.addEventHandler({ onAdd: enqueueSliceService, onUpdate: (_old, slice) => enqueueSliceService(slice), onDelete: enqueueSliceService });
-  }
-
-  start(): void {
-    this.running = runWorkers(this.queue, (key) => this.reconcile(key), this.options.workers ?? 2, { maxRetries: 15 });
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
+    this.handle(this.slices, { onAdd: enqueueSliceService, onUpdate: (_old, slice) => enqueueSliceService(slice), onDelete: enqueueSliceService });
   }
 
   async reconcile(key: string): Promise<void> {

@@ -11,14 +11,13 @@ import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import { formatTime } from '../../shared/kubernetes/time';
 import type { ApiClient } from '../client/apiClient';
-import { realClock, type Clock } from '../client/clock';
-import { runWorkers } from '../client/controllerLoop';
+import type { Clock } from '../client/clock';
 import { isAlreadyExists, isForbidden, isNotFound } from '../client/errors';
 import { EventRecorder } from '../client/eventRecorder';
 import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
 import { isPodReady, podPhase, specOf, statusOf } from './controllerUtils';
+import { QueueController } from '../client/controllerLoop';
 
 export const ENDPOINTS_MANAGED_BY_LABEL = 'endpoints.kubernetes.io/managed-by';
 export const ENDPOINTS_CONTROLLER_NAME = 'endpoint-controller';
@@ -265,32 +264,28 @@ export interface EndpointsControllerOptions {
   workers?: number;
 }
 
-export class EndpointsController {
-  private readonly queue: WorkQueue<string>;
+export class EndpointsController extends QueueController {
   private readonly services: Informer;
   private readonly pods: Informer;
   private readonly endpoints: Informer;
   private readonly recorder: EventRecorder;
-  private readonly clock: Clock;
-  private running: Promise<void> | undefined;
 
   constructor(
     private readonly client: ApiClient,
     factory: SharedInformerFactory,
     private readonly options: EndpointsControllerOptions = {},
   ) {
-    this.clock = options.clock ?? realClock;
-    this.queue = new WorkQueue<string>({ name: 'endpoint', clock: this.clock });
+    super({ name: 'endpoint', clock: options.clock, workers: options.workers ?? 2, maxRetries: MAX_RETRIES });
     this.recorder = new EventRecorder(client, { component: ENDPOINTS_CONTROLLER_NAME }, this.clock);
+    this.onDispose(() => this.recorder.flush());
     this.services = factory.informerFor(resources.services);
     this.pods = factory.informerFor(resources.pods);
     this.endpoints = factory.informerFor(resources.endpoints);
-    const enqueue = (object: KubeObject) => this.queue.add(objectKey(object));
-    this.services.addEventHandler({ onAdd: enqueue, onUpdate: (_old, service) => enqueue(service), onDelete: enqueue });
+    this.enqueueChanges(this.services);
     const enqueuePodServices = (pod: KubeObject) => {
       for (const key of serviceKeysForPod(this.services.listByNamespace(pod.metadata.namespace ?? ''), pod)) this.queue.add(key);
     };
-    this.pods.addEventHandler({
+    this.handle(this.pods, {
       onAdd: enqueuePodServices,
       onUpdate: (old, pod) => {
         enqueuePodServices(old);
@@ -298,23 +293,13 @@ export class EndpointsController {
       },
       onDelete: enqueuePodServices,
     });
-    this.endpoints.addEventHandler({
+    this.handle(this.endpoints, {
       // Upstream checkLeftoverEndpoints: managed Endpoints whose Service vanished while we were down.
       onAdd: (endpoints) => {
-        if (endpoints.metadata.labels?.[ENDPOINTS_MANAGED_BY_LABEL] === ENDPOINTS_CONTROLLER_NAME) enqueue(endpoints);
+        if (endpoints.metadata.labels?.[ENDPOINTS_MANAGED_BY_LABEL] === ENDPOINTS_CONTROLLER_NAME) this.enqueue(endpoints);
       },
-      onDelete: enqueue,
+      onDelete: (endpoints) => this.enqueue(endpoints),
     });
-  }
-
-  start(): void {
-    this.running = runWorkers(this.queue, (key) => this.reconcile(key), this.options.workers ?? 2, { maxRetries: MAX_RETRIES });
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
-    await this.recorder.flush();
   }
 
   async reconcile(key: string): Promise<void> {

@@ -14,17 +14,16 @@ import { getCondition, setCondition, statusConditions, type Condition } from '..
 import { parseGoDuration as parseDuration } from '../../shared/kubernetes/duration';
 import { formatMilliQuantity, milliValue, parseQuantity } from '../../shared/kubernetes/quantity';
 import { formatTime, parseTime } from '../../shared/kubernetes/time';
+import { QueueController } from '../client/controllerLoop';
 
 
 export { formatMilliQuantity };
 import type { ApiClient } from '../client/apiClient';
-import { realClock, type Clock } from '../client/clock';
-import { runWorkers } from '../client/controllerLoop';
+import type { Clock } from '../client/clock';
 import { EventRecorder } from '../client/eventRecorder';
 import type { Informer, SharedInformerFactory } from '../client/informer';
-import { objectKey, splitKey } from '../client/informer';
+import { splitKey } from '../client/informer';
 import { resources, type GroupVersionResource } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
 import { numberOr, podPhase, specOf, statusOf } from './controllerUtils';
 
 export const horizontalPodAutoscalers: GroupVersionResource = { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers', namespaced: true, kind: 'HorizontalPodAutoscaler' };
@@ -501,51 +500,38 @@ function serializedStatus(status: WorkingStatus): Record<string, unknown> {
   return result;
 }
 
-export class HorizontalPodAutoscalerController {
-  private readonly clock: Clock;
-  private readonly queue: WorkQueue<string>;
+export class HorizontalPodAutoscalerController extends QueueController {
   private readonly recorder: EventRecorder;
   private readonly autoscalers: Informer;
   private readonly resyncPeriodMs: number;
   private readonly downscaleWindowMs: number;
   private readonly tolerance: number;
-  private readonly workers: number;
   private readonly log: (message: string) => void;
   private readonly recommendations = new Map<string, Recommendation[]>();
   private readonly scaleUpEvents = new Map<string, ScaleEvent[]>();
   private readonly scaleDownEvents = new Map<string, ScaleEvent[]>();
-  private running: Promise<void> | undefined;
 
   constructor(
     private readonly client: ApiClient,
     factory: SharedInformerFactory,
     options: HorizontalPodAutoscalerControllerOptions = {},
   ) {
-    this.clock = options.clock ?? realClock;
-    this.queue = new WorkQueue<string>({ name: 'horizontal-pod-autoscaler', clock: this.clock });
+    super({ name: 'horizontal-pod-autoscaler', clock: options.clock, workers: options.workers ?? 5 });
     this.recorder = options.recorder ?? new EventRecorder(client, { component: 'horizontal-pod-autoscaler' }, this.clock);
     this.resyncPeriodMs = options.resyncPeriodMs ?? RESYNC_PERIOD_MS;
     this.downscaleWindowMs = options.downscaleStabilizationWindowMs ?? DOWNSCALE_STABILIZATION_WINDOW_MS;
     this.tolerance = options.tolerance ?? TOLERANCE;
-    this.workers = options.workers ?? 5;
     this.log = options.log ?? ((message) => console.warn(message));
     this.autoscalers = factory.informerFor(horizontalPodAutoscalers);
-    this.autoscalers.onAdd((hpa) => this.queue.add(objectKey(hpa)));
     // Status writes come back as updates; only a changed spec is worth an early round, the
     // periodic resync covers the rest (upstream queues every HPA at the sync period).
-    this.autoscalers.onUpdate((old, hpa) => {
-      if (old.metadata.generation !== hpa.metadata.generation || JSON.stringify(old.spec) !== JSON.stringify(hpa.spec)) this.queue.add(objectKey(hpa));
+    this.handle(this.autoscalers, {
+      onAdd: (hpa) => this.enqueue(hpa),
+      onUpdate: (old, hpa) => {
+        if (old.metadata.generation !== hpa.metadata.generation || JSON.stringify(old.spec) !== JSON.stringify(hpa.spec)) this.enqueue(hpa);
+      },
+      onDelete: (hpa) => this.enqueue(hpa),
     });
-    this.autoscalers.onDelete((hpa) => this.queue.add(objectKey(hpa)));
-  }
-
-  start(): void {
-    this.running = runWorkers(this.queue, (key) => this.reconcile(key), this.workers);
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
   }
 
   /** One round for one HPA; always schedules the next round while the HPA exists. */

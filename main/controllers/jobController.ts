@@ -19,14 +19,13 @@ import { isRecord } from '../../shared/kubernetes/types';
 import { formatTime } from '../../shared/kubernetes/time';
 import { conditionsOf, findCondition, getCondition, type Condition } from '../../shared/kubernetes/conditions';
 import type { ApiClient } from '../client/apiClient';
-import { realClock, type Clock } from '../client/clock';
-import { runWorkers } from '../client/controllerLoop';
+import type { Clock } from '../client/clock';
 import { isConflict, isInvalid, isNotFound } from '../client/errors';
 import { EventRecorder } from '../client/eventRecorder';
 import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { controllerOf, controllerRef, isPodActive, isPodReady, podFromTemplate, podPhase, selectorMatches, specOf, statusOf } from './controllerUtils';
+import { ControllerExpectations, controllerOf, controllerRef, isPodActive, isPodReady, podFromTemplate, podPhase, selectorMatches, SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch, specOf, statusOf } from './controllerUtils';
+import { QueueController } from '../client/controllerLoop';
 
 export const JOB_TRACKING_FINALIZER = 'batch.kubernetes.io/job-tracking';
 export const JOB_COMPLETION_INDEX_ANNOTATION = 'batch.kubernetes.io/job-completion-index';
@@ -39,18 +38,11 @@ export const MAX_POD_FAILURE_BACKOFF_MS = 360_000;
 const MAX_UNCOUNTED_PODS = 500;
 const MAX_POD_CREATE_DELETE_PER_SYNC = 500;
 /** upstream ExpectationsTimeout: a lost watch event must not stall a Job forever. */
-const EXPECTATIONS_TIMEOUT_MS = 5 * 60_000;
 
 export interface JobControllerOptions {
   clock?: Clock;
   workers?: number;
   recorder?: EventRecorder;
-}
-
-interface Expectations {
-  adds: number;
-  deletes: number;
-  at: number;
 }
 
 interface BackoffRecord {
@@ -330,43 +322,35 @@ interface SyncContext {
   backoff: BackoffRecord;
 }
 
-export class JobController {
-  private readonly queue: WorkQueue<string>;
+export class JobController extends QueueController {
   private readonly jobs: Informer;
   private readonly pods: Informer;
-  private readonly clock: Clock;
   private readonly recorder: EventRecorder;
-  private readonly workers: number;
-  private readonly expectations = new Map<string, Expectations>();
+  private readonly expectations: ControllerExpectations;
   private readonly finalizerRemovals = new Map<string, Set<string>>();
   private readonly backoffRecords = new Map<string, BackoffRecord>();
-  private running: Promise<void> | undefined;
 
   constructor(
     private readonly client: ApiClient,
     factory: SharedInformerFactory,
     options: JobControllerOptions = {},
   ) {
-    this.clock = options.clock ?? realClock;
-    this.workers = options.workers ?? 5;
+    super({ name: 'job', clock: options.clock, workers: options.workers ?? 5 });
+    this.expectations = new ControllerExpectations(this.clock);
     this.recorder = options.recorder ?? new EventRecorder(client, { component: 'job-controller' }, this.clock);
-    this.queue = new WorkQueue<string>({ name: 'job', clock: this.clock });
+    this.onDispose(() => this.recorder.flush());
     this.jobs = factory.informerFor(resources.jobs);
     this.pods = factory.informerFor(resources.pods);
-    this.jobs.addEventHandler({
-      onAdd: (job) => this.queue.add(objectKey(job)),
-      onUpdate: (_old, job) => this.queue.add(objectKey(job)),
-      onDelete: (job) => this.queue.add(objectKey(job)),
-    });
-    this.pods.addEventHandler({
+    this.enqueueChanges(this.jobs);
+    this.handle(this.pods, {
       onAdd: (pod) => {
         const key = this.jobKeyOf(pod);
-        if (key) this.observe(key, 'adds');
+        if (key) this.expectations.creationObserved(key);
         this.enqueueForPod(pod);
       },
       onUpdate: (old, pod) => {
         const key = this.jobKeyOf(pod);
-        if (key && !old.metadata.deletionTimestamp && pod.metadata.deletionTimestamp) this.observe(key, 'deletes');
+        if (key && !old.metadata.deletionTimestamp && pod.metadata.deletionTimestamp) this.expectations.deletionObserved(key, objectKey(pod));
         if (key && hasTrackingFinalizer(old) && !hasTrackingFinalizer(pod)) this.finalizerRemovals.get(key)?.delete(pod.metadata.uid ?? '');
         const oldKey = this.jobKeyOf(old);
         if (oldKey && oldKey !== key) this.queue.add(oldKey);
@@ -375,21 +359,12 @@ export class JobController {
       onDelete: (pod) => {
         const key = this.jobKeyOf(pod);
         if (key) {
-          if (!pod.metadata.deletionTimestamp) this.observe(key, 'deletes');
+          this.expectations.deletionObserved(key, objectKey(pod));
           this.finalizerRemovals.get(key)?.delete(pod.metadata.uid ?? '');
         }
         this.enqueueForPod(pod);
       },
     });
-  }
-
-  start(): void {
-    this.running = runWorkers(this.queue, (key) => this.reconcile(key), this.workers);
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
   }
 
   /** For tests: resolves when every recorded event is written. */
@@ -414,28 +389,6 @@ export class JobController {
     for (const job of this.jobs.listByNamespace(pod.metadata.namespace)) {
       if (selectorMatches(specOf(job).selector, pod.metadata.labels)) this.queue.add(objectKey(job));
     }
-  }
-
-  // ---- expectations (upstream controller.ControllerExpectations)
-
-  private expect(key: string, adds: number, deletes: number): void {
-    const current = this.expectations.get(key);
-    this.expectations.set(key, { adds: (current?.adds ?? 0) + adds, deletes: (current?.deletes ?? 0) + deletes, at: this.clock.now() });
-  }
-
-  private observe(key: string, kind: 'adds' | 'deletes'): void {
-    const current = this.expectations.get(key);
-    if (current && current[kind] > 0) current[kind] -= 1;
-  }
-
-  private satisfied(key: string): boolean {
-    const current = this.expectations.get(key);
-    if (!current) return true;
-    if ((current.adds <= 0 && current.deletes <= 0) || this.clock.now() - current.at > EXPECTATIONS_TIMEOUT_MS) {
-      this.expectations.delete(key);
-      return true;
-    }
-    return false;
   }
 
   private expectedRemovals(key: string): Set<string> {
@@ -472,7 +425,7 @@ export class JobController {
     const status = statusOf(job);
     job.status = status;
     const uncounted = isRecord(status.uncountedTerminatedPods) ? status.uncountedTerminatedPods : {};
-    const satisfiedExpectations = this.satisfied(key);
+    const satisfiedExpectations = this.expectations.satisfied(key);
     const pods = await this.claimPods(job);
     const activePods = pods.filter(isPodActive);
     const now = this.clock.now();
@@ -709,31 +662,17 @@ export class JobController {
     templateMeta.finalizers = finalizers;
     if (isIndexed(job) && isRecord(template.spec)) addCompletionIndexEnv(template.spec);
 
-    this.expect(key, diff, 0);
-    let remainingToCreate = diff;
-    let firstError: unknown;
-    // Slow start (upstream SlowStartInitialBatchSize = 1): one failure stops the rest of the burst.
-    for (let batch = Math.min(remainingToCreate, 1); remainingToCreate > 0; batch = Math.min(2 * batch, remainingToCreate)) {
-      const batchIndexes = indexes.splice(0, batch);
-      const results = await Promise.all(Array.from({ length: batch }, (_unused, i) => this.createPod(job, template, isIndexed(job) ? batchIndexes[i] : undefined)));
-      const failures = results.filter((result) => result !== undefined);
-      for (const failure of failures) {
-        this.observe(key, 'adds');
-        firstError ??= failure;
-      }
-      active += batch - failures.length;
-      remainingToCreate -= batch;
-      if (failures.length > 0) {
-        for (let i = 0; i < remainingToCreate; i++) this.observe(key, 'adds');
-        break;
-      }
-    }
-    if (firstError) throw firstError;
+    this.expectations.raiseExpectations(key, diff, []);
+    // Slow start: one failure stops the rest of the burst.
+    const { successes, error } = await slowStartBatch(diff, SLOW_START_INITIAL_BATCH_SIZE, (index) => this.createPod(job, template, isIndexed(job) ? indexes[index] : undefined));
+    // Pods that failed or were never attempted will not be observed.
+    for (let missing = diff - successes; missing > 0; missing--) this.expectations.creationObserved(key);
+    active += successes;
+    if (error !== undefined) throw error;
     return active;
   }
 
-  /** Creates one pod; returns the error instead of throwing so a batch can be counted. */
-  private async createPod(job: KubeObject, template: Record<string, unknown>, index: number | undefined): Promise<unknown> {
+  private async createPod(job: KubeObject, template: Record<string, unknown>, index: number | undefined): Promise<void> {
     const jobName = job.metadata.name ?? '';
     let source = template;
     let prefix = jobName;
@@ -749,12 +688,11 @@ export class JobController {
     try {
       const created = await this.client.resource(resources.pods).create(pod);
       this.recorder.event(job, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name ?? ''}`);
-      return undefined;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       // A terminating namespace refuses every create; that is not worth an event per pod.
       if (!/because it is being terminated/.test(message)) this.recorder.event(job, 'Warning', 'FailedCreate', `Error creating: ${message}`);
-      return error;
+      throw error;
     }
   }
 
@@ -799,7 +737,7 @@ export class JobController {
     let deletedReady = 0;
     let firstError: unknown;
     if (pods.length === 0) return { deleted, deletedReady };
-    this.expect(key, 0, pods.length);
+    this.expectations.raiseExpectations(key, 0, pods.map(objectKey));
     await Promise.all(
       pods.map(async (pod) => {
         try {
@@ -809,7 +747,7 @@ export class JobController {
           deleted++;
           if (isPodReady(pod)) deletedReady++;
         } catch (error) {
-          this.observe(key, 'deletes');
+          this.expectations.deletionObserved(key, objectKey(pod));
           if (isNotFound(error)) {
             deleted++;
             return;

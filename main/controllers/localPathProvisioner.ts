@@ -35,11 +35,10 @@ import type { ApiClient } from '../client/apiClient';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { objectKey } from '../client/informer';
 import { resources, type GroupVersionResource } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { runWorkers } from '../client/controllerLoop';
 import { isAlreadyExists, isNotFound } from '../client/errors';
 import { EventRecorder } from '../client/eventRecorder';
 import { selectorMatches, specOf, statusOf } from './controllerUtils';
+import { QueueController } from '../client/controllerLoop';
 
 export const LOCAL_PATH_PROVISIONER_NAME = 'kubedesk.io/local-path';
 export const DEFAULT_STORAGE_CLASS_NAME = 'standard';
@@ -144,29 +143,29 @@ function refersTo(ref: Record<string, unknown>, claim: KubeObject): boolean {
   return ref.uid === undefined || ref.uid === '' || ref.uid === claim.metadata.uid;
 }
 
-export class LocalPathProvisioner {
-  private readonly queue = new WorkQueue<string>({ name: 'local-path-provisioner' });
+export class LocalPathProvisioner extends QueueController {
   private readonly claims: Informer;
   private readonly volumes: Informer;
   private readonly classes: Informer;
   private readonly pods: Informer;
   private readonly recorder: EventRecorder;
   private readonly className: string;
-  private running: Promise<void> | undefined;
 
   constructor(
     private readonly client: ApiClient,
     factory: SharedInformerFactory,
     private readonly options: LocalPathProvisionerOptions,
   ) {
+    super({ name: 'local-path-provisioner' });
     this.className = options.storageClassName ?? DEFAULT_STORAGE_CLASS_NAME;
     this.recorder = options.recorder ?? new EventRecorder(client, { component: 'persistentvolume-controller' });
+    this.onDispose(() => this.recorder.flush());
     this.claims = factory.informerFor(resources.persistentvolumeclaims);
     this.volumes = factory.informerFor(resources.persistentvolumes);
     this.classes = factory.informerFor(storageClassesResource);
     this.pods = factory.informerFor(resources.pods);
     const enqueueClaim = (claim: KubeObject) => this.queue.add(claimPrefix + objectKey(claim));
-    this.claims.addEventHandler({
+    this.handle(this.claims, {
       onAdd: enqueueClaim,
       onUpdate: (_old, claim) => enqueueClaim(claim),
       onDelete: (claim) => {
@@ -180,7 +179,7 @@ export class LocalPathProvisioner {
       if (ref) this.queue.add(`${claimPrefix}${text(ref.namespace)}/${text(ref.name)}`);
       else this.enqueueUnboundClaims();
     };
-    this.volumes.addEventHandler({
+    this.handle(this.volumes, {
       onAdd: onVolume,
       onUpdate: (_old, volume) => onVolume(volume),
       onDelete: (volume) => {
@@ -188,12 +187,12 @@ export class LocalPathProvisioner {
         if (ref) this.queue.add(`${claimPrefix}${text(ref.namespace)}/${text(ref.name)}`);
       },
     });
-    this.classes.addEventHandler({ onAdd: () => this.enqueueUnboundClaims(), onUpdate: () => this.enqueueUnboundClaims() });
+    this.handle(this.classes, { onAdd: () => this.enqueueUnboundClaims(), onUpdate: () => this.enqueueUnboundClaims() });
     // A finished or deleted pod may release a claim waiting on its protection finalizer.
     const enqueueClaimsOf = (pod: KubeObject) => {
       for (const name of claimNamesOf(pod)) this.queue.add(`${claimPrefix}${pod.metadata.namespace ?? ''}/${name}`);
     };
-    this.pods.addEventHandler({
+    this.handle(this.pods, {
       onUpdate: (old, pod) => {
         if (podIsFinished(pod) && !podIsFinished(old)) enqueueClaimsOf(pod);
       },
@@ -201,16 +200,10 @@ export class LocalPathProvisioner {
     });
   }
 
-  start(): void {
+  override start(): void {
     this.queue.add(defaultClassKey);
     this.queue.add(orphanKey);
-    this.running = runWorkers(this.queue, (key) => this.reconcile(key), 1);
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
-    await this.recorder.flush();
+    super.start();
   }
 
   /** The host directory of a volume. */

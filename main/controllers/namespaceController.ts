@@ -8,39 +8,27 @@ import { isRecord } from '../../shared/kubernetes/types';
 import type { ApiClient } from '../client/apiClient';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { resources, type GroupVersionResource } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { runWorkers } from '../client/controllerLoop';
+import { QueueController } from '../client/controllerLoop';
 import { isNotFound } from '../client/errors';
 
 const FINALIZER = 'kubernetes';
 const RECHECK_MS = 1000;
 const DISCOVERY_TTL_MS = 10_000;
 
-export class NamespaceController {
-  private readonly queue = new WorkQueue<string>({ name: 'namespace' });
+export class NamespaceController extends QueueController {
   private readonly namespaces: Informer;
   private discovered: { at: number; resources: GroupVersionResource[] } | undefined;
-  private running: Promise<void> | undefined;
 
   constructor(
     private readonly client: ApiClient,
     factory: SharedInformerFactory,
   ) {
+    super({ name: 'namespace', workers: 2 });
     this.namespaces = factory.informerFor(resources.namespaces);
     const enqueue = (ns: KubeObject) => {
       if (ns.metadata.deletionTimestamp && ns.metadata.name) this.queue.add(ns.metadata.name);
     };
-    this.namespaces.onAdd(enqueue);
-    this.namespaces.onUpdate((_old, ns) => enqueue(ns));
-  }
-
-  start(): void {
-    this.running = runWorkers(this.queue, (name) => this.reconcile(name), 2);
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
+    this.handle(this.namespaces, { onAdd: enqueue, onUpdate: (_old, ns) => enqueue(ns) });
   }
 
   async reconcile(name: string): Promise<void> {

@@ -8,7 +8,8 @@ import { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import type { Transport, TransportRequest, TransportResponse, WatchHandle } from '../client/transport';
 import type { WatchEvent } from '../../shared/kubernetes/types';
-import { calculateReplicaSetStatus, ControllerExpectations, podsToDelete, ReplicaSetController, slowStartBatch } from './replicaSetController';
+import { ControllerExpectations, slowStartBatch } from './controllerUtils';
+import { calculateReplicaSetStatus, podsToDelete, ReplicaSetController } from './replicaSetController';
 
 const START = Date.parse('2026-01-01T00:00:00Z');
 

@@ -9,10 +9,9 @@ import { canonicalQuantity, formatQuantity } from '../../shared/kubernetes/quant
 import type { ApiClient } from '../client/apiClient';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { resources, type GroupVersionResource } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { runWorkers } from '../client/controllerLoop';
 import { isConflict, isNotFound } from '../client/errors';
 import { quotaHard, quotaUsed, resourceCountedBy } from '../registry/resourceQuotaUsage';
+import { QueueController } from '../client/controllerLoop';
 
 const RESYNC_MS = 30_000;
 /** Kinds watched for replenishment; other counted kinds are listed on each sync. */
@@ -23,12 +22,9 @@ export interface ResourceQuotaControllerOptions {
   now?: () => Date;
 }
 
-export class ResourceQuotaController {
-  private readonly queue = new WorkQueue<string>({ name: 'resourcequota' });
+export class ResourceQuotaController extends QueueController {
   private readonly quotas: Informer;
   private readonly watched = new Map<string, Informer>();
-  private running: Promise<void> | undefined;
-  private resync: ReturnType<typeof setInterval> | undefined;
   private readonly now: () => Date;
 
   constructor(
@@ -36,39 +32,38 @@ export class ResourceQuotaController {
     factory: SharedInformerFactory,
     private readonly options: ResourceQuotaControllerOptions = {},
   ) {
+    super({ name: 'resourcequota', workers: 2 });
     this.now = options.now ?? (() => new Date());
     this.quotas = factory.informerFor(resources.resourcequotas);
-    const enqueue = (quota: KubeObject) => this.queue.add(`${quota.metadata.namespace ?? ''}/${quota.metadata.name ?? ''}`);
-    this.quotas.onAdd(enqueue);
-    this.quotas.onUpdate((_old, quota) => {
+    this.handle(this.quotas, {
+      onAdd: (quota) => this.enqueue(quota),
       // Our own status writes come back as updates; only spec changes or drifted status need work.
-      if (JSON.stringify(_old.spec) !== JSON.stringify(quota.spec) || !isRecord(quota.status)) enqueue(quota);
+      onUpdate: (old, quota) => {
+        if (JSON.stringify(old.spec) !== JSON.stringify(quota.spec) || !isRecord(quota.status)) this.enqueue(quota);
+      },
     });
     for (const gvr of watchedKinds) {
       const informer = factory.informerFor(gvr);
       this.watched.set(gvr.resource, informer);
       const replenish = (obj: KubeObject) => this.enqueueNamespace(obj.metadata.namespace ?? '');
-      informer.onAdd((obj, initial) => {
-        if (!initial) replenish(obj);
+      this.handle(informer, {
+        onAdd: (obj, initial) => {
+          if (!initial) replenish(obj);
+        },
+        onUpdate: (_old, obj) => replenish(obj),
+        onDelete: replenish,
       });
-      informer.onUpdate((_old, obj) => replenish(obj));
-      informer.onDelete(replenish);
     }
   }
 
-  start(): void {
-    for (const quota of this.quotas.list()) this.queue.add(`${quota.metadata.namespace ?? ''}/${quota.metadata.name ?? ''}`);
-    this.running = runWorkers(this.queue, (key) => this.sync(key), 2);
-    this.resync = setInterval(() => {
-      for (const quota of this.quotas.list()) this.queue.add(`${quota.metadata.namespace ?? ''}/${quota.metadata.name ?? ''}`);
+  override start(): void {
+    for (const quota of this.quotas.list()) this.enqueue(quota);
+    super.start();
+    const resync = setInterval(() => {
+      for (const quota of this.quotas.list()) this.enqueue(quota);
     }, this.options.resyncMs ?? RESYNC_MS);
-    this.resync.unref?.();
-  }
-
-  async dispose(): Promise<void> {
-    if (this.resync) clearInterval(this.resync);
-    this.queue.shutDown();
-    await this.running;
+    resync.unref?.();
+    this.onDispose(() => clearInterval(resync));
   }
 
   private enqueueNamespace(namespace: string): void {
@@ -77,7 +72,7 @@ export class ResourceQuotaController {
   }
 
   /** Recomputes one quota's status and writes it when it changed. */
-  async sync(key: string): Promise<void> {
+  async reconcile(key: string): Promise<void> {
     const slash = key.indexOf('/');
     const namespace = key.slice(0, slash);
     const name = key.slice(slash + 1);
