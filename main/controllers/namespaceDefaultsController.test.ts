@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../client/apiClient';
 import { SharedInformerFactory } from '../client/informer';
-import { FakeTransport } from '../client/fakeTransport';
+import { FakeTransport } from '../../test/doubles/fakeTransport';
 import { resources } from '../client/resources';
 import { NamespaceDefaultsController, ROOT_CA_CONFIGMAP } from './namespaceDefaultsController';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { ApiClient } from '../client/apiClient';
-import { FakeClock } from '../client/clock';
+import { FakeClock } from '../../test/doubles/fakeClock';
 import { EventRecorder } from '../client/eventRecorder';
-import { FakeTransport } from '../client/fakeTransport';
+import { FakeTransport } from '../../test/doubles/fakeTransport';
 import { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import type { Transport, TransportRequest, TransportResponse, WatchHandle } from '../client/transport';

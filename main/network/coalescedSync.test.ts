@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiClient } from '../client/apiClient';
-import { FakeTransport } from '../client/fakeTransport';
+import { FakeTransport } from '../../test/doubles/fakeTransport';
 import { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { bindFailureText, CoalescedSync, listenTcp } from './coalescedSync';

@@ -2,7 +2,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { ApiClient } from '../../client/apiClient';
-import { FakeTransport } from '../../client/fakeTransport';
+import { FakeTransport } from '../../../test/doubles/fakeTransport';
 import { SharedInformerFactory } from '../../client/informer';
 import { resources } from '../../client/resources';
 import type { PodDialer } from '../dialer';
