@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTestImages } from '../../../test/support/images';
-import { RuntimeLabels, type ContainerConfig, type SandboxStatus, type StreamSession } from './containerRuntime';
+import { ensureTestImages } from '../../test/support/images';
+import { RuntimeLabels, type ContainerConfig, type SandboxStatus, type StreamSession } from '../kubelet/runtime/containerRuntime';
 import { DockerRuntime, ImagePullError, ensurePauseImage, entrypointAndCmd, normalizeImageReference, splitImageReference } from './dockerRuntime';
-import { parseCidr, cidrsOverlap } from '../../../shared/net/ipv4';
+import { parseCidr, cidrsOverlap } from '../../shared/net/ipv4';
 import { pauseImageTag } from './pauseImage';
 
 const clusterId = `t${randomBytes(6).toString('hex')}`;
