@@ -26,11 +26,10 @@ import { resources } from '../client/resources';
 import { isAlreadyExists, isNotFound } from '../client/errors';
 import { EventRecorder } from '../client/eventRecorder';
 import type { Clock } from '../client/clock';
-import type { Node, Pod, Taint, Toleration } from '../scheduler/api';
-import { findUntoleratedTaint, podMatchesNodeSelectorAndAffinity, tolerationsTolerateTaint } from '../scheduler/selectors';
 import { ControllerExpectations, controllerOf, controllerRef, isPodAvailable, isPodReady, numberOr, podFromTemplate, podPhase, resolveControllerRef, selectorMatches, SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch, specOf, statusOf } from './controllerUtils';
 import { ControllerHistory, controllerRevisionName, hashControllerRevision, revisionNumber, sortRevisions, stableStringify, templatePatch, type ControllerRevision } from './controllerHistory';
 import { QueueController } from '../client/controllerLoop';
+import { findUntoleratedTaint, podMatchesNodeSelectorAndAffinity, type SchedulingPod, type Taint, type Toleration, tolerationsTolerateTaint } from '../componentHelpers/scheduling/corev1';
 
 /** apps.DefaultDaemonSetUniqueLabelKey */
 export const DAEMONSET_HASH_LABEL = 'controller-revision-hash';
@@ -113,8 +112,8 @@ export function nodeShouldRunDaemonPod(node: KubeObject, ds: KubeObject): { shou
   const podSpec = withDaemonTolerations(isRecord(template.spec) ? template.spec : {});
   const nodeName = node.metadata.name ?? '';
   if (typeof podSpec.nodeName === 'string' && podSpec.nodeName !== '' && podSpec.nodeName !== nodeName) return { shouldRun: false, shouldContinueRunning: false };
-  const pod = { metadata: {}, spec: podSpec } as Pod;
-  if (!podMatchesNodeSelectorAndAffinity(pod, node as Node)) return { shouldRun: false, shouldContinueRunning: false };
+  const pod = { metadata: {}, spec: podSpec } as SchedulingPod;
+  if (!podMatchesNodeSelectorAndAffinity(pod, node)) return { shouldRun: false, shouldContinueRunning: false };
   const nodeSpec = specOf(node);
   const taints = (Array.isArray(nodeSpec.taints) ? nodeSpec.taints.filter(isRecord) : []) as unknown as Taint[];
   const tolerations = podSpec.tolerations as Toleration[];

@@ -5,7 +5,8 @@ import { FakeClock } from '../../test/doubles/fakeClock';
 import { FakeTransport } from '../../test/doubles/fakeTransport';
 import { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
-import { evictionDecision, NodeLifecycleController, reconcileTaints, TAINT_NOT_READY, TAINT_UNREACHABLE, TAINT_UNSCHEDULABLE, type Taint, type Toleration } from './nodeLifecycleController';
+import { taintNodeNotReady as TAINT_NOT_READY, taintNodeUnreachable as TAINT_UNREACHABLE, taintNodeUnschedulable as TAINT_UNSCHEDULABLE, type Taint, type Toleration } from '../componentHelpers/scheduling/corev1';
+import { evictionDecision, NodeLifecycleController, reconcileTaints } from './nodeLifecycleController';
 
 async function until(check: () => boolean): Promise<void> {
   const deadline = Date.now() + 5000;

@@ -23,31 +23,11 @@ import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '
 import { resources } from '../client/resources';
 import { WorkQueue } from '../client/workQueue';
 import { specOf, statusOf } from './controllerUtils';
+import { taintNodeDiskPressure, taintNodeMemoryPressure, taintNodeNetworkUnavailable, taintNodeNotReady, taintNodePIDPressure, taintNodeUnreachable, taintNodeUnschedulable, tolerationToleratesTaint, type Taint, type Toleration } from '../componentHelpers/scheduling/corev1';
 
-export const TAINT_NOT_READY = 'node.kubernetes.io/not-ready';
-export const TAINT_UNREACHABLE = 'node.kubernetes.io/unreachable';
-export const TAINT_UNSCHEDULABLE = 'node.kubernetes.io/unschedulable';
-export const TAINT_MEMORY_PRESSURE = 'node.kubernetes.io/memory-pressure';
-export const TAINT_DISK_PRESSURE = 'node.kubernetes.io/disk-pressure';
-export const TAINT_PID_PRESSURE = 'node.kubernetes.io/pid-pressure';
-export const TAINT_NETWORK_UNAVAILABLE = 'node.kubernetes.io/network-unavailable';
 const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 const POD_NODE_INDEX = 'nodeLifecycle.nodeName';
 
-export interface Taint {
-  key: string;
-  value?: string;
-  effect: string;
-  timeAdded?: string;
-}
-
-export interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
 
 
 export function taintsOf(node: KubeObject): Taint[] {
@@ -65,20 +45,20 @@ export function taintsOf(node: KubeObject): Taint[] {
 export function desiredConditionTaints(node: KubeObject): { key: string; effect: string }[] {
   const wanted: { key: string; effect: string }[] = [];
   const ready = getCondition(node, 'Ready');
-  if (ready?.status === 'False') wanted.push({ key: TAINT_NOT_READY, effect: 'NoExecute' }, { key: TAINT_NOT_READY, effect: 'NoSchedule' });
-  if (ready?.status === 'Unknown') wanted.push({ key: TAINT_UNREACHABLE, effect: 'NoExecute' }, { key: TAINT_UNREACHABLE, effect: 'NoSchedule' });
+  if (ready?.status === 'False') wanted.push({ key: taintNodeNotReady, effect: 'NoExecute' }, { key: taintNodeNotReady, effect: 'NoSchedule' });
+  if (ready?.status === 'Unknown') wanted.push({ key: taintNodeUnreachable, effect: 'NoExecute' }, { key: taintNodeUnreachable, effect: 'NoSchedule' });
   const pressure: [string, string][] = [
-    ['MemoryPressure', TAINT_MEMORY_PRESSURE],
-    ['DiskPressure', TAINT_DISK_PRESSURE],
-    ['PIDPressure', TAINT_PID_PRESSURE],
-    ['NetworkUnavailable', TAINT_NETWORK_UNAVAILABLE],
+    ['MemoryPressure', taintNodeMemoryPressure],
+    ['DiskPressure', taintNodeDiskPressure],
+    ['PIDPressure', taintNodePIDPressure],
+    ['NetworkUnavailable', taintNodeNetworkUnavailable],
   ];
   for (const [type, key] of pressure) if (getCondition(node, type)?.status === 'True') wanted.push({ key, effect: 'NoSchedule' });
-  if (specOf(node).unschedulable === true) wanted.push({ key: TAINT_UNSCHEDULABLE, effect: 'NoSchedule' });
+  if (specOf(node).unschedulable === true) wanted.push({ key: taintNodeUnschedulable, effect: 'NoSchedule' });
   return wanted;
 }
 
-const managedTaintKeys = new Set([TAINT_NOT_READY, TAINT_UNREACHABLE, TAINT_MEMORY_PRESSURE, TAINT_DISK_PRESSURE, TAINT_PID_PRESSURE, TAINT_NETWORK_UNAVAILABLE, TAINT_UNSCHEDULABLE]);
+const managedTaintKeys = new Set([taintNodeNotReady, taintNodeUnreachable, taintNodeMemoryPressure, taintNodeDiskPressure, taintNodePIDPressure, taintNodeNetworkUnavailable, taintNodeUnschedulable]);
 
 /** The node's taints with the managed ones brought in line; undefined when nothing changes. */
 export function reconcileTaints(node: KubeObject, now: string): Taint[] | undefined {
@@ -107,16 +87,6 @@ export function tolerationsOf(pod: KubeObject): Toleration[] {
   });
 }
 
-/** v1.Toleration.ToleratesTaint */
-export function tolerates(toleration: Toleration, taint: Taint): boolean {
-  if (toleration.effect && toleration.effect !== taint.effect) return false;
-  if (toleration.key && toleration.key !== taint.key) return false;
-  const operator = toleration.operator || 'Equal';
-  if (operator === 'Exists') return true;
-  if (operator === 'Equal') return (toleration.value ?? '') === (taint.value ?? '');
-  return false;
-}
-
 /**
  * What the taint manager does with a pod on a node with these NoExecute taints: keep it
  * (`never`), delete it now, or delete it after `seconds` (upstream getMinTolerationTime).
@@ -126,7 +96,7 @@ export function evictionDecision(taints: Taint[], tolerations: Toleration[]): { 
   if (noExecute.length === 0) return { kind: 'never' };
   const used: Toleration[] = [];
   for (const taint of noExecute) {
-    const matching = tolerations.filter((toleration) => tolerates(toleration, taint));
+    const matching = tolerations.filter((toleration) => tolerationToleratesTaint(toleration, taint));
     if (matching.length === 0) return { kind: 'now' };
     used.push(...matching);
   }

@@ -2,6 +2,9 @@
 // (types.go). Objects come from informers as parsed JSON; every field is optional here and read
 // defensively, so a malformed object degrades to "no constraint" rather than a crash.
 import type { KubeObject } from '../../shared/kubernetes/types';
+import type { NodeAffinity, Taint, Toleration } from '../componentHelpers/scheduling/corev1';
+
+export type { NodeAffinity, NodeSelectorRequirement, NodeSelectorTerm, PreferredSchedulingTerm, Taint, Toleration } from '../componentHelpers/scheduling/corev1';
 import type { Condition } from '../../shared/kubernetes/conditions';
 
 export interface LabelSelectorRequirement {
@@ -15,26 +18,9 @@ export interface LabelSelector {
   matchExpressions?: LabelSelectorRequirement[];
 }
 
-export interface NodeSelectorRequirement {
-  key: string;
-  operator: string;
-  values?: string[];
-}
 
-export interface NodeSelectorTerm {
-  matchExpressions?: NodeSelectorRequirement[];
-  matchFields?: NodeSelectorRequirement[];
-}
 
-export interface PreferredSchedulingTerm {
-  weight: number;
-  preference: NodeSelectorTerm;
-}
 
-export interface NodeAffinity {
-  requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTerm[] };
-  preferredDuringSchedulingIgnoredDuringExecution?: PreferredSchedulingTerm[];
-}
 
 export interface PodAffinityTerm {
   labelSelector?: LabelSelector | null;
@@ -61,19 +47,7 @@ export interface Affinity {
   podAntiAffinity?: PodAffinity;
 }
 
-export interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
 
-export interface Taint {
-  key: string;
-  value?: string;
-  effect: string;
-}
 
 export interface TopologySpreadConstraint {
   maxSkew: number;
@@ -157,6 +131,3 @@ export function arrayOf<T>(value: T[] | undefined | null): T[] {
 
 export const labelHostname = 'kubernetes.io/hostname';
 export const labelZone = 'topology.kubernetes.io/zone';
-export const taintNodeNotReady = 'node.kubernetes.io/not-ready';
-export const taintNodeUnreachable = 'node.kubernetes.io/unreachable';
-export const taintNodeUnschedulable = 'node.kubernetes.io/unschedulable';

@@ -7,8 +7,9 @@
 import { parseMilliValue, parseValue } from '../../shared/kubernetes/quantity';
 import { getCondition } from '../../shared/kubernetes/conditions';
 import type { Container, LabelSelector, Node, Pod, PodAffinityTerm, Taint, WeightedPodAffinityTerm } from './api';
-import { arrayOf, taintNodeNotReady, taintNodeUnreachable } from './api';
+import { arrayOf } from './api';
 import { emptyResource, type AffinityTerm, type HostPort, type NodeInfo, type PodInfo, type Resource, type WeightedAffinityTerm } from './framework';
+import { taintNodeNotReady, taintNodeUnreachable } from '../componentHelpers/scheduling/corev1';
 
 /** Upstream schedutil.DefaultMilliCPURequest / DefaultMemoryRequest, used for scoring only. */
 export const defaultMilliCPURequest = 100;

@@ -13,7 +13,8 @@ import { selectorMatches } from '../../../shared/kubernetes/labelSelector';
 import type { LabelSelector, Pod } from '../api';
 import { arrayOf, labelHostname, labelZone, labelsOf } from '../api';
 import { maxNodeScore, skip, success, unresolvable, unschedulable, type ClusterView, type CycleState, type NodeInfo, type NodeScore, type Plugin, type PluginStatus, type PodInfo } from '../framework';
-import { findUntoleratedTaint, podMatchesNodeSelectorAndAffinity, withMatchLabelKeys } from '../selectors';
+import { withMatchLabelKeys } from '../selectors';
+import { findUntoleratedTaint, podMatchesNodeSelectorAndAffinity } from '../../componentHelpers/scheduling/corev1';
 
 export const topologySpreadReason = "node(s) didn't match pod topology spread constraints";
 export const topologySpreadMissingLabelReason = `${topologySpreadReason} (missing required label)`;
