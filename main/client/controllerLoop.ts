@@ -3,8 +3,10 @@
 // means the object is gone, so there is nothing left to do for the key. QueueController wraps it
 // with the queue, handlers, start and dispose every controller shares.
 import type { KubeObject } from '../../shared/kubernetes/types';
+import type { ApiClient } from './apiClient';
 import { realClock, type Clock } from './clock';
 import { isNotFound } from './errors';
+import { EventRecorder } from './eventRecorder';
 import { objectKey, type Disposable, type Informer, type ResourceEventHandler } from './informer';
 import { WorkQueue } from './workQueue';
 
@@ -46,11 +48,23 @@ async function workerLoop<T>(queue: WorkQueue<T>, reconcile: (item: T) => Promis
   }
 }
 
-export interface QueueControllerOptions {
-  /** The work queue's name, as upstream names it (`replicaset`, `endpoint_slice`…); it labels errors. */
-  name: string;
+/** What every controller can be given. */
+export interface ControllerOptions {
+  /** The time source (tests pass a FakeClock). */
   clock?: Clock;
   /** Concurrent reconciles (upstream --concurrent-*-syncs). */
+  workers?: number;
+  /** Where the controller's events go; default a recorder writing as the controller's component. */
+  recorder?: EventRecorder;
+}
+
+/** What a controller class fixes for all its instances. */
+export interface QueueControllerSetup {
+  /** The work queue's name, as upstream names it (`replicaset`, `endpoint_slice`…); it labels errors. */
+  name: string;
+  /** The event source, as upstream's (`replicaset-controller`). */
+  component: string;
+  /** Concurrent reconciles unless the options say otherwise. Default 1. */
   workers?: number;
   /** Stop retrying a key after this many requeues. Default: never stop. */
   maxRetries?: number;
@@ -58,25 +72,31 @@ export interface QueueControllerOptions {
 
 /**
  * The scaffolding every controller shares (upstream sample-controller's Controller and
- * pkg/controller/controller_utils.go): a rate-limited work queue of keys, event handlers that only
- * enqueue, `start()` running the workers and `dispose()` removing the handlers, draining the
- * queue and flushing what the controller registered. A controller adds its informers' handlers
- * with `handle` and writes only `reconcile(key)`.
+ * pkg/controller/controller_utils.go): the API client, a rate-limited work queue of keys, an event
+ * recorder, event handlers that only enqueue, `start()` running the workers and `dispose()`
+ * removing the handlers, draining the queue and flushing events. A controller adds its informers'
+ * handlers with `handle` and writes only `reconcile(key)`.
  */
 export abstract class QueueController {
   protected readonly queue: WorkQueue<string>;
   protected readonly clock: Clock;
+  protected readonly recorder: EventRecorder;
   private readonly workers: number;
   private readonly maxRetries: number | undefined;
   private readonly subscriptions: Disposable[] = [];
   private readonly cleanups: (() => unknown)[] = [];
   private running: Promise<void> | undefined;
 
-  constructor(options: QueueControllerOptions) {
+  constructor(
+    protected readonly client: ApiClient,
+    setup: QueueControllerSetup,
+    options: ControllerOptions = {},
+  ) {
     this.clock = options.clock ?? realClock;
-    this.queue = new WorkQueue<string>({ name: options.name, clock: this.clock });
-    this.workers = options.workers ?? 1;
-    this.maxRetries = options.maxRetries;
+    this.queue = new WorkQueue<string>({ name: setup.name, clock: this.clock });
+    this.recorder = options.recorder ?? new EventRecorder(client, { component: setup.component }, this.clock);
+    this.workers = options.workers ?? setup.workers ?? 1;
+    this.maxRetries = setup.maxRetries;
   }
 
   /** Brings the state of one key to what its object asks for; level-triggered, so it may run any number of times. Throwing requeues the key with back-off. */
@@ -91,6 +111,12 @@ export abstract class QueueController {
     this.queue.shutDown();
     await this.running;
     for (const cleanup of this.cleanups.splice(0)) await cleanup();
+    await this.recorder.flush();
+  }
+
+  /** Resolves when every event recorded so far is written (for tests). */
+  flushEvents(): Promise<void> {
+    return this.recorder.flush();
   }
 
   /** Registers event handlers on an informer for the controller's lifetime. */
@@ -107,7 +133,7 @@ export abstract class QueueController {
     this.queue.add(objectKey(object));
   }
 
-  /** Runs `cleanup` at the end of dispose, after the last reconcile (e.g. flushing an EventRecorder). */
+  /** Runs `cleanup` at the end of dispose, after the last reconcile. */
   protected onDispose(cleanup: () => unknown): void {
     this.cleanups.push(cleanup);
   }

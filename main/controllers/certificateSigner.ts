@@ -12,9 +12,9 @@ import { keyAlgorithms, loadX509, randomSerialNumber } from '../../shared/pki/x5
 import { formatTime } from '../../shared/kubernetes/time';
 import { conditionsOf } from '../../shared/kubernetes/conditions';
 import type { ApiClient } from '../client/apiClient';
+import { QueueController } from '../client/controllerLoop';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
-import { QueueController } from '../client/controllerLoop';
 import { isConflict, isNotFound } from '../client/errors';
 
 export const KUBE_APISERVER_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client';
@@ -95,11 +95,11 @@ export class CertificateSigner extends QueueController {
   private readonly requests: Informer;
 
   constructor(
-    private readonly client: ApiClient,
+    client: ApiClient,
     factory: SharedInformerFactory,
     private readonly ca: CertificateAuthority,
   ) {
-    super({ name: 'csrsigning' });
+    super(client, { name: 'csrsigning', component: 'certificate-controller' });
     this.requests = factory.informerFor(resources.certificatesigningrequests);
     this.handle(this.requests, { onAdd: (csr) => this.enqueue(csr), onUpdate: (_old, csr) => this.enqueue(csr) });
   }

@@ -6,9 +6,9 @@
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { ApiClient } from '../client/apiClient';
+import { QueueController } from '../client/controllerLoop';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
-import { QueueController } from '../client/controllerLoop';
 import { isConflict, isNotFound } from '../client/errors';
 import { selectorMatches } from './controllerUtils';
 
@@ -16,10 +16,10 @@ export class ClusterRoleAggregationController extends QueueController {
   private readonly clusterRoles: Informer;
 
   constructor(
-    private readonly client: ApiClient,
+    client: ApiClient,
     factory: SharedInformerFactory,
   ) {
-    super({ name: 'clusterrole-aggregator' });
+    super(client, { name: 'clusterrole-aggregator', component: 'clusterrole-aggregation-controller' });
     this.clusterRoles = factory.informerFor(resources.clusterroles);
     const enqueueAggregated = () => {
       for (const role of this.clusterRoles.list()) if (isRecord(role.aggregationRule) && role.metadata.name) this.queue.add(role.metadata.name);

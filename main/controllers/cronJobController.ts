@@ -15,14 +15,12 @@ import type { KubeObject, OwnerReference } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import { formatTime } from '../../shared/kubernetes/time';
 import type { ApiClient } from '../client/apiClient';
-import type { Clock } from '../client/clock';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import { isAlreadyExists, isNotFound } from '../client/errors';
-import { EventRecorder } from '../client/eventRecorder';
 import { splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { controllerOf, controllerRef, numberOr, specOf, statusOf } from './controllerUtils';
 import { formatRfc3339InZone, isKnownTimeZone, localTimeZone, parseCronSchedule, type CronSchedule } from './cronSchedule';
-import { QueueController } from '../client/controllerLoop';
 
 export const CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
 
@@ -30,10 +28,7 @@ export const CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION = 'batch.kubernetes.io/cronj
 const NEXT_SCHEDULE_DELTA_MS = 100;
 const MINUTE_MS = 60_000;
 
-export interface CronJobControllerOptions {
-  clock?: Clock;
-  workers?: number;
-  recorder?: EventRecorder;
+export interface CronJobControllerOptions extends ControllerOptions {
   /** The zone of schedules without spec.timeZone; default the process's local zone (as kube-controller-manager). */
   defaultTimeZone?: string;
 }
@@ -108,18 +103,15 @@ export function mostRecentScheduleTime(cronJob: KubeObject, now: number, schedul
 export class CronJobController extends QueueController {
   private readonly cronJobs: Informer;
   private readonly jobs: Informer;
-  private readonly recorder: EventRecorder;
   private readonly defaultTimeZone: string;
 
   constructor(
-    private readonly client: ApiClient,
+    client: ApiClient,
     factory: SharedInformerFactory,
     options: CronJobControllerOptions = {},
   ) {
-    super({ name: 'cronjob', clock: options.clock, workers: options.workers ?? 5 });
+    super(client, { name: 'cronjob', component: 'cronjob-controller', workers: 5 }, options);
     this.defaultTimeZone = options.defaultTimeZone ?? localTimeZone();
-    this.recorder = options.recorder ?? new EventRecorder(client, { component: 'cronjob-controller' }, this.clock);
-    this.onDispose(() => this.recorder.flush());
     this.cronJobs = factory.informerFor(resources.cronjobs);
     this.jobs = factory.informerFor(resources.jobs);
     this.enqueueChanges(this.cronJobs);
@@ -135,11 +127,6 @@ export class CronJobController extends QueueController {
       },
       onDelete: byOwner,
     });
-  }
-
-  /** For tests: resolves when every recorded event is written. */
-  flushEvents(): Promise<void> {
-    return this.recorder.flush();
   }
 
   async reconcile(key: string): Promise<void> {

@@ -20,15 +20,13 @@ import type { KubeObject, OwnerReference } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import { selectorIsEmpty } from '../../shared/kubernetes/labelSelector';
 import type { ApiClient } from '../client/apiClient';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { objectKey } from '../client/informer';
 import { resources } from '../client/resources';
 import { isAlreadyExists, isNotFound } from '../client/errors';
-import { EventRecorder } from '../client/eventRecorder';
-import type { Clock } from '../client/clock';
 import { ControllerExpectations, controllerOf, controllerRef, isPodAvailable, isPodReady, numberOr, podFromTemplate, podPhase, resolveControllerRef, selectorMatches, SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch, specOf, statusOf } from './controllerUtils';
 import { ControllerHistory, controllerRevisionName, hashControllerRevision, revisionNumber, sortRevisions, stableStringify, templatePatch, type ControllerRevision } from './controllerHistory';
-import { QueueController } from '../client/controllerLoop';
 import { findUntoleratedTaint, podMatchesNodeSelectorAndAffinity, type SchedulingPod, type Taint, type Toleration, tolerationsTolerateTaint } from '../componentHelpers/scheduling/corev1';
 
 /** apps.DefaultDaemonSetUniqueLabelKey */
@@ -39,11 +37,7 @@ const templateGenerationAnnotation = 'deprecated.daemonset.template.generation';
 const failedPodBackoffInitialMs = 1000;
 const failedPodBackoffMaxMs = 15 * 60 * 1000;
 
-export interface DaemonSetControllerOptions {
-  clock?: Clock;
-  recorder?: EventRecorder;
-  workers?: number;
-}
+export type DaemonSetControllerOptions = ControllerOptions;
 
 /** AddOrUpdateDaemonPodTolerations: what every daemon pod tolerates, so node conditions do not evict it. */
 export function defaultDaemonTolerations(hostNetwork: boolean): Toleration[] {
@@ -176,19 +170,16 @@ export class DaemonSetController extends QueueController {
   private readonly nodes: Informer;
   private readonly revisions: Informer;
   private readonly history: ControllerHistory;
-  private readonly recorder: EventRecorder;
   private readonly expectations: ControllerExpectations;
   private readonly failedPodBackoff = new Map<string, { delayMs: number; until: number }>();
 
   constructor(
-    private readonly client: ApiClient,
+    client: ApiClient,
     factory: SharedInformerFactory,
     options: DaemonSetControllerOptions = {},
   ) {
-    super({ name: 'daemonset', clock: options.clock, workers: options.workers ?? 2 });
+    super(client, { name: 'daemonset', component: 'daemonset-controller', workers: 2 }, options);
     this.expectations = new ControllerExpectations(this.clock);
-    this.recorder = options.recorder ?? new EventRecorder(client, { component: 'daemonset-controller' }, this.clock);
-    this.onDispose(() => this.recorder.flush());
     this.daemonSets = factory.informerFor(resources.daemonsets);
     this.pods = factory.informerFor(resources.pods);
     this.nodes = factory.informerFor(resources.nodes);

@@ -14,11 +14,10 @@
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { ApiClient, ResourceClient } from '../client/apiClient';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { objectKey, splitKey } from '../client/informer';
 import { resources } from '../client/resources';
-import { EventRecorder } from '../client/eventRecorder';
-import type { Clock } from '../client/clock';
 import { isAlreadyExists, isNotFound } from '../client/errors';
 import { controllerOf, podPhase, resolveControllerRef, selectorMatches, specOf, statusOf } from './controllerUtils';
 import {
@@ -67,12 +66,8 @@ import {
   totalStatus,
   type DeploymentStatus,
 } from './deploymentUtil';
-import { QueueController } from '../client/controllerLoop';
 
-export interface DeploymentControllerOptions {
-  clock?: Clock;
-  workers?: number;
-}
+export type DeploymentControllerOptions = ControllerOptions;
 
 /** pods of the Deployment grouped by the uid of the ReplicaSet controlling them (upstream getPodMapForDeployment) */
 type PodMap = Map<string, KubeObject[]>;
@@ -81,16 +76,13 @@ export class DeploymentController extends QueueController {
   private readonly deployments: Informer;
   private readonly replicaSets: Informer;
   private readonly pods: Informer;
-  private readonly recorder: EventRecorder;
 
   constructor(
-    private readonly client: ApiClient,
+    client: ApiClient,
     factory: SharedInformerFactory,
     options: DeploymentControllerOptions = {},
   ) {
-    super({ name: 'deployment', clock: options.clock, workers: options.workers ?? 5 });
-    this.recorder = new EventRecorder(client, { component: 'deployment-controller' }, this.clock);
-    this.onDispose(() => this.recorder.flush());
+    super(client, { name: 'deployment', component: 'deployment-controller', workers: 5 }, options);
     this.deployments = factory.informerFor(resources.deployments);
     this.replicaSets = factory.informerFor(resources.replicasets);
     this.pods = factory.informerFor(resources.pods);
@@ -107,11 +99,6 @@ export class DeploymentController extends QueueController {
       },
       onDelete: (pod) => this.podGone(pod),
     });
-  }
-
-  /** resolves when the events recorded so far are written (for tests) */
-  flushEvents(): Promise<void> {
-    return this.recorder.flush();
   }
 
   // ---- event handlers: they only enqueue keys ----

@@ -14,12 +14,10 @@ import { formatTime } from '../../shared/kubernetes/time';
 import { setCondition, statusConditions, type Condition } from '../../shared/kubernetes/conditions';
 import { formatLabelSelector } from '../../shared/kubernetes/labelSelector';
 import type { ApiClient } from '../client/apiClient';
-import type { Clock } from '../client/clock';
-import { EventRecorder } from '../client/eventRecorder';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import { splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { controllerOf, isPodReady, numberOr, selectorMatches, specOf, statusOf } from './controllerUtils';
-import { QueueController } from '../client/controllerLoop';
 
 /** upstream DeletionTimeout: an evicted pod not deleted within this is counted again. */
 export const DELETION_TIMEOUT_MS = 2 * 60 * 1000;
@@ -118,10 +116,7 @@ function withCondition(conditions: unknown, wanted: { status: string; reason: st
   return setCondition(statusConditions({ conditions }), { type: 'DisruptionAllowed', status: wanted.status, observedGeneration: wanted.observedGeneration, reason: wanted.reason, message: wanted.message }, now);
 }
 
-export interface DisruptionControllerOptions {
-  clock?: Clock;
-  workers?: number;
-}
+export type DisruptionControllerOptions = ControllerOptions;
 
 export class DisruptionController extends QueueController {
   private readonly budgets: Informer;
@@ -129,16 +124,13 @@ export class DisruptionController extends QueueController {
   private readonly replicaSets: Informer;
   private readonly deployments: Informer;
   private readonly statefulSets: Informer;
-  private readonly recorder: EventRecorder;
 
   constructor(
-    private readonly client: ApiClient,
+    client: ApiClient,
     factory: SharedInformerFactory,
     private readonly options: DisruptionControllerOptions = {},
   ) {
-    super({ name: 'disruption', clock: options.clock, workers: options.workers ?? 2 });
-    this.recorder = new EventRecorder(client, { component: 'controllermanager' }, this.clock);
-    this.onDispose(() => this.recorder.flush());
+    super(client, { name: 'disruption', component: 'controllermanager', workers: 2 }, options);
     this.budgets = factory.informerFor(resources.poddisruptionbudgets);
     this.pods = factory.informerFor(resources.pods);
     this.replicaSets = factory.informerFor(resources.replicasets);

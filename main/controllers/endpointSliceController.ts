@@ -10,7 +10,7 @@ import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import { formatTime } from '../../shared/kubernetes/time';
 import type { ApiClient } from '../client/apiClient';
-import type { Clock } from '../client/clock';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import { isForbidden, isNotFound } from '../client/errors';
 import { splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
@@ -29,7 +29,6 @@ import {
   shouldPodBeInEndpoints,
   shouldSetHostname,
 } from './endpointsController';
-import { QueueController } from '../client/controllerLoop';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 export const SLICE_MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
@@ -130,9 +129,7 @@ function sliceContent(slice: KubeObject): { ports: string; endpoints: string } {
   return { ports: canonicalJson(ports), endpoints: canonicalJson(Array.isArray(slice.endpoints) ? slice.endpoints : []) };
 }
 
-export interface EndpointSliceControllerOptions {
-  clock?: Clock;
-  workers?: number;
+export interface EndpointSliceControllerOptions extends ControllerOptions {
   maxEndpointsPerSlice?: number;
 }
 
@@ -145,11 +142,11 @@ export class EndpointSliceController extends QueueController {
   private readonly pendingCreates = new Map<string, Map<string, number>>();
 
   constructor(
-    private readonly client: ApiClient,
+    client: ApiClient,
     factory: SharedInformerFactory,
     private readonly options: EndpointSliceControllerOptions = {},
   ) {
-    super({ name: 'endpoint_slice', clock: options.clock, workers: options.workers ?? 2, maxRetries: 15 });
+    super(client, { name: 'endpoint_slice', component: 'endpointslice-controller', workers: 2, maxRetries: 15 }, options);
     this.services = factory.informerFor(resources.services);
     this.pods = factory.informerFor(resources.pods);
     this.nodes = factory.informerFor(resources.nodes);

@@ -11,13 +11,11 @@ import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import { formatTime } from '../../shared/kubernetes/time';
 import type { ApiClient } from '../client/apiClient';
-import type { Clock } from '../client/clock';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import { isAlreadyExists, isForbidden, isNotFound } from '../client/errors';
-import { EventRecorder } from '../client/eventRecorder';
 import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { isPodReady, podPhase, specOf, statusOf } from './controllerUtils';
-import { QueueController } from '../client/controllerLoop';
 
 export const ENDPOINTS_MANAGED_BY_LABEL = 'endpoints.kubernetes.io/managed-by';
 export const ENDPOINTS_CONTROLLER_NAME = 'endpoint-controller';
@@ -259,25 +257,19 @@ export function endpointsLabels(service: KubeObject): Record<string, string> {
   return labels;
 }
 
-export interface EndpointsControllerOptions {
-  clock?: Clock;
-  workers?: number;
-}
+export type EndpointsControllerOptions = ControllerOptions;
 
 export class EndpointsController extends QueueController {
   private readonly services: Informer;
   private readonly pods: Informer;
   private readonly endpoints: Informer;
-  private readonly recorder: EventRecorder;
 
   constructor(
-    private readonly client: ApiClient,
+    client: ApiClient,
     factory: SharedInformerFactory,
     private readonly options: EndpointsControllerOptions = {},
   ) {
-    super({ name: 'endpoint', clock: options.clock, workers: options.workers ?? 2, maxRetries: MAX_RETRIES });
-    this.recorder = new EventRecorder(client, { component: ENDPOINTS_CONTROLLER_NAME }, this.clock);
-    this.onDispose(() => this.recorder.flush());
+    super(client, { name: 'endpoint', component: ENDPOINTS_CONTROLLER_NAME, workers: 2, maxRetries: MAX_RETRIES }, options);
     this.services = factory.informerFor(resources.services);
     this.pods = factory.informerFor(resources.pods);
     this.endpoints = factory.informerFor(resources.endpoints);

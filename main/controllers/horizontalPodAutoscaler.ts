@@ -14,13 +14,10 @@ import { getCondition, setCondition, statusConditions, type Condition } from '..
 import { parseGoDuration as parseDuration } from '../../shared/kubernetes/duration';
 import { formatMilliQuantity, milliValue, parseQuantity } from '../../shared/kubernetes/quantity';
 import { formatTime, parseTime } from '../../shared/kubernetes/time';
-import { QueueController } from '../client/controllerLoop';
-
 
 export { formatMilliQuantity };
 import type { ApiClient } from '../client/apiClient';
-import type { Clock } from '../client/clock';
-import { EventRecorder } from '../client/eventRecorder';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { splitKey } from '../client/informer';
 import { resources, type GroupVersionResource } from '../client/resources';
@@ -39,13 +36,10 @@ const CPU_INITIALIZATION_PERIOD_MS = 300_000;
 /** upstream --horizontal-pod-autoscaler-initial-readiness-delay */
 const DELAY_OF_INITIAL_READINESS_STATUS_MS = 30_000;
 
-export interface HorizontalPodAutoscalerControllerOptions {
-  clock?: Clock;
-  recorder?: EventRecorder;
+export interface HorizontalPodAutoscalerControllerOptions extends ControllerOptions {
   resyncPeriodMs?: number;
   downscaleStabilizationWindowMs?: number;
   tolerance?: number;
-  workers?: number;
   /** Where failed rounds are reported; defaults to console.warn. */
   log?: (message: string) => void;
 }
@@ -501,7 +495,6 @@ function serializedStatus(status: WorkingStatus): Record<string, unknown> {
 }
 
 export class HorizontalPodAutoscalerController extends QueueController {
-  private readonly recorder: EventRecorder;
   private readonly autoscalers: Informer;
   private readonly resyncPeriodMs: number;
   private readonly downscaleWindowMs: number;
@@ -512,12 +505,11 @@ export class HorizontalPodAutoscalerController extends QueueController {
   private readonly scaleDownEvents = new Map<string, ScaleEvent[]>();
 
   constructor(
-    private readonly client: ApiClient,
+    client: ApiClient,
     factory: SharedInformerFactory,
     options: HorizontalPodAutoscalerControllerOptions = {},
   ) {
-    super({ name: 'horizontal-pod-autoscaler', clock: options.clock, workers: options.workers ?? 5 });
-    this.recorder = options.recorder ?? new EventRecorder(client, { component: 'horizontal-pod-autoscaler' }, this.clock);
+    super(client, { name: 'horizontal-pod-autoscaler', component: 'horizontal-pod-autoscaler', workers: 5 }, options);
     this.resyncPeriodMs = options.resyncPeriodMs ?? RESYNC_PERIOD_MS;
     this.downscaleWindowMs = options.downscaleStabilizationWindowMs ?? DOWNSCALE_STABILIZATION_WINDOW_MS;
     this.tolerance = options.tolerance ?? TOLERANCE;

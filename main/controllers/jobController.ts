@@ -19,13 +19,11 @@ import { isRecord } from '../../shared/kubernetes/types';
 import { formatTime } from '../../shared/kubernetes/time';
 import { conditionsOf, findCondition, getCondition, type Condition } from '../../shared/kubernetes/conditions';
 import type { ApiClient } from '../client/apiClient';
-import type { Clock } from '../client/clock';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import { isConflict, isInvalid, isNotFound } from '../client/errors';
-import { EventRecorder } from '../client/eventRecorder';
 import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { ControllerExpectations, controllerOf, controllerRef, isPodActive, isPodReady, podFromTemplate, podPhase, selectorMatches, SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch, specOf, statusOf } from './controllerUtils';
-import { QueueController } from '../client/controllerLoop';
 
 export const JOB_TRACKING_FINALIZER = 'batch.kubernetes.io/job-tracking';
 export const JOB_COMPLETION_INDEX_ANNOTATION = 'batch.kubernetes.io/job-completion-index';
@@ -37,13 +35,7 @@ export const MAX_POD_FAILURE_BACKOFF_MS = 360_000;
 /** upstream MaxUncountedPods and MaxPodCreateDeletePerSync */
 const MAX_UNCOUNTED_PODS = 500;
 const MAX_POD_CREATE_DELETE_PER_SYNC = 500;
-/** upstream ExpectationsTimeout: a lost watch event must not stall a Job forever. */
-
-export interface JobControllerOptions {
-  clock?: Clock;
-  workers?: number;
-  recorder?: EventRecorder;
-}
+export type JobControllerOptions = ControllerOptions;
 
 interface BackoffRecord {
   failuresAfterLastSuccess: number;
@@ -325,20 +317,17 @@ interface SyncContext {
 export class JobController extends QueueController {
   private readonly jobs: Informer;
   private readonly pods: Informer;
-  private readonly recorder: EventRecorder;
   private readonly expectations: ControllerExpectations;
   private readonly finalizerRemovals = new Map<string, Set<string>>();
   private readonly backoffRecords = new Map<string, BackoffRecord>();
 
   constructor(
-    private readonly client: ApiClient,
+    client: ApiClient,
     factory: SharedInformerFactory,
     options: JobControllerOptions = {},
   ) {
-    super({ name: 'job', clock: options.clock, workers: options.workers ?? 5 });
+    super(client, { name: 'job', component: 'job-controller', workers: 5 }, options);
     this.expectations = new ControllerExpectations(this.clock);
-    this.recorder = options.recorder ?? new EventRecorder(client, { component: 'job-controller' }, this.clock);
-    this.onDispose(() => this.recorder.flush());
     this.jobs = factory.informerFor(resources.jobs);
     this.pods = factory.informerFor(resources.pods);
     this.enqueueChanges(this.jobs);
@@ -365,11 +354,6 @@ export class JobController extends QueueController {
         this.enqueueForPod(pod);
       },
     });
-  }
-
-  /** For tests: resolves when every recorded event is written. */
-  flushEvents(): Promise<void> {
-    return this.recorder.flush();
   }
 
   private jobKeyOf(pod: KubeObject): string | undefined {

@@ -32,13 +32,12 @@ import { isRecord } from '../../shared/kubernetes/types';
 import { compareQuantities, parseQuantity, zeroQuantity, type Quantity } from '../../shared/kubernetes/quantity';
 import { formatTime } from '../../shared/kubernetes/time';
 import type { ApiClient } from '../client/apiClient';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { objectKey } from '../client/informer';
 import { resources, type GroupVersionResource } from '../client/resources';
 import { isAlreadyExists, isNotFound } from '../client/errors';
-import { EventRecorder } from '../client/eventRecorder';
 import { selectorMatches, specOf, statusOf } from './controllerUtils';
-import { QueueController } from '../client/controllerLoop';
 
 export const LOCAL_PATH_PROVISIONER_NAME = 'kubedesk.io/local-path';
 export const DEFAULT_STORAGE_CLASS_NAME = 'standard';
@@ -53,12 +52,11 @@ const BOUND_BY_CONTROLLER_ANNOTATION = 'pv.kubernetes.io/bound-by-controller';
 /** storage.k8s.io/v1 StorageClasses (client-go's StorageV1().StorageClasses()). */
 export const storageClassesResource: GroupVersionResource = { group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses', namespaced: false, kind: 'StorageClass' };
 
-export interface LocalPathProvisionerOptions {
+export interface LocalPathProvisionerOptions extends ControllerOptions {
   /** Where volumes live: `<dataDir>/volumes`; the kubelet's VolumeManager gets the same folder. */
   volumesDir: string;
   /** The default StorageClass made at start (default `standard`). */
   storageClassName?: string;
-  recorder?: EventRecorder;
 }
 
 const orphanKey = '\u0000orphans';
@@ -148,18 +146,15 @@ export class LocalPathProvisioner extends QueueController {
   private readonly volumes: Informer;
   private readonly classes: Informer;
   private readonly pods: Informer;
-  private readonly recorder: EventRecorder;
   private readonly className: string;
 
   constructor(
-    private readonly client: ApiClient,
+    client: ApiClient,
     factory: SharedInformerFactory,
     private readonly options: LocalPathProvisionerOptions,
   ) {
-    super({ name: 'local-path-provisioner' });
+    super(client, { name: 'local-path-provisioner', component: 'persistentvolume-controller' }, options);
     this.className = options.storageClassName ?? DEFAULT_STORAGE_CLASS_NAME;
-    this.recorder = options.recorder ?? new EventRecorder(client, { component: 'persistentvolume-controller' });
-    this.onDispose(() => this.recorder.flush());
     this.claims = factory.informerFor(resources.persistentvolumeclaims);
     this.volumes = factory.informerFor(resources.persistentvolumes);
     this.classes = factory.informerFor(storageClassesResource);

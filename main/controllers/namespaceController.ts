@@ -6,9 +6,9 @@
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { ApiClient } from '../client/apiClient';
+import { QueueController } from '../client/controllerLoop';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { resources, type GroupVersionResource } from '../client/resources';
-import { QueueController } from '../client/controllerLoop';
 import { isNotFound } from '../client/errors';
 
 const FINALIZER = 'kubernetes';
@@ -20,10 +20,10 @@ export class NamespaceController extends QueueController {
   private discovered: { at: number; resources: GroupVersionResource[] } | undefined;
 
   constructor(
-    private readonly client: ApiClient,
+    client: ApiClient,
     factory: SharedInformerFactory,
   ) {
-    super({ name: 'namespace', workers: 2 });
+    super(client, { name: 'namespace', component: 'namespace-controller', workers: 2 });
     this.namespaces = factory.informerFor(resources.namespaces);
     const enqueue = (ns: KubeObject) => {
       if (ns.metadata.deletionTimestamp && ns.metadata.name) this.queue.add(ns.metadata.name);

@@ -5,9 +5,9 @@
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { ApiClient } from '../client/apiClient';
+import { QueueController } from '../client/controllerLoop';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
-import { QueueController } from '../client/controllerLoop';
 import { isAlreadyExists, isForbidden, isNotFound } from '../client/errors';
 
 export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
@@ -18,11 +18,11 @@ export class NamespaceDefaultsController extends QueueController {
   private readonly configMaps: Informer;
 
   constructor(
-    private readonly client: ApiClient,
+    client: ApiClient,
     factory: SharedInformerFactory,
     private readonly caCertPem: string,
   ) {
-    super({ name: 'namespace-defaults' });
+    super(client, { name: 'namespace-defaults', component: 'service-account-controller' });
     this.namespaces = factory.informerFor(resources.namespaces);
     this.serviceAccounts = factory.informerFor(resources.serviceaccounts, { fieldSelector: 'metadata.name=default' });
     this.configMaps = factory.informerFor(resources.configmaps, { fieldSelector: `metadata.name=${ROOT_CA_CONFIGMAP}` });

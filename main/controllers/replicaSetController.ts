@@ -15,13 +15,11 @@ import { formatTime, parseTime } from '../../shared/kubernetes/time';
 import { findCondition, getCondition, removeCondition, statusConditions } from '../../shared/kubernetes/conditions';
 import { selectorIsEmpty } from '../../shared/kubernetes/labelSelector';
 import type { ApiClient } from '../client/apiClient';
-import type { Clock } from '../client/clock';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import { ClientApiError, isInvalid, isNotFound } from '../client/errors';
-import { EventRecorder } from '../client/eventRecorder';
 import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { ControllerExpectations, controllerOf, isPodActive, isPodAvailable, isPodReady, numberOr, podFromTemplate, podPhase, resolveControllerRef, selectorMatches, SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch, specOf, statusOf } from './controllerUtils';
-import { QueueController } from '../client/controllerLoop';
 
 const REPLICA_SET_API_VERSION = 'apps/v1';
 const REPLICA_SET_KIND = 'ReplicaSet';
@@ -208,31 +206,24 @@ function errorMessage(error: unknown): string {
 
 // ---- the controller ----
 
-export interface ReplicaSetControllerOptions {
-  clock?: Clock;
-  /** Concurrent reconciles (upstream --concurrent-replicaset-syncs, default 5). */
-  workers?: number;
+export interface ReplicaSetControllerOptions extends ControllerOptions {
   /** The most pods one sync creates or deletes (upstream BurstReplicas, 500). */
   burstReplicas?: number;
-  recorder?: EventRecorder;
 }
 
 export class ReplicaSetController extends QueueController {
   private readonly replicaSets: Informer;
   private readonly pods: Informer;
-  private readonly recorder: EventRecorder;
   readonly expectations: ControllerExpectations;
   private readonly burstReplicas: number;
 
   constructor(
-    private readonly client: ApiClient,
+    client: ApiClient,
     factory: SharedInformerFactory,
     options: ReplicaSetControllerOptions = {},
   ) {
-    super({ name: 'replicaset', clock: options.clock, workers: options.workers ?? 5 });
+    super(client, { name: 'replicaset', component: 'replicaset-controller', workers: 5 }, options);
     this.expectations = new ControllerExpectations(this.clock);
-    this.recorder = options.recorder ?? new EventRecorder(client, { component: 'replicaset-controller' }, this.clock);
-    this.onDispose(() => this.recorder.flush());
     this.burstReplicas = options.burstReplicas ?? BURST_REPLICAS;
     this.replicaSets = factory.informerFor(resources.replicasets);
     this.pods = factory.informerFor(resources.pods);

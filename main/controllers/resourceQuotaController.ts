@@ -7,11 +7,11 @@ import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import { canonicalQuantity, formatQuantity } from '../../shared/kubernetes/quantity';
 import type { ApiClient } from '../client/apiClient';
+import { QueueController } from '../client/controllerLoop';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { resources, type GroupVersionResource } from '../client/resources';
 import { isConflict, isNotFound } from '../client/errors';
 import { quotaHard, quotaUsed, resourceCountedBy } from '../registry/resourceQuotaUsage';
-import { QueueController } from '../client/controllerLoop';
 
 const RESYNC_MS = 30_000;
 /** Kinds watched for replenishment; other counted kinds are listed on each sync. */
@@ -28,11 +28,11 @@ export class ResourceQuotaController extends QueueController {
   private readonly now: () => Date;
 
   constructor(
-    private readonly client: ApiClient,
+    client: ApiClient,
     factory: SharedInformerFactory,
     private readonly options: ResourceQuotaControllerOptions = {},
   ) {
-    super({ name: 'resourcequota', workers: 2 });
+    super(client, { name: 'resourcequota', component: 'resourcequota-controller', workers: 2 });
     this.now = options.now ?? (() => new Date());
     this.quotas = factory.informerFor(resources.resourcequotas);
     this.handle(this.quotas, {

@@ -21,25 +21,19 @@
 import type { KubeObject, OwnerReference } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { ApiClient } from '../client/apiClient';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { objectKey } from '../client/informer';
 import { resources } from '../client/resources';
 import { isAlreadyExists, isNotFound } from '../client/errors';
-import { EventRecorder } from '../client/eventRecorder';
-import type { Clock } from '../client/clock';
 import { controllerOf, controllerRef, isControlledBy, isPodAvailable, isPodReady, numberOr, podFromTemplate, podPhase, resolveControllerRef, selectorMatches, specOf, statusOf } from './controllerUtils';
 import { ControllerHistory, applyRevision, findEqualRevisions, newControllerRevision, nextRevision, sortRevisions, templatePatch, equalRevision, type ControllerRevision } from './controllerHistory';
-import { QueueController } from '../client/controllerLoop';
 
 export const STATEFULSET_POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
 export const POD_INDEX_LABEL = 'apps.kubernetes.io/pod-index';
 export const STATEFULSET_REVISION_LABEL = 'controller-revision-hash';
 
-export interface StatefulSetControllerOptions {
-  clock?: Clock;
-  recorder?: EventRecorder;
-  workers?: number;
-}
+export type StatefulSetControllerOptions = ControllerOptions;
 
 interface RetentionPolicy {
   whenDeleted: string;
@@ -229,16 +223,13 @@ export class StatefulSetController extends QueueController {
   private readonly claims: Informer;
   private readonly revisions: Informer;
   private readonly history: ControllerHistory;
-  private readonly recorder: EventRecorder;
 
   constructor(
-    private readonly client: ApiClient,
+    client: ApiClient,
     factory: SharedInformerFactory,
     options: StatefulSetControllerOptions = {},
   ) {
-    super({ name: 'statefulset', clock: options.clock, workers: options.workers ?? 2 });
-    this.recorder = options.recorder ?? new EventRecorder(client, { component: 'statefulset-controller' }, this.clock);
-    this.onDispose(() => this.recorder.flush());
+    super(client, { name: 'statefulset', component: 'statefulset-controller', workers: 2 }, options);
     this.sets = factory.informerFor(resources.statefulsets);
     this.pods = factory.informerFor(resources.pods);
     this.claims = factory.informerFor(resources.persistentvolumeclaims);
