@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
-import { ApiClient } from '../client/apiClient';
 import { FakeTransport } from '../../test/doubles/fakeTransport';
-import { SharedInformerFactory } from '../client/informer';
+import { startOnFakeApi } from '../../test/doubles/fakeApi';
 import { resources } from '../client/resources';
 import { ENDPOINTS_MANAGED_BY_LABEL, EndpointsController, endpointSubsetsFor, findPort, servicePorts } from './endpointsController';
 
@@ -91,12 +90,7 @@ describe('EndpointsController', () => {
     transport.seed(resources.services, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'manual', namespace: 'default' }, spec: { ports: [{ port: 80 }] } });
     transport.seed(resources.pods, pod('a', '10.0.0.1'));
     transport.seed(resources.pods, pod('b', '10.0.0.2', { ready: false }));
-    const client = new ApiClient(transport);
-    const factory = new SharedInformerFactory(client);
-    const controller = new EndpointsController(client, factory);
-    factory.start();
-    await factory.waitForCacheSync();
-    controller.start();
+    const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new EndpointsController(client, factory));
     const endpoints = () => transport.objectsOf(resources.endpoints).find((ep) => ep.metadata.name === 'web');
     await until(() => endpoints() !== undefined);
     expect(endpoints()?.metadata.labels).toEqual({ team: 'a', [ENDPOINTS_MANAGED_BY_LABEL]: 'endpoint-controller' });

@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
-import { ApiClient } from '../client/apiClient';
 import { FakeClock } from '../../test/doubles/fakeClock';
 import { FakeTransport } from '../../test/doubles/fakeTransport';
-import { SharedInformerFactory } from '../client/informer';
+import { startOnFakeApi } from '../../test/doubles/fakeApi';
 import { resources } from '../client/resources';
 import { backoffRemainingMs, formatIndexes, JOB_COMPLETION_INDEX_ANNOTATION, JOB_TRACKING_FINALIZER, JobController, matchPodFailurePolicy, parseIndexes } from './jobController';
 
@@ -46,12 +45,7 @@ async function harness(job: KubeObject) {
   const transport = new FakeTransport();
   const clock = new FakeClock(START);
   transport.seed(resources.jobs, job);
-  const client = new ApiClient(transport);
-  const factory = new SharedInformerFactory(client);
-  const controller = new JobController(client, factory, { clock, workers: 2 });
-  factory.start();
-  await factory.waitForCacheSync();
-  controller.start();
+  const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new JobController(client, factory, { clock, workers: 2 }));
   disposers.push(async () => {
     await controller.dispose();
     factory.dispose();

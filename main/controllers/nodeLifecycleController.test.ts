@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
-import { ApiClient } from '../client/apiClient';
 import { FakeClock } from '../../test/doubles/fakeClock';
 import { FakeTransport } from '../../test/doubles/fakeTransport';
-import { SharedInformerFactory } from '../client/informer';
+import { startOnFakeApi } from '../../test/doubles/fakeApi';
 import { resources } from '../client/resources';
 import { taintNodeNotReady as TAINT_NOT_READY, taintNodeUnreachable as TAINT_UNREACHABLE, taintNodeUnschedulable as TAINT_UNSCHEDULABLE, type Taint, type Toleration } from '../componentHelpers/scheduling/corev1';
 import { evictionDecision, NodeLifecycleController, reconcileTaints } from './nodeLifecycleController';
@@ -76,12 +75,7 @@ describe('NodeLifecycleController', () => {
     transport.seed(resources.pods, podOn('patient', [{ key: TAINT_UNREACHABLE, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }]));
     transport.seed(resources.pods, podOn('fragile', [{ key: TAINT_NOT_READY, operator: 'Exists', effect: 'NoExecute' }]));
     transport.seed(resources.pods, podOn('stubborn', [{ operator: 'Exists' }]));
-    const client = new ApiClient(transport);
-    const factory = new SharedInformerFactory(client);
-    const controller = new NodeLifecycleController(client, factory, { clock, gracePeriodMs: 40_000, monitorPeriodMs: 5000 });
-    factory.start();
-    await factory.waitForCacheSync();
-    controller.start();
+    const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new NodeLifecycleController(client, factory, { clock, gracePeriodMs: 40_000, monitorPeriodMs: 5000 }));
     const current = () => transport.objectsOf(resources.nodes)[0];
     const podNames = () => transport.objectsOf(resources.pods).map((p) => p.metadata.name).sort();
 

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { ApiClient } from '../../client/apiClient';
 import { FakeTransport } from '../../../test/doubles/fakeTransport';
-import { SharedInformerFactory } from '../../client/informer';
+import { startOnFakeApi } from '../../../test/doubles/fakeApi';
 import { resources } from '../../client/resources';
 import type { PodDialer } from '../dialer';
 import { HostPortController } from './hostPortController';
@@ -126,12 +126,7 @@ afterEach(async () => {
 async function harness(dialer: PodDialer, seed: (transport: FakeTransport) => void): Promise<Harness> {
   const transport = new FakeTransport();
   seed(transport);
-  const client = new ApiClient(transport);
-  const factory = new SharedInformerFactory(client);
-  const controller = new HostPortController(client, factory, { dialer, retryIntervalMs: 50, describePortHolder: () => Promise.resolve(undefined), onError: () => undefined });
-  factory.start();
-  await factory.waitForCacheSync();
-  controller.start();
+  const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new HostPortController(client, factory, { dialer, retryIntervalMs: 50, describePortHolder: () => Promise.resolve(undefined), onError: () => undefined }));
   cleanups.push(async () => {
     await controller.dispose();
     factory.dispose();
