@@ -7,7 +7,7 @@ import type { ApiClient } from './apiClient';
 import { realClock, type Clock } from './clock';
 import { isNotFound } from './errors';
 import { EventRecorder } from './eventRecorder';
-import { objectKey, type Disposable, type Informer, type ResourceEventHandler } from './informer';
+import { objectKey, type Disposable, type Informer, type ResourceEventHandler, type SharedInformerFactory } from './informer';
 import { WorkQueue } from './workQueue';
 
 export interface RunWorkersOptions<T> {
@@ -72,10 +72,12 @@ export interface QueueControllerSetup {
 
 /**
  * The scaffolding every controller shares (upstream sample-controller's Controller and
- * pkg/controller/controller_utils.go): the API client, a rate-limited work queue of keys, an event
- * recorder, event handlers that only enqueue, `start()` running the workers and `dispose()`
- * removing the handlers, draining the queue and flushing events. A controller adds its informers'
- * handlers with `handle` and writes only `reconcile(key)`.
+ * pkg/controller/controller_utils.go): the API client and informer factory, a rate-limited work
+ * queue of keys, an event recorder, event handlers that only enqueue, `start()` running the
+ * workers and `dispose()` removing the handlers, draining the queue and flushing events. A
+ * controller declares its informers as fields (`private readonly pods =
+ * this.factory.informerFor(resources.pods)`), adds their handlers with `handle`, `enqueueChanges`
+ * or `enqueueRelated`, and writes only `reconcile(key)`.
  */
 export abstract class QueueController {
   protected readonly queue: WorkQueue<string>;
@@ -89,6 +91,7 @@ export abstract class QueueController {
 
   constructor(
     protected readonly client: ApiClient,
+    protected readonly factory: SharedInformerFactory,
     setup: QueueControllerSetup,
     options: ControllerOptions = {},
   ) {
@@ -122,6 +125,24 @@ export abstract class QueueController {
   /** Registers event handlers on an informer for the controller's lifetime. */
   protected handle<T extends KubeObject>(informer: Informer<T>, handler: ResourceEventHandler<T>): void {
     this.subscriptions.push(informer.addEventHandler(handler));
+  }
+
+  /**
+   * Enqueues the keys `keysOf` finds for an object (its owner, the services selecting it…) on every
+   * add and delete, and for both the old and the new object on an update.
+   */
+  protected enqueueRelated<T extends KubeObject>(informer: Informer<T>, keysOf: (object: T) => Iterable<string>): void {
+    const enqueueKeys = (object: T) => {
+      for (const key of keysOf(object)) this.queue.add(key);
+    };
+    this.handle(informer, {
+      onAdd: enqueueKeys,
+      onUpdate: (old, object) => {
+        enqueueKeys(old);
+        enqueueKeys(object);
+      },
+      onDelete: enqueueKeys,
+    });
   }
 
   /** The usual handler of the controller's own kind: every add, update and delete enqueues the object's key. */

@@ -13,7 +13,7 @@ import { formatTime } from '../../shared/kubernetes/time';
 import { conditionsOf } from '../../shared/kubernetes/conditions';
 import type { ApiClient } from '../client/apiClient';
 import { QueueController } from '../client/controllerLoop';
-import type { Informer, SharedInformerFactory } from '../client/informer';
+import type { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { isConflict, isNotFound } from '../client/errors';
 
@@ -92,15 +92,14 @@ function conditionTypes(csr: KubeObject): Set<string> {
 }
 
 export class CertificateSigner extends QueueController {
-  private readonly requests: Informer;
+  private readonly requests = this.factory.informerFor(resources.certificatesigningrequests);
 
   constructor(
     client: ApiClient,
     factory: SharedInformerFactory,
     private readonly ca: CertificateAuthority,
   ) {
-    super(client, { name: 'csrsigning', component: 'certificate-controller' });
-    this.requests = factory.informerFor(resources.certificatesigningrequests);
+    super(client, factory, { name: 'csrsigning', component: 'certificate-controller' });
     this.handle(this.requests, { onAdd: (csr) => this.enqueue(csr), onUpdate: (_old, csr) => this.enqueue(csr) });
   }
 

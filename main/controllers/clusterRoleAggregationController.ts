@@ -7,20 +7,19 @@ import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { ApiClient } from '../client/apiClient';
 import { QueueController } from '../client/controllerLoop';
-import type { Informer, SharedInformerFactory } from '../client/informer';
+import type { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { isConflict, isNotFound } from '../client/errors';
 import { selectorMatches } from './controllerUtils';
 
 export class ClusterRoleAggregationController extends QueueController {
-  private readonly clusterRoles: Informer;
+  private readonly clusterRoles = this.factory.informerFor(resources.clusterroles);
 
   constructor(
     client: ApiClient,
     factory: SharedInformerFactory,
   ) {
-    super(client, { name: 'clusterrole-aggregator', component: 'clusterrole-aggregation-controller' });
-    this.clusterRoles = factory.informerFor(resources.clusterroles);
+    super(client, factory, { name: 'clusterrole-aggregator', component: 'clusterrole-aggregation-controller' });
     const enqueueAggregated = () => {
       for (const role of this.clusterRoles.list()) if (isRecord(role.aggregationRule) && role.metadata.name) this.queue.add(role.metadata.name);
     };

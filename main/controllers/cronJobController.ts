@@ -17,7 +17,7 @@ import { formatTime } from '../../shared/kubernetes/time';
 import type { ApiClient } from '../client/apiClient';
 import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import { isAlreadyExists, isNotFound } from '../client/errors';
-import { splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
+import { splitKey, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { controllerOf, controllerRef, numberOr, specOf, statusOf } from './controllerUtils';
 import { formatRfc3339InZone, isKnownTimeZone, localTimeZone, parseCronSchedule, type CronSchedule } from './cronSchedule';
@@ -101,8 +101,8 @@ export function mostRecentScheduleTime(cronJob: KubeObject, now: number, schedul
 }
 
 export class CronJobController extends QueueController {
-  private readonly cronJobs: Informer;
-  private readonly jobs: Informer;
+  private readonly cronJobs = this.factory.informerFor(resources.cronjobs);
+  private readonly jobs = this.factory.informerFor(resources.jobs);
   private readonly defaultTimeZone: string;
 
   constructor(
@@ -110,22 +110,12 @@ export class CronJobController extends QueueController {
     factory: SharedInformerFactory,
     options: CronJobControllerOptions = {},
   ) {
-    super(client, { name: 'cronjob', component: 'cronjob-controller', workers: 5 }, options);
+    super(client, factory, { name: 'cronjob', component: 'cronjob-controller', workers: 5 }, options);
     this.defaultTimeZone = options.defaultTimeZone ?? localTimeZone();
-    this.cronJobs = factory.informerFor(resources.cronjobs);
-    this.jobs = factory.informerFor(resources.jobs);
     this.enqueueChanges(this.cronJobs);
-    const byOwner = (job: KubeObject): void => {
+    this.enqueueRelated(this.jobs, (job) => {
       const ref = controllerOf(job);
-      if (ref?.kind === 'CronJob' && ref.apiVersion === 'batch/v1' && job.metadata.namespace) this.queue.add(`${job.metadata.namespace}/${ref.name}`);
-    };
-    this.handle(this.jobs, {
-      onAdd: byOwner,
-      onUpdate: (old, job) => {
-        byOwner(old);
-        byOwner(job);
-      },
-      onDelete: byOwner,
+      return ref?.kind === 'CronJob' && ref.apiVersion === 'batch/v1' && job.metadata.namespace ? [`${job.metadata.namespace}/${ref.name}`] : [];
     });
   }
 

@@ -21,7 +21,7 @@ import { isRecord } from '../../shared/kubernetes/types';
 import { selectorIsEmpty } from '../../shared/kubernetes/labelSelector';
 import type { ApiClient } from '../client/apiClient';
 import { type ControllerOptions, QueueController } from '../client/controllerLoop';
-import type { Informer, SharedInformerFactory } from '../client/informer';
+import type { SharedInformerFactory } from '../client/informer';
 import { objectKey } from '../client/informer';
 import { resources } from '../client/resources';
 import { isAlreadyExists, isNotFound } from '../client/errors';
@@ -165,10 +165,10 @@ interface DaemonSetStatusNumbers {
 }
 
 export class DaemonSetController extends QueueController {
-  private readonly daemonSets: Informer;
-  private readonly pods: Informer;
-  private readonly nodes: Informer;
-  private readonly revisions: Informer;
+  private readonly daemonSets = this.factory.informerFor(resources.daemonsets);
+  private readonly pods = this.factory.informerFor(resources.pods);
+  private readonly nodes = this.factory.informerFor(resources.nodes);
+  private readonly revisions = this.factory.informerFor(resources.controllerrevisions);
   private readonly history: ControllerHistory;
   private readonly expectations: ControllerExpectations;
   private readonly failedPodBackoff = new Map<string, { delayMs: number; until: number }>();
@@ -178,12 +178,8 @@ export class DaemonSetController extends QueueController {
     factory: SharedInformerFactory,
     options: DaemonSetControllerOptions = {},
   ) {
-    super(client, { name: 'daemonset', component: 'daemonset-controller', workers: 2 }, options);
+    super(client, factory, { name: 'daemonset', component: 'daemonset-controller', workers: 2 }, options);
     this.expectations = new ControllerExpectations(this.clock);
-    this.daemonSets = factory.informerFor(resources.daemonsets);
-    this.pods = factory.informerFor(resources.pods);
-    this.nodes = factory.informerFor(resources.nodes);
-    this.revisions = factory.informerFor(resources.controllerrevisions);
     this.history = new ControllerHistory(client, this.revisions);
 
     this.handle(this.daemonSets, {

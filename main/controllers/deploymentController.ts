@@ -15,7 +15,7 @@ import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { ApiClient, ResourceClient } from '../client/apiClient';
 import { type ControllerOptions, QueueController } from '../client/controllerLoop';
-import type { Informer, SharedInformerFactory } from '../client/informer';
+import type { SharedInformerFactory } from '../client/informer';
 import { objectKey, splitKey } from '../client/informer';
 import { resources } from '../client/resources';
 import { isAlreadyExists, isNotFound } from '../client/errors';
@@ -73,19 +73,16 @@ export type DeploymentControllerOptions = ControllerOptions;
 type PodMap = Map<string, KubeObject[]>;
 
 export class DeploymentController extends QueueController {
-  private readonly deployments: Informer;
-  private readonly replicaSets: Informer;
-  private readonly pods: Informer;
+  private readonly deployments = this.factory.informerFor(resources.deployments);
+  private readonly replicaSets = this.factory.informerFor(resources.replicasets);
+  private readonly pods = this.factory.informerFor(resources.pods);
 
   constructor(
     client: ApiClient,
     factory: SharedInformerFactory,
     options: DeploymentControllerOptions = {},
   ) {
-    super(client, { name: 'deployment', component: 'deployment-controller', workers: 5 }, options);
-    this.deployments = factory.informerFor(resources.deployments);
-    this.replicaSets = factory.informerFor(resources.replicasets);
-    this.pods = factory.informerFor(resources.pods);
+    super(client, factory, { name: 'deployment', component: 'deployment-controller', workers: 5 }, options);
 
     this.enqueueChanges(this.deployments);
     this.handle(this.replicaSets, {

@@ -15,7 +15,7 @@ import { setCondition, statusConditions, type Condition } from '../../shared/kub
 import { formatLabelSelector } from '../../shared/kubernetes/labelSelector';
 import type { ApiClient } from '../client/apiClient';
 import { type ControllerOptions, QueueController } from '../client/controllerLoop';
-import { splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
+import { type Informer, objectKey, type SharedInformerFactory, splitKey } from '../client/informer';
 import { resources } from '../client/resources';
 import { controllerOf, isPodReady, numberOr, selectorMatches, specOf, statusOf } from './controllerUtils';
 
@@ -119,38 +119,26 @@ function withCondition(conditions: unknown, wanted: { status: string; reason: st
 export type DisruptionControllerOptions = ControllerOptions;
 
 export class DisruptionController extends QueueController {
-  private readonly budgets: Informer;
-  private readonly pods: Informer;
-  private readonly replicaSets: Informer;
-  private readonly deployments: Informer;
-  private readonly statefulSets: Informer;
+  private readonly budgets = this.factory.informerFor(resources.poddisruptionbudgets);
+  private readonly pods = this.factory.informerFor(resources.pods);
+  private readonly replicaSets = this.factory.informerFor(resources.replicasets);
+  private readonly deployments = this.factory.informerFor(resources.deployments);
+  private readonly statefulSets = this.factory.informerFor(resources.statefulsets);
 
   constructor(
     client: ApiClient,
     factory: SharedInformerFactory,
     private readonly options: DisruptionControllerOptions = {},
   ) {
-    super(client, { name: 'disruption', component: 'controllermanager', workers: 2 }, options);
-    this.budgets = factory.informerFor(resources.poddisruptionbudgets);
-    this.pods = factory.informerFor(resources.pods);
-    this.replicaSets = factory.informerFor(resources.replicasets);
-    this.deployments = factory.informerFor(resources.deployments);
-    this.statefulSets = factory.informerFor(resources.statefulsets);
+    super(client, factory, { name: 'disruption', component: 'controllermanager', workers: 2 }, options);
     const enqueue = (budget: KubeObject) => this.enqueue(budget);
     this.handle(this.budgets, { onAdd: enqueue, onUpdate: (_old, budget) => enqueue(budget) });
-    const enqueueForPod = (pod: KubeObject) => {
-      for (const budget of this.budgets.listByNamespace(pod.metadata.namespace ?? '')) {
-        if (selectorMatches(specOf(budget).selector, pod.metadata.labels)) enqueue(budget);
-      }
-    };
-    this.handle(this.pods, {
-      onAdd: enqueueForPod,
-      onUpdate: (old, pod) => {
-        enqueueForPod(old);
-        enqueueForPod(pod);
-      },
-      onDelete: enqueueForPod,
-    });
+    this.enqueueRelated(this.pods, (pod) =>
+      this.budgets
+        .listByNamespace(pod.metadata.namespace ?? '')
+        .filter((budget) => selectorMatches(specOf(budget).selector, pod.metadata.labels))
+        .map(objectKey),
+    );
     // A controller's scale feeds expectedPods: look again at the namespace's budgets when it changes.
     const enqueueNamespace = (_old: KubeObject, controller: KubeObject) => {
       if (specOf(_old).replicas === specOf(controller).replicas) return;

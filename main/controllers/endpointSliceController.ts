@@ -12,7 +12,7 @@ import { formatTime } from '../../shared/kubernetes/time';
 import type { ApiClient } from '../client/apiClient';
 import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import { isForbidden, isNotFound } from '../client/errors';
-import { splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
+import { splitKey, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { isPodReady, specOf } from './controllerUtils';
 import {
@@ -133,11 +133,17 @@ export interface EndpointSliceControllerOptions extends ControllerOptions {
   maxEndpointsPerSlice?: number;
 }
 
+/** The key of the Service a slice this controller manages belongs to (none for other slices). */
+function serviceKeyOfSlice(slice: KubeObject): string[] {
+  const labels = slice.metadata.labels ?? {};
+  return labels[SLICE_MANAGED_BY_LABEL] === SLICE_CONTROLLER_NAME && labels[SERVICE_NAME_LABEL] ? [`${slice.metadata.namespace ?? ''}/${labels[SERVICE_NAME_LABEL]}`] : [];
+}
+
 export class EndpointSliceController extends QueueController {
-  private readonly services: Informer;
-  private readonly pods: Informer;
-  private readonly nodes: Informer;
-  private readonly slices: Informer;
+  private readonly services = this.factory.informerFor(resources.services);
+  private readonly pods = this.factory.informerFor(resources.pods);
+  private readonly nodes = this.factory.informerFor(resources.nodes);
+  private readonly slices = this.factory.informerFor(resources.endpointslices);
   /** Slices created but not yet seen by the informer, per service key (upstream's slice tracker). */
   private readonly pendingCreates = new Map<string, Map<string, number>>();
 
@@ -146,37 +152,16 @@ export class EndpointSliceController extends QueueController {
     factory: SharedInformerFactory,
     private readonly options: EndpointSliceControllerOptions = {},
   ) {
-    super(client, { name: 'endpoint_slice', component: 'endpointslice-controller', workers: 2, maxRetries: 15 }, options);
-    this.services = factory.informerFor(resources.services);
-    this.pods = factory.informerFor(resources.pods);
-    this.nodes = factory.informerFor(resources.nodes);
-    this.slices = factory.informerFor(resources.endpointslices);
+    super(client, factory, { name: 'endpoint_slice', component: 'endpointslice-controller', workers: 2, maxRetries: 15 }, options);
     try {
-      this.slices.addIndexer(BY_SERVICE_INDEX, (slice) => {
-        const labels = slice.metadata.labels ?? {};
-        return labels[SLICE_MANAGED_BY_LABEL] === SLICE_CONTROLLER_NAME && labels[SERVICE_NAME_LABEL] ? [`${slice.metadata.namespace ?? ''}/${labels[SERVICE_NAME_LABEL]}`] : [];
-      });
+      this.slices.addIndexer(BY_SERVICE_INDEX, serviceKeyOfSlice);
     } catch {
       // A second controller instance on the same factory (tests) reuses the index.
     }
     this.enqueueChanges(this.services);
-    const enqueuePodServices = (pod: KubeObject) => {
-      for (const key of serviceKeysForPod(this.services.listByNamespace(pod.metadata.namespace ?? ''), pod)) this.queue.add(key);
-    };
-    this.handle(this.pods, {
-      onAdd: enqueuePodServices,
-      onUpdate: (old, pod) => {
-        enqueuePodServices(old);
-        enqueuePodServices(pod);
-      },
-      onDelete: enqueuePodServices,
-    });
-    const enqueueSliceService = (slice: KubeObject) => {
-      const labels = slice.metadata.labels ?? {};
-      if (labels[SLICE_MANAGED_BY_LABEL] === SLICE_CONTROLLER_NAME && labels[SERVICE_NAME_LABEL]) this.queue.add(`${slice.metadata.namespace ?? ''}/${labels[SERVICE_NAME_LABEL]}`);
-    };
+    this.enqueueRelated(this.pods, (pod) => serviceKeysForPod(this.services.listByNamespace(pod.metadata.namespace ?? ''), pod));
     // Slices changed or removed by someone else are put back; leftovers of deleted services are removed.
-    this.handle(this.slices, { onAdd: enqueueSliceService, onUpdate: (_old, slice) => enqueueSliceService(slice), onDelete: enqueueSliceService });
+    this.enqueueRelated(this.slices, serviceKeyOfSlice);
   }
 
   async reconcile(key: string): Promise<void> {

@@ -13,7 +13,7 @@ import { formatTime } from '../../shared/kubernetes/time';
 import type { ApiClient } from '../client/apiClient';
 import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import { isAlreadyExists, isForbidden, isNotFound } from '../client/errors';
-import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
+import { objectKey, splitKey, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { isPodReady, podPhase, specOf, statusOf } from './controllerUtils';
 
@@ -260,31 +260,18 @@ export function endpointsLabels(service: KubeObject): Record<string, string> {
 export type EndpointsControllerOptions = ControllerOptions;
 
 export class EndpointsController extends QueueController {
-  private readonly services: Informer;
-  private readonly pods: Informer;
-  private readonly endpoints: Informer;
+  private readonly services = this.factory.informerFor(resources.services);
+  private readonly pods = this.factory.informerFor(resources.pods);
+  private readonly endpoints = this.factory.informerFor(resources.endpoints);
 
   constructor(
     client: ApiClient,
     factory: SharedInformerFactory,
     private readonly options: EndpointsControllerOptions = {},
   ) {
-    super(client, { name: 'endpoint', component: ENDPOINTS_CONTROLLER_NAME, workers: 2, maxRetries: MAX_RETRIES }, options);
-    this.services = factory.informerFor(resources.services);
-    this.pods = factory.informerFor(resources.pods);
-    this.endpoints = factory.informerFor(resources.endpoints);
+    super(client, factory, { name: 'endpoint', component: ENDPOINTS_CONTROLLER_NAME, workers: 2, maxRetries: MAX_RETRIES }, options);
     this.enqueueChanges(this.services);
-    const enqueuePodServices = (pod: KubeObject) => {
-      for (const key of serviceKeysForPod(this.services.listByNamespace(pod.metadata.namespace ?? ''), pod)) this.queue.add(key);
-    };
-    this.handle(this.pods, {
-      onAdd: enqueuePodServices,
-      onUpdate: (old, pod) => {
-        enqueuePodServices(old);
-        enqueuePodServices(pod);
-      },
-      onDelete: enqueuePodServices,
-    });
+    this.enqueueRelated(this.pods, (pod) => serviceKeysForPod(this.services.listByNamespace(pod.metadata.namespace ?? ''), pod));
     this.handle(this.endpoints, {
       // Upstream checkLeftoverEndpoints: managed Endpoints whose Service vanished while we were down.
       onAdd: (endpoints) => {

@@ -18,7 +18,7 @@ import { formatTime, parseTime } from '../../shared/kubernetes/time';
 export { formatMilliQuantity };
 import type { ApiClient } from '../client/apiClient';
 import { type ControllerOptions, QueueController } from '../client/controllerLoop';
-import type { Informer, SharedInformerFactory } from '../client/informer';
+import type { SharedInformerFactory } from '../client/informer';
 import { splitKey } from '../client/informer';
 import { resources, type GroupVersionResource } from '../client/resources';
 import { numberOr, podPhase, specOf, statusOf } from './controllerUtils';
@@ -495,7 +495,7 @@ function serializedStatus(status: WorkingStatus): Record<string, unknown> {
 }
 
 export class HorizontalPodAutoscalerController extends QueueController {
-  private readonly autoscalers: Informer;
+  private readonly autoscalers = this.factory.informerFor(horizontalPodAutoscalers);
   private readonly resyncPeriodMs: number;
   private readonly downscaleWindowMs: number;
   private readonly tolerance: number;
@@ -509,12 +509,11 @@ export class HorizontalPodAutoscalerController extends QueueController {
     factory: SharedInformerFactory,
     options: HorizontalPodAutoscalerControllerOptions = {},
   ) {
-    super(client, { name: 'horizontal-pod-autoscaler', component: 'horizontal-pod-autoscaler', workers: 5 }, options);
+    super(client, factory, { name: 'horizontal-pod-autoscaler', component: 'horizontal-pod-autoscaler', workers: 5 }, options);
     this.resyncPeriodMs = options.resyncPeriodMs ?? RESYNC_PERIOD_MS;
     this.downscaleWindowMs = options.downscaleStabilizationWindowMs ?? DOWNSCALE_STABILIZATION_WINDOW_MS;
     this.tolerance = options.tolerance ?? TOLERANCE;
     this.log = options.log ?? ((message) => console.warn(message));
-    this.autoscalers = factory.informerFor(horizontalPodAutoscalers);
     // Status writes come back as updates; only a changed spec is worth an early round, the
     // periodic resync covers the rest (upstream queues every HPA at the sync period).
     this.handle(this.autoscalers, {

@@ -21,7 +21,7 @@ import { conditionsOf, findCondition, getCondition, type Condition } from '../..
 import type { ApiClient } from '../client/apiClient';
 import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import { isConflict, isInvalid, isNotFound } from '../client/errors';
-import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
+import { objectKey, splitKey, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { ControllerExpectations, controllerOf, controllerRef, isPodActive, isPodReady, podFromTemplate, podPhase, selectorMatches, SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch, specOf, statusOf } from './controllerUtils';
 
@@ -315,8 +315,8 @@ interface SyncContext {
 }
 
 export class JobController extends QueueController {
-  private readonly jobs: Informer;
-  private readonly pods: Informer;
+  private readonly jobs = this.factory.informerFor(resources.jobs);
+  private readonly pods = this.factory.informerFor(resources.pods);
   private readonly expectations: ControllerExpectations;
   private readonly finalizerRemovals = new Map<string, Set<string>>();
   private readonly backoffRecords = new Map<string, BackoffRecord>();
@@ -326,10 +326,8 @@ export class JobController extends QueueController {
     factory: SharedInformerFactory,
     options: JobControllerOptions = {},
   ) {
-    super(client, { name: 'job', component: 'job-controller', workers: 5 }, options);
+    super(client, factory, { name: 'job', component: 'job-controller', workers: 5 }, options);
     this.expectations = new ControllerExpectations(this.clock);
-    this.jobs = factory.informerFor(resources.jobs);
-    this.pods = factory.informerFor(resources.pods);
     this.enqueueChanges(this.jobs);
     this.handle(this.pods, {
       onAdd: (pod) => {

@@ -33,7 +33,7 @@ import { compareQuantities, parseQuantity, zeroQuantity, type Quantity } from '.
 import { formatTime } from '../../shared/kubernetes/time';
 import type { ApiClient } from '../client/apiClient';
 import { type ControllerOptions, QueueController } from '../client/controllerLoop';
-import type { Informer, SharedInformerFactory } from '../client/informer';
+import type { SharedInformerFactory } from '../client/informer';
 import { objectKey } from '../client/informer';
 import { resources, type GroupVersionResource } from '../client/resources';
 import { isAlreadyExists, isNotFound } from '../client/errors';
@@ -142,10 +142,10 @@ function refersTo(ref: Record<string, unknown>, claim: KubeObject): boolean {
 }
 
 export class LocalPathProvisioner extends QueueController {
-  private readonly claims: Informer;
-  private readonly volumes: Informer;
-  private readonly classes: Informer;
-  private readonly pods: Informer;
+  private readonly claims = this.factory.informerFor(resources.persistentvolumeclaims);
+  private readonly volumes = this.factory.informerFor(resources.persistentvolumes);
+  private readonly classes = this.factory.informerFor(storageClassesResource);
+  private readonly pods = this.factory.informerFor(resources.pods);
   private readonly className: string;
 
   constructor(
@@ -153,12 +153,8 @@ export class LocalPathProvisioner extends QueueController {
     factory: SharedInformerFactory,
     private readonly options: LocalPathProvisionerOptions,
   ) {
-    super(client, { name: 'local-path-provisioner', component: 'persistentvolume-controller' }, options);
+    super(client, factory, { name: 'local-path-provisioner', component: 'persistentvolume-controller' }, options);
     this.className = options.storageClassName ?? DEFAULT_STORAGE_CLASS_NAME;
-    this.claims = factory.informerFor(resources.persistentvolumeclaims);
-    this.volumes = factory.informerFor(resources.persistentvolumes);
-    this.classes = factory.informerFor(storageClassesResource);
-    this.pods = factory.informerFor(resources.pods);
     const enqueueClaim = (claim: KubeObject) => this.queue.add(claimPrefix + objectKey(claim));
     this.handle(this.claims, {
       onAdd: enqueueClaim,

@@ -7,7 +7,7 @@ import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { ApiClient } from '../client/apiClient';
 import { QueueController } from '../client/controllerLoop';
-import type { Informer, SharedInformerFactory } from '../client/informer';
+import type { SharedInformerFactory } from '../client/informer';
 import { resources, type GroupVersionResource } from '../client/resources';
 import { isNotFound } from '../client/errors';
 
@@ -16,15 +16,14 @@ const RECHECK_MS = 1000;
 const DISCOVERY_TTL_MS = 10_000;
 
 export class NamespaceController extends QueueController {
-  private readonly namespaces: Informer;
+  private readonly namespaces = this.factory.informerFor(resources.namespaces);
   private discovered: { at: number; resources: GroupVersionResource[] } | undefined;
 
   constructor(
     client: ApiClient,
     factory: SharedInformerFactory,
   ) {
-    super(client, { name: 'namespace', component: 'namespace-controller', workers: 2 });
-    this.namespaces = factory.informerFor(resources.namespaces);
+    super(client, factory, { name: 'namespace', component: 'namespace-controller', workers: 2 });
     const enqueue = (ns: KubeObject) => {
       if (ns.metadata.deletionTimestamp && ns.metadata.name) this.queue.add(ns.metadata.name);
     };

@@ -6,26 +6,23 @@ import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { ApiClient } from '../client/apiClient';
 import { QueueController } from '../client/controllerLoop';
-import type { Informer, SharedInformerFactory } from '../client/informer';
+import type { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { isAlreadyExists, isForbidden, isNotFound } from '../client/errors';
 
 export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
 
 export class NamespaceDefaultsController extends QueueController {
-  private readonly namespaces: Informer;
-  private readonly serviceAccounts: Informer;
-  private readonly configMaps: Informer;
+  private readonly namespaces = this.factory.informerFor(resources.namespaces);
+  private readonly serviceAccounts = this.factory.informerFor(resources.serviceaccounts, { fieldSelector: 'metadata.name=default' });
+  private readonly configMaps = this.factory.informerFor(resources.configmaps, { fieldSelector: `metadata.name=${ROOT_CA_CONFIGMAP}` });
 
   constructor(
     client: ApiClient,
     factory: SharedInformerFactory,
     private readonly caCertPem: string,
   ) {
-    super(client, { name: 'namespace-defaults', component: 'service-account-controller' });
-    this.namespaces = factory.informerFor(resources.namespaces);
-    this.serviceAccounts = factory.informerFor(resources.serviceaccounts, { fieldSelector: 'metadata.name=default' });
-    this.configMaps = factory.informerFor(resources.configmaps, { fieldSelector: `metadata.name=${ROOT_CA_CONFIGMAP}` });
+    super(client, factory, { name: 'namespace-defaults', component: 'service-account-controller' });
     const byName = (ns: KubeObject) => ns.metadata.name && this.queue.add(ns.metadata.name);
     const byNamespace = (obj: KubeObject) => obj.metadata.namespace && this.queue.add(obj.metadata.namespace);
     this.handle(this.namespaces, { onAdd: byName, onUpdate: (_old, ns) => byName(ns) });

@@ -17,7 +17,7 @@ import { selectorIsEmpty } from '../../shared/kubernetes/labelSelector';
 import type { ApiClient } from '../client/apiClient';
 import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import { ClientApiError, isInvalid, isNotFound } from '../client/errors';
-import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
+import { objectKey, splitKey, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { ControllerExpectations, controllerOf, isPodActive, isPodAvailable, isPodReady, numberOr, podFromTemplate, podPhase, resolveControllerRef, selectorMatches, SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch, specOf, statusOf } from './controllerUtils';
 
@@ -212,8 +212,8 @@ export interface ReplicaSetControllerOptions extends ControllerOptions {
 }
 
 export class ReplicaSetController extends QueueController {
-  private readonly replicaSets: Informer;
-  private readonly pods: Informer;
+  private readonly replicaSets = this.factory.informerFor(resources.replicasets);
+  private readonly pods = this.factory.informerFor(resources.pods);
   readonly expectations: ControllerExpectations;
   private readonly burstReplicas: number;
 
@@ -222,11 +222,9 @@ export class ReplicaSetController extends QueueController {
     factory: SharedInformerFactory,
     options: ReplicaSetControllerOptions = {},
   ) {
-    super(client, { name: 'replicaset', component: 'replicaset-controller', workers: 5 }, options);
+    super(client, factory, { name: 'replicaset', component: 'replicaset-controller', workers: 5 }, options);
     this.expectations = new ControllerExpectations(this.clock);
     this.burstReplicas = options.burstReplicas ?? BURST_REPLICAS;
-    this.replicaSets = factory.informerFor(resources.replicasets);
-    this.pods = factory.informerFor(resources.pods);
     this.handle(this.replicaSets, {
       onAdd: (rs) => this.enqueue(rs),
       onUpdate: (_old, rs) => this.enqueue(rs),

@@ -23,7 +23,7 @@ export interface ResourceQuotaControllerOptions {
 }
 
 export class ResourceQuotaController extends QueueController {
-  private readonly quotas: Informer;
+  private readonly quotas = this.factory.informerFor(resources.resourcequotas);
   private readonly watched = new Map<string, Informer>();
   private readonly now: () => Date;
 
@@ -32,9 +32,8 @@ export class ResourceQuotaController extends QueueController {
     factory: SharedInformerFactory,
     private readonly options: ResourceQuotaControllerOptions = {},
   ) {
-    super(client, { name: 'resourcequota', component: 'resourcequota-controller', workers: 2 });
+    super(client, factory, { name: 'resourcequota', component: 'resourcequota-controller', workers: 2 });
     this.now = options.now ?? (() => new Date());
-    this.quotas = factory.informerFor(resources.resourcequotas);
     this.handle(this.quotas, {
       onAdd: (quota) => this.enqueue(quota),
       // Our own status writes come back as updates; only spec changes or drifted status need work.

@@ -22,7 +22,7 @@ import type { KubeObject, OwnerReference } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { ApiClient } from '../client/apiClient';
 import { type ControllerOptions, QueueController } from '../client/controllerLoop';
-import type { Informer, SharedInformerFactory } from '../client/informer';
+import type { SharedInformerFactory } from '../client/informer';
 import { objectKey } from '../client/informer';
 import { resources } from '../client/resources';
 import { isAlreadyExists, isNotFound } from '../client/errors';
@@ -218,10 +218,10 @@ function statusEquals(current: Record<string, unknown>, next: SetStatus): boolea
 }
 
 export class StatefulSetController extends QueueController {
-  private readonly sets: Informer;
-  private readonly pods: Informer;
-  private readonly claims: Informer;
-  private readonly revisions: Informer;
+  private readonly sets = this.factory.informerFor(resources.statefulsets);
+  private readonly pods = this.factory.informerFor(resources.pods);
+  private readonly claims = this.factory.informerFor(resources.persistentvolumeclaims);
+  private readonly revisions = this.factory.informerFor(resources.controllerrevisions);
   private readonly history: ControllerHistory;
 
   constructor(
@@ -229,11 +229,7 @@ export class StatefulSetController extends QueueController {
     factory: SharedInformerFactory,
     options: StatefulSetControllerOptions = {},
   ) {
-    super(client, { name: 'statefulset', component: 'statefulset-controller', workers: 2 }, options);
-    this.sets = factory.informerFor(resources.statefulsets);
-    this.pods = factory.informerFor(resources.pods);
-    this.claims = factory.informerFor(resources.persistentvolumeclaims);
-    this.revisions = factory.informerFor(resources.controllerrevisions);
+    super(client, factory, { name: 'statefulset', component: 'statefulset-controller', workers: 2 }, options);
     this.history = new ControllerHistory(client, this.revisions);
 
     this.enqueueChanges(this.sets);
