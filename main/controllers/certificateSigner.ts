@@ -94,11 +94,7 @@ function conditionTypes(csr: KubeObject): Set<string> {
 export class CertificateSigner extends QueueController {
   private readonly requests = this.factory.informerFor(resources.certificatesigningrequests);
 
-  constructor(
-    client: ApiClient,
-    factory: SharedInformerFactory,
-    private readonly ca: CertificateAuthority,
-  ) {
+  constructor(client: ApiClient, factory: SharedInformerFactory, private readonly ca: CertificateAuthority) {
     super(client, factory, { name: 'csrsigning', component: 'certificate-controller' });
     this.handle(this.requests, { onAdd: (csr) => this.enqueue(csr), onUpdate: (_old, csr) => this.enqueue(csr) });
   }

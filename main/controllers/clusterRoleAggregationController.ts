@@ -15,10 +15,7 @@ import { selectorMatches } from './controllerUtils';
 export class ClusterRoleAggregationController extends QueueController {
   private readonly clusterRoles = this.factory.informerFor(resources.clusterroles);
 
-  constructor(
-    client: ApiClient,
-    factory: SharedInformerFactory,
-  ) {
+  constructor(client: ApiClient, factory: SharedInformerFactory) {
     super(client, factory, { name: 'clusterrole-aggregator', component: 'clusterrole-aggregation-controller' });
     const enqueueAggregated = () => {
       for (const role of this.clusterRoles.list()) if (isRecord(role.aggregationRule) && role.metadata.name) this.queue.add(role.metadata.name);

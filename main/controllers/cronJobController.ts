@@ -105,11 +105,7 @@ export class CronJobController extends QueueController {
   private readonly jobs = this.factory.informerFor(resources.jobs);
   private readonly defaultTimeZone: string;
 
-  constructor(
-    client: ApiClient,
-    factory: SharedInformerFactory,
-    options: CronJobControllerOptions = {},
-  ) {
+  constructor(client: ApiClient, factory: SharedInformerFactory, options: CronJobControllerOptions = {}) {
     super(client, factory, { name: 'cronjob', component: 'cronjob-controller', workers: 5 }, options);
     this.defaultTimeZone = options.defaultTimeZone ?? localTimeZone();
     this.enqueueChanges(this.cronJobs);

@@ -170,16 +170,11 @@ export class DaemonSetController extends QueueController {
   private readonly nodes = this.factory.informerFor(resources.nodes);
   private readonly revisions = this.factory.informerFor(resources.controllerrevisions);
   private readonly history: ControllerHistory;
-  private readonly expectations: ControllerExpectations;
+  private readonly expectations = new ControllerExpectations(this.clock);
   private readonly failedPodBackoff = new Map<string, { delayMs: number; until: number }>();
 
-  constructor(
-    client: ApiClient,
-    factory: SharedInformerFactory,
-    options: DaemonSetControllerOptions = {},
-  ) {
+  constructor(client: ApiClient, factory: SharedInformerFactory, options: DaemonSetControllerOptions = {}) {
     super(client, factory, { name: 'daemonset', component: 'daemonset-controller', workers: 2 }, options);
-    this.expectations = new ControllerExpectations(this.clock);
     this.history = new ControllerHistory(client, this.revisions);
 
     this.handle(this.daemonSets, {

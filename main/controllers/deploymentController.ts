@@ -77,11 +77,7 @@ export class DeploymentController extends QueueController {
   private readonly replicaSets = this.factory.informerFor(resources.replicasets);
   private readonly pods = this.factory.informerFor(resources.pods);
 
-  constructor(
-    client: ApiClient,
-    factory: SharedInformerFactory,
-    options: DeploymentControllerOptions = {},
-  ) {
+  constructor(client: ApiClient, factory: SharedInformerFactory, options: DeploymentControllerOptions = {}) {
     super(client, factory, { name: 'deployment', component: 'deployment-controller', workers: 5 }, options);
 
     this.enqueueChanges(this.deployments);

@@ -125,11 +125,7 @@ export class DisruptionController extends QueueController {
   private readonly deployments = this.factory.informerFor(resources.deployments);
   private readonly statefulSets = this.factory.informerFor(resources.statefulsets);
 
-  constructor(
-    client: ApiClient,
-    factory: SharedInformerFactory,
-    private readonly options: DisruptionControllerOptions = {},
-  ) {
+  constructor(client: ApiClient, factory: SharedInformerFactory, private readonly options: DisruptionControllerOptions = {}) {
     super(client, factory, { name: 'disruption', component: 'controllermanager', workers: 2 }, options);
     const enqueue = (budget: KubeObject) => this.enqueue(budget);
     this.handle(this.budgets, { onAdd: enqueue, onUpdate: (_old, budget) => enqueue(budget) });

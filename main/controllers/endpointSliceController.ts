@@ -147,11 +147,7 @@ export class EndpointSliceController extends QueueController {
   /** Slices created but not yet seen by the informer, per service key (upstream's slice tracker). */
   private readonly pendingCreates = new Map<string, Map<string, number>>();
 
-  constructor(
-    client: ApiClient,
-    factory: SharedInformerFactory,
-    private readonly options: EndpointSliceControllerOptions = {},
-  ) {
+  constructor(client: ApiClient, factory: SharedInformerFactory, private readonly options: EndpointSliceControllerOptions = {}) {
     super(client, factory, { name: 'endpoint_slice', component: 'endpointslice-controller', workers: 2, maxRetries: 15 }, options);
     try {
       this.slices.addIndexer(BY_SERVICE_INDEX, serviceKeyOfSlice);

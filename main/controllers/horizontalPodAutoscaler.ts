@@ -504,11 +504,7 @@ export class HorizontalPodAutoscalerController extends QueueController {
   private readonly scaleUpEvents = new Map<string, ScaleEvent[]>();
   private readonly scaleDownEvents = new Map<string, ScaleEvent[]>();
 
-  constructor(
-    client: ApiClient,
-    factory: SharedInformerFactory,
-    options: HorizontalPodAutoscalerControllerOptions = {},
-  ) {
+  constructor(client: ApiClient, factory: SharedInformerFactory, options: HorizontalPodAutoscalerControllerOptions = {}) {
     super(client, factory, { name: 'horizontal-pod-autoscaler', component: 'horizontal-pod-autoscaler', workers: 5 }, options);
     this.resyncPeriodMs = options.resyncPeriodMs ?? RESYNC_PERIOD_MS;
     this.downscaleWindowMs = options.downscaleStabilizationWindowMs ?? DOWNSCALE_STABILIZATION_WINDOW_MS;

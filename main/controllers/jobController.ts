@@ -317,17 +317,12 @@ interface SyncContext {
 export class JobController extends QueueController {
   private readonly jobs = this.factory.informerFor(resources.jobs);
   private readonly pods = this.factory.informerFor(resources.pods);
-  private readonly expectations: ControllerExpectations;
+  private readonly expectations = new ControllerExpectations(this.clock);
   private readonly finalizerRemovals = new Map<string, Set<string>>();
   private readonly backoffRecords = new Map<string, BackoffRecord>();
 
-  constructor(
-    client: ApiClient,
-    factory: SharedInformerFactory,
-    options: JobControllerOptions = {},
-  ) {
+  constructor(client: ApiClient, factory: SharedInformerFactory, options: JobControllerOptions = {}) {
     super(client, factory, { name: 'job', component: 'job-controller', workers: 5 }, options);
-    this.expectations = new ControllerExpectations(this.clock);
     this.enqueueChanges(this.jobs);
     this.handle(this.pods, {
       onAdd: (pod) => {

@@ -148,11 +148,7 @@ export class LocalPathProvisioner extends QueueController {
   private readonly pods = this.factory.informerFor(resources.pods);
   private readonly className: string;
 
-  constructor(
-    client: ApiClient,
-    factory: SharedInformerFactory,
-    private readonly options: LocalPathProvisionerOptions,
-  ) {
+  constructor(client: ApiClient, factory: SharedInformerFactory, private readonly options: LocalPathProvisionerOptions) {
     super(client, factory, { name: 'local-path-provisioner', component: 'persistentvolume-controller' }, options);
     this.className = options.storageClassName ?? DEFAULT_STORAGE_CLASS_NAME;
     const enqueueClaim = (claim: KubeObject) => this.queue.add(claimPrefix + objectKey(claim));

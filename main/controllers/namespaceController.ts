@@ -19,10 +19,7 @@ export class NamespaceController extends QueueController {
   private readonly namespaces = this.factory.informerFor(resources.namespaces);
   private discovered: { at: number; resources: GroupVersionResource[] } | undefined;
 
-  constructor(
-    client: ApiClient,
-    factory: SharedInformerFactory,
-  ) {
+  constructor(client: ApiClient, factory: SharedInformerFactory) {
     super(client, factory, { name: 'namespace', component: 'namespace-controller', workers: 2 });
     const enqueue = (ns: KubeObject) => {
       if (ns.metadata.deletionTimestamp && ns.metadata.name) this.queue.add(ns.metadata.name);

@@ -17,11 +17,7 @@ export class NamespaceDefaultsController extends QueueController {
   private readonly serviceAccounts = this.factory.informerFor(resources.serviceaccounts, { fieldSelector: 'metadata.name=default' });
   private readonly configMaps = this.factory.informerFor(resources.configmaps, { fieldSelector: `metadata.name=${ROOT_CA_CONFIGMAP}` });
 
-  constructor(
-    client: ApiClient,
-    factory: SharedInformerFactory,
-    private readonly caCertPem: string,
-  ) {
+  constructor(client: ApiClient, factory: SharedInformerFactory, private readonly caCertPem: string) {
     super(client, factory, { name: 'namespace-defaults', component: 'service-account-controller' });
     const byName = (ns: KubeObject) => ns.metadata.name && this.queue.add(ns.metadata.name);
     const byNamespace = (obj: KubeObject) => obj.metadata.namespace && this.queue.add(obj.metadata.namespace);

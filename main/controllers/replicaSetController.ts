@@ -214,16 +214,11 @@ export interface ReplicaSetControllerOptions extends ControllerOptions {
 export class ReplicaSetController extends QueueController {
   private readonly replicaSets = this.factory.informerFor(resources.replicasets);
   private readonly pods = this.factory.informerFor(resources.pods);
-  readonly expectations: ControllerExpectations;
+  readonly expectations = new ControllerExpectations(this.clock);
   private readonly burstReplicas: number;
 
-  constructor(
-    client: ApiClient,
-    factory: SharedInformerFactory,
-    options: ReplicaSetControllerOptions = {},
-  ) {
+  constructor(client: ApiClient, factory: SharedInformerFactory, options: ReplicaSetControllerOptions = {}) {
     super(client, factory, { name: 'replicaset', component: 'replicaset-controller', workers: 5 }, options);
-    this.expectations = new ControllerExpectations(this.clock);
     this.burstReplicas = options.burstReplicas ?? BURST_REPLICAS;
     this.handle(this.replicaSets, {
       onAdd: (rs) => this.enqueue(rs),

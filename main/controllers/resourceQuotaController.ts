@@ -27,11 +27,7 @@ export class ResourceQuotaController extends QueueController {
   private readonly watched = new Map<string, Informer>();
   private readonly now: () => Date;
 
-  constructor(
-    client: ApiClient,
-    factory: SharedInformerFactory,
-    private readonly options: ResourceQuotaControllerOptions = {},
-  ) {
+  constructor(client: ApiClient, factory: SharedInformerFactory, private readonly options: ResourceQuotaControllerOptions = {}) {
     super(client, factory, { name: 'resourcequota', component: 'resourcequota-controller', workers: 2 });
     this.now = options.now ?? (() => new Date());
     this.handle(this.quotas, {

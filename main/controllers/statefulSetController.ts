@@ -224,11 +224,7 @@ export class StatefulSetController extends QueueController {
   private readonly revisions = this.factory.informerFor(resources.controllerrevisions);
   private readonly history: ControllerHistory;
 
-  constructor(
-    client: ApiClient,
-    factory: SharedInformerFactory,
-    options: StatefulSetControllerOptions = {},
-  ) {
+  constructor(client: ApiClient, factory: SharedInformerFactory, options: StatefulSetControllerOptions = {}) {
     super(client, factory, { name: 'statefulset', component: 'statefulset-controller', workers: 2 }, options);
     this.history = new ControllerHistory(client, this.revisions);
 
