@@ -145,9 +145,16 @@ export abstract class QueueController {
     });
   }
 
-  /** The usual handler of the controller's own kind: every add, update and delete enqueues the object's key. */
-  protected enqueueChanges<T extends KubeObject>(informer: Informer<T>): void {
-    this.handle(informer, { onAdd: (object) => this.enqueue(object), onUpdate: (_old, object) => this.enqueue(object), onDelete: (object) => this.enqueue(object) });
+  /** The usual handler of the controller's own kind: every add, update and delete enqueues the object's key (after `onDelete`, when given). */
+  protected enqueueChanges<T extends KubeObject>(informer: Informer<T>, onDelete?: (object: T) => void): void {
+    this.handle(informer, {
+      onAdd: (object) => this.enqueue(object),
+      onUpdate: (_old, object) => this.enqueue(object),
+      onDelete: (object) => {
+        onDelete?.(object);
+        this.enqueue(object);
+      },
+    });
   }
 
   protected enqueue(object: KubeObject): void {

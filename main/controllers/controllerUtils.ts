@@ -5,12 +5,14 @@
 import { randomInt } from 'node:crypto';
 import type { KubeObject, OwnerReference } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { getCondition, isConditionTrue } from '../../shared/kubernetes/conditions';
+import { selectorMatches } from '../../shared/kubernetes/labelSelector';
+import { parseTime } from '../../shared/kubernetes/time';
 import { realClock, type Clock } from '../client/clock';
 import type { Informer } from '../client/informer';
-import { getCondition, isConditionTrue } from '../../shared/kubernetes/conditions';
-import { parseTime } from '../../shared/kubernetes/time';
 
 export type { LabelSelector, LabelSelectorRequirement } from '../../shared/kubernetes/labelSelector';
+
 export { selectorMatches, selectorToString } from '../../shared/kubernetes/labelSelector';
 
 /** The controller owner reference of an object, if any. */
@@ -32,6 +34,21 @@ export function resolveControllerRef(informer: Informer, namespace: string | und
   if (ref.kind !== kind || (slash < 0 ? '' : ref.apiVersion.slice(0, slash)) !== group) return undefined;
   const owner = informer.get(namespace, ref.name);
   return owner && owner.metadata.uid === ref.uid ? owner : undefined;
+}
+
+/**
+ * The controllers of `kind` a change to `object` concerns, as upstream's pod event handlers find
+ * them: the one its controller reference names (when it resolves), else, for an orphan, every one
+ * in its namespace that may adopt it (by default: whose selector matches its labels).
+ */
+export function controllersFor(owners: Informer, object: KubeObject, kind: string, group: string, mayAdopt?: (owner: KubeObject) => boolean): KubeObject[] {
+  const ref = controllerOf(object);
+  if (ref) {
+    const owner = resolveControllerRef(owners, object.metadata.namespace, ref, kind, group);
+    return owner ? [owner] : [];
+  }
+  const adopts = mayAdopt ?? ((owner: KubeObject) => selectorMatches(specOf(owner).selector, object.metadata.labels));
+  return owners.listByNamespace(object.metadata.namespace ?? '').filter(adopts);
 }
 
 /** metav1.NewControllerRef */

@@ -25,7 +25,7 @@ import type { SharedInformerFactory } from '../client/informer';
 import { objectKey } from '../client/informer';
 import { resources } from '../client/resources';
 import { isAlreadyExists, isNotFound } from '../client/errors';
-import { ControllerExpectations, controllerOf, controllerRef, isPodAvailable, isPodReady, numberOr, podFromTemplate, podPhase, resolveControllerRef, selectorMatches, SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch, specOf, statusOf } from './controllerUtils';
+import { ControllerExpectations, controllerOf, controllerRef, controllersFor, isPodAvailable, isPodReady, numberOr, podFromTemplate, podPhase, resolveControllerRef, selectorMatches, SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch, specOf, statusOf } from './controllerUtils';
 import { ControllerHistory, controllerRevisionName, hashControllerRevision, revisionNumber, sortRevisions, stableStringify, templatePatch, type ControllerRevision } from './controllerHistory';
 import { findUntoleratedTaint, podMatchesNodeSelectorAndAffinity, type SchedulingPod, type Taint, type Toleration, tolerationsTolerateTaint } from '../componentHelpers/scheduling/corev1';
 
@@ -177,14 +177,7 @@ export class DaemonSetController extends QueueController {
     super(client, factory, { name: 'daemonset', component: 'daemonset-controller', workers: 2 }, options);
     this.history = new ControllerHistory(client, this.revisions);
 
-    this.handle(this.daemonSets, {
-      onAdd: (ds) => this.enqueue(ds),
-      onUpdate: (_old, ds) => this.enqueue(ds),
-      onDelete: (ds) => {
-        this.expectations.delete(objectKey(ds));
-        this.enqueue(ds);
-      },
-    });
+    this.enqueueChanges(this.daemonSets, (ds) => this.expectations.delete(objectKey(ds)));
     this.handle(this.pods, {
       onAdd: (pod) => {
         // A pod that is already going (seen on a restart) counts as a deletion, not a creation.
@@ -234,14 +227,7 @@ export class DaemonSetController extends QueueController {
   }
 
   private enqueueForPod(pod: KubeObject): void {
-    const ref = controllerOf(pod);
-    if (ref) {
-      this.enqueueOwner(pod.metadata.namespace, ref);
-      return;
-    }
-    for (const ds of this.daemonSets.listByNamespace(pod.metadata.namespace ?? '')) {
-      if (selectorMatches(specOf(ds).selector, pod.metadata.labels)) this.queue.add(objectKey(ds));
-    }
+    for (const ds of controllersFor(this.daemonSets, pod, 'DaemonSet', 'apps')) this.enqueue(ds);
   }
 
   async reconcile(key: string): Promise<void> {

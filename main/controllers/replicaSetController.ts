@@ -220,14 +220,7 @@ export class ReplicaSetController extends QueueController {
   constructor(client: ApiClient, factory: SharedInformerFactory, options: ReplicaSetControllerOptions = {}) {
     super(client, factory, { name: 'replicaset', component: 'replicaset-controller', workers: 5 }, options);
     this.burstReplicas = options.burstReplicas ?? BURST_REPLICAS;
-    this.handle(this.replicaSets, {
-      onAdd: (rs) => this.enqueue(rs),
-      onUpdate: (_old, rs) => this.enqueue(rs),
-      onDelete: (rs) => {
-        this.expectations.delete(objectKey(rs));
-        this.enqueue(rs);
-      },
-    });
+    this.enqueueChanges(this.replicaSets, (rs) => this.expectations.delete(objectKey(rs)));
     this.handle(this.pods, {
       onAdd: (pod) => this.addPod(pod),
       onUpdate: (old, pod) => this.updatePod(old, pod),

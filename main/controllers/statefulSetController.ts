@@ -23,10 +23,9 @@ import { isRecord } from '../../shared/kubernetes/types';
 import type { ApiClient } from '../client/apiClient';
 import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import type { SharedInformerFactory } from '../client/informer';
-import { objectKey } from '../client/informer';
 import { resources } from '../client/resources';
 import { isAlreadyExists, isNotFound } from '../client/errors';
-import { controllerOf, controllerRef, isControlledBy, isPodAvailable, isPodReady, numberOr, podFromTemplate, podPhase, resolveControllerRef, selectorMatches, specOf, statusOf } from './controllerUtils';
+import { controllerOf, controllerRef, controllersFor, isControlledBy, isPodAvailable, isPodReady, numberOr, podFromTemplate, podPhase, resolveControllerRef, selectorMatches, specOf, statusOf } from './controllerUtils';
 import { ControllerHistory, applyRevision, findEqualRevisions, newControllerRevision, nextRevision, sortRevisions, templatePatch, equalRevision, type ControllerRevision } from './controllerHistory';
 
 export const STATEFULSET_POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
@@ -251,15 +250,8 @@ export class StatefulSetController extends QueueController {
   }
 
   private enqueueForPod(pod: KubeObject): void {
-    const ref = controllerOf(pod);
-    if (ref) {
-      this.enqueueOwner(pod.metadata.namespace, ref);
-      return;
-    }
     // An orphan: every set that could adopt it should look at it.
-    for (const set of this.sets.listByNamespace(pod.metadata.namespace ?? '')) {
-      if (isMemberOf(set, pod) && selectorMatches(specOf(set).selector, pod.metadata.labels)) this.queue.add(objectKey(set));
-    }
+    for (const set of controllersFor(this.sets, pod, 'StatefulSet', 'apps', (candidate) => isMemberOf(candidate, pod) && selectorMatches(specOf(candidate).selector, pod.metadata.labels))) this.enqueue(set);
   }
 
   async reconcile(key: string): Promise<void> {
