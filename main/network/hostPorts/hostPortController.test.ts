@@ -8,6 +8,7 @@ import { startOnFakeApi } from '../../../test/doubles/fakeApi';
 import { resources } from '../../client/resources';
 import type { PodDialer } from '../dialer';
 import { HostPortController } from './hostPortController';
+import { FakeDialer } from '../../../test/doubles/fakeDialer';
 
 async function until(check: () => boolean | Promise<boolean>, what = 'condition'): Promise<void> {
   const deadline = Date.now() + 5000;
@@ -77,22 +78,6 @@ function exchange(port: number, text = ''): Promise<string> {
     socket.on('error', reject);
     socket.on('connect', () => socket.end(text));
   });
-}
-
-/** Maps pod IPs to local servers; an IP mapped to nothing refuses. */
-class FakeDialer implements PodDialer {
-  readonly dialed: string[] = [];
-  constructor(private readonly routes: Map<string, number>) {}
-  dial(ip: string, port: number): Promise<Socket> {
-    this.dialed.push(`${ip}:${port}`);
-    const local = this.routes.get(ip);
-    if (local === undefined) return Promise.reject(new Error(`dial ${ip}:${port}: connection refused`));
-    return new Promise((resolve, reject) => {
-      const socket = connect({ host: '127.0.0.1', port: local });
-      socket.once('connect', () => resolve(socket));
-      socket.once('error', reject);
-    });
-  }
 }
 
 function service(name: string, spec: Record<string, unknown>): KubeObject {

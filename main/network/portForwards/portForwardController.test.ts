@@ -7,6 +7,7 @@ import { resources } from '../../client/resources';
 import type { PodDialer } from '../dialer';
 import { PortForwardController } from './portForwardController';
 import { portForwardsResource, portForwardStatus } from './portForwardResource';
+import { FakeDialer } from '../../../test/doubles/fakeDialer';
 
 async function until(check: () => boolean | Promise<boolean>, what = 'condition'): Promise<void> {
   const deadline = Date.now() + 5000;
@@ -70,20 +71,6 @@ function refused(port: number): Promise<boolean> {
     });
     socket.once('error', () => resolve(true));
   });
-}
-
-/** Maps pod IPs to local servers. */
-class FakeDialer implements PodDialer {
-  constructor(readonly routes: Map<string, number>) {}
-  dial(ip: string, port: number): Promise<Socket> {
-    const local = this.routes.get(ip);
-    if (local === undefined) return Promise.reject(new Error(`dial ${ip}:${port}: connection refused`));
-    return new Promise((resolve, reject) => {
-      const socket = connect({ host: '127.0.0.1', port: local });
-      socket.once('connect', () => resolve(socket));
-      socket.once('error', reject);
-    });
-  }
 }
 
 function pod(name: string, ip: string, labels: Record<string, string> = { app: 'web', 'pod-template-hash': 'abc' }): KubeObject {
