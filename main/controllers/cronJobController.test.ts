@@ -7,16 +7,9 @@ import { startOnFakeApi } from '../../test/doubles/fakeApi';
 import { resources } from '../client/resources';
 import { CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION, CronJobController, jobNameFor, mostRecentScheduleTime } from './cronJobController';
 import { parseCronSchedule } from './cronSchedule';
+import { until } from '../../test/fixtures/until';
 
 const at = (iso: string) => Date.parse(iso);
-
-async function until(check: () => boolean, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} not met in time`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 40));
 

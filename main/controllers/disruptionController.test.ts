@@ -6,14 +6,7 @@ import { startOnFakeApi } from '../../test/doubles/fakeApi';
 import { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { computeBudgetStatus, DisruptionController, scaledValue } from './disruptionController';
-
-async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+import { until } from '../../test/fixtures/until';
 
 function budget(spec: Record<string, unknown>, status: Record<string, unknown> = {}): KubeObject {
   return { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'pdb', namespace: 'default', generation: 1 }, spec: { selector: { matchLabels: { app: 'web' } }, ...spec }, status };

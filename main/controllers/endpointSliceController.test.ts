@@ -6,14 +6,7 @@ import { startOnFakeApi } from '../../test/doubles/fakeApi';
 import { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { desiredSlices, EndpointSliceController, SERVICE_NAME_LABEL, SLICE_CONTROLLER_NAME, SLICE_MANAGED_BY_LABEL, sliceLabels } from './endpointSliceController';
-
-async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+import { until } from '../../test/fixtures/until';
 
 function service(spec: Record<string, unknown> = {}): KubeObject {
   return { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default', uid: 'uid-web', labels: { team: 'a' } }, spec: { clusterIP: '10.96.0.10', selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }], ...spec } };

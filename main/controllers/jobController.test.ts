@@ -6,16 +6,9 @@ import { FakeTransport } from '../../test/doubles/fakeTransport';
 import { startOnFakeApi } from '../../test/doubles/fakeApi';
 import { resources } from '../client/resources';
 import { backoffRemainingMs, formatIndexes, JOB_COMPLETION_INDEX_ANNOTATION, JOB_TRACKING_FINALIZER, JobController, matchPodFailurePolicy, parseIndexes } from './jobController';
+import { until } from '../../test/fixtures/until';
 
 const START = Date.parse('2026-03-01T10:00:00Z');
-
-async function until(check: () => boolean, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} not met in time`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 function jobObject(name: string, spec: Record<string, unknown> = {}, podSpec: Record<string, unknown> = {}): KubeObject {
   const labels = { 'batch.kubernetes.io/job-name': name };

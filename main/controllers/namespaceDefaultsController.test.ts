@@ -5,14 +5,7 @@ import { FakeTransport } from '../../test/doubles/fakeTransport';
 import { startOnFakeApi } from '../../test/doubles/fakeApi';
 import { resources } from '../client/resources';
 import { NamespaceDefaultsController, ROOT_CA_CONFIGMAP } from './namespaceDefaultsController';
-
-async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+import { until } from '../../test/fixtures/until';
 
 describe('NamespaceDefaultsController', () => {
   it('gives every namespace a default service account and the root CA config map, and restores them', async () => {

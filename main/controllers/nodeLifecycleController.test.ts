@@ -6,14 +6,7 @@ import { startOnFakeApi } from '../../test/doubles/fakeApi';
 import { resources } from '../client/resources';
 import { taintNodeNotReady as TAINT_NOT_READY, taintNodeUnreachable as TAINT_UNREACHABLE, taintNodeUnschedulable as TAINT_UNSCHEDULABLE, type Taint, type Toleration } from '../componentHelpers/scheduling/corev1';
 import { evictionDecision, NodeLifecycleController, reconcileTaints } from './nodeLifecycleController';
-
-async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+import { until } from '../../test/fixtures/until';
 
 function node(ready: string | undefined, spec: Record<string, unknown> = {}, heartbeat = '2026-01-01T00:00:00Z'): KubeObject {
   const conditions = ready ? [{ type: 'Ready', status: ready, lastHeartbeatTime: heartbeat, lastTransitionTime: heartbeat, reason: 'KubeletReady', message: '' }] : [];

@@ -10,16 +10,9 @@ import type { Transport, TransportRequest, TransportResponse, WatchHandle } from
 import type { WatchEvent } from '../../shared/kubernetes/types';
 import { ControllerExpectations, slowStartBatch } from './controllerUtils';
 import { calculateReplicaSetStatus, podsToDelete, ReplicaSetController } from './replicaSetController';
+import { until } from '../../test/fixtures/until';
 
 const START = Date.parse('2026-01-01T00:00:00Z');
-
-async function until(check: () => boolean, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} not met in time`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 function replicaSet(overrides: { replicas?: number; minReadySeconds?: number; selector?: Record<string, string>; templateLabels?: Record<string, string>; name?: string } = {}): KubeObject {
   const selector = overrides.selector ?? { app: 'web' };

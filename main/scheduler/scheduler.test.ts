@@ -8,14 +8,7 @@ import { resources } from '../client/resources';
 import type { Node, Pod } from './api';
 import { Scheduler } from './scheduler';
 import { makeNode, makePod, type PodOptions } from '../../test/fixtures/schedulerObjects';
-
-async function until(check: () => boolean, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} not met in time`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+import { until } from '../../test/fixtures/until';
 
 interface Harness {
   transport: FakeTransport;

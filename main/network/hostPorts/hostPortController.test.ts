@@ -9,14 +9,7 @@ import { resources } from '../../client/resources';
 import type { PodDialer } from '../dialer';
 import { HostPortController } from './hostPortController';
 import { FakeDialer } from '../../../test/doubles/fakeDialer';
-
-async function until(check: () => boolean | Promise<boolean>, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} not met in time`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+import { until } from '../../../test/fixtures/until';
 
 function portOf(server: Server): number {
   const address = server.address();

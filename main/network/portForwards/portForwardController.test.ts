@@ -8,14 +8,7 @@ import type { PodDialer } from '../dialer';
 import { PortForwardController } from './portForwardController';
 import { portForwardsResource, portForwardStatus } from './portForwardResource';
 import { FakeDialer } from '../../../test/doubles/fakeDialer';
-
-async function until(check: () => boolean | Promise<boolean>, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} not met in time`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+import { until } from '../../../test/fixtures/until';
 
 function listen(server: Server, port = 0): Promise<Server> {
   return new Promise((resolve, reject) => {
