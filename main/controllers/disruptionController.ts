@@ -125,10 +125,9 @@ export class DisruptionController extends QueueController {
   private readonly deployments = this.factory.informerFor(resources.deployments);
   private readonly statefulSets = this.factory.informerFor(resources.statefulsets);
 
-  constructor(client: ApiClient, factory: SharedInformerFactory, private readonly options: DisruptionControllerOptions = {}) {
+  constructor(client: ApiClient, factory: SharedInformerFactory, options: DisruptionControllerOptions = {}) {
     super(client, factory, { name: 'disruption', component: 'controllermanager', workers: 2 }, options);
-    const enqueue = (budget: KubeObject) => this.enqueue(budget);
-    this.handle(this.budgets, { onAdd: enqueue, onUpdate: (_old, budget) => enqueue(budget) });
+    this.handle(this.budgets, { onAdd: (budget) => this.enqueue(budget), onUpdate: (_old, budget) => this.enqueue(budget) });
     this.enqueueRelated(this.pods, (pod) =>
       this.budgets
         .listByNamespace(pod.metadata.namespace ?? '')
@@ -138,7 +137,7 @@ export class DisruptionController extends QueueController {
     // A controller's scale feeds expectedPods: look again at the namespace's budgets when it changes.
     const enqueueNamespace = (_old: KubeObject, controller: KubeObject) => {
       if (specOf(_old).replicas === specOf(controller).replicas) return;
-      for (const budget of this.budgets.listByNamespace(controller.metadata.namespace ?? '')) enqueue(budget);
+      for (const budget of this.budgets.listByNamespace(controller.metadata.namespace ?? '')) this.enqueue(budget);
     };
     for (const informer of [this.replicaSets, this.deployments, this.statefulSets]) this.handle(informer, { onUpdate: enqueueNamespace });
   }

@@ -264,7 +264,7 @@ export class EndpointsController extends QueueController {
   private readonly pods = this.factory.informerFor(resources.pods);
   private readonly endpoints = this.factory.informerFor(resources.endpoints);
 
-  constructor(client: ApiClient, factory: SharedInformerFactory, private readonly options: EndpointsControllerOptions = {}) {
+  constructor(client: ApiClient, factory: SharedInformerFactory, options: EndpointsControllerOptions = {}) {
     super(client, factory, { name: 'endpoint', component: ENDPOINTS_CONTROLLER_NAME, workers: 2, maxRetries: MAX_RETRIES }, options);
     this.enqueueChanges(this.services);
     this.enqueueRelated(this.pods, (pod) => serviceKeysForPod(this.services.listByNamespace(pod.metadata.namespace ?? ''), pod));
