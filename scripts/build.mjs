@@ -12,7 +12,13 @@ if (!existsSync(schemas)) execFileSync(process.execPath, ['scripts/generateOpena
 // better-sqlite3's native build needs anyway.
 execFileSync(process.execPath, ['scripts/buildNetd.mjs'], { stdio: 'inherit' });
 
-await build({
+// Test doubles and fixtures (test/) are for unit tests only; a production bundle that pulls one in fails the build.
+function assertNoTestCode(result, bundle) {
+  const leaked = Object.keys(result.metafile.inputs).filter((input) => input.startsWith('test/'));
+  if (leaked.length > 0) throw new Error(`${bundle} includes test code: ${leaked.join(', ')}`);
+}
+
+const cluster = await build({
   entryPoints: { kubedesk: 'main/app/cliMain.ts' },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },
@@ -23,11 +29,13 @@ await build({
   sourcemap: 'linked',
   external: ['better-sqlite3', 'dockerode', 'electron', 'cpu-features', 'ssh2'],
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  metafile: true,
   logLevel: 'warning',
 });
+assertNoTestCode(cluster, 'dist/kubedesk.mjs');
 
 // The Electron shell and its preload script are CommonJS, as Electron's main process loads them.
-await build({
+const shell = await build({
   entryPoints: { electronMain: 'main/app/electronMain.ts' },
   outdir: 'dist/app',
   outExtension: { '.js': '.cjs' },
@@ -39,8 +47,10 @@ await build({
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   external: ['better-sqlite3', 'dockerode', 'electron', 'cpu-features', 'ssh2'],
+  metafile: true,
   logLevel: 'warning',
 });
+assertNoTestCode(shell, 'dist/app/electronMain.cjs');
 
 // The preload runs in Electron's sandbox: no __filename, `require` only for 'electron' — so it gets
 // no banner and no import.meta.url shim.
@@ -48,7 +58,7 @@ await build({ entryPoints: { preload: 'preload/preload.ts' }, outdir: 'dist/app'
 
 // The web UI: React app and stylesheet (xterm's CSS inlined), the page, the icon, and Monaco's
 // AMD build (loaded on demand by the YAML editor; copied once per Monaco version).
-await build({
+const ui = await build({
   entryPoints: { app: 'renderer/main.tsx' },
   outdir: 'dist/renderer',
   bundle: true,
@@ -59,8 +69,10 @@ await build({
   minify: true,
   jsx: 'automatic',
   define: { 'process.env.NODE_ENV': '"production"' },
+  metafile: true,
   logLevel: 'warning',
 });
+assertNoTestCode(ui, 'dist/renderer/app.js');
 await build({ entryPoints: { app: 'renderer/styles.css' }, outdir: 'dist/renderer', bundle: true, minify: true, loader: { '.woff': 'file', '.woff2': 'file', '.ttf': 'file' }, logLevel: 'warning' });
 cpSync('renderer/index.html', 'dist/renderer/index.html');
 cpSync('assets/icon.svg', 'dist/renderer/icon.svg');

@@ -6,7 +6,7 @@ import { delimiter, join, resolve } from 'node:path';
 import { Cluster } from './cluster';
 import { removeKubeconfigEntries } from './kubeconfig';
 import { networkNameFor, readClusterId } from './clusterIdentity';
-import { DockerRuntime } from '../kubelet/runtime/dockerRuntime';
+import { DockerRuntime } from '../docker/dockerRuntime';
 
 const USAGE = `Usage:
   kubedesk serve [--data-dir DIR] [--port N] [--kubeconfig FILE] [--nodes N]

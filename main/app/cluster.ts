@@ -36,7 +36,7 @@ import { ResourceQuotaController } from '../controllers/resourceQuotaController'
 import { EventRecorder } from '../client/eventRecorder';
 import { Scheduler } from '../scheduler/scheduler';
 import { Kubelet } from '../kubelet/kubelet';
-import { DockerRuntime } from '../kubelet/runtime/dockerRuntime';
+import { DockerRuntime } from '../docker/dockerRuntime';
 import { ensureClusterId, networkNameFor, nodeNameFor, zoneFor } from './clusterIdentity';
 import { HostPortController, SERVICE_CONTROLLER_NAME } from '../network/hostPorts/hostPortController';
 import { PortForwardController } from '../network/portForwards/portForwardController';
@@ -46,8 +46,9 @@ import { apiServerLookup, createProxyHandlers } from '../apiserver/proxy/proxyHa
 import { IngressController } from '../network/ingress/ingressController';
 import { ClusterDnsServer } from '../network/dns/dnsServer';
 import { ServiceProxy, netdRunPath, type NetdProcess } from '../network/serviceProxy';
-import { NetdContainer, type NetdEndpoint } from '../network/netd/netdContainer';
-import { ensureNetdImage, netdBinaryPath, netpolBinaryPath } from '../network/netd/netdImage';
+import { NetdContainer, type NetdEndpoint } from '../docker/netdContainer';
+import { ensureNetdImage } from '../docker/netdImage';
+import { netdBinaryPath, netpolBinaryPath } from '../network/netd/netdImage';
 import { NetworkPolicyController, type PolicyNode } from '../network/netpol/networkPolicyController';
 import { clusterDnsBackend } from '../network/netpol/networkPolicyRules';
 import { defaultNodePortRange } from '../apiserver/admission/serviceAllocation';

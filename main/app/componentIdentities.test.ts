@@ -1,9 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../storage/sqliteStore';
-import { builtinResources } from '../registry/resources';
-import { ApiServer } from '../apiserver/apiServer';
-import { ResourceRegistry } from '../apiserver/resourceRegistry';
-import { OpenApiService } from '../apiserver/openapi/openapiDocuments';
+import type { SqliteStore } from '../storage/sqliteStore';
+import type { ApiServer } from '../apiserver/apiServer';
 import { RbacAuthorizer } from '../apiserver/auth/rbacAuthorizer';
 import { StoreRbacSource } from '../apiserver/auth/rbacSource';
 import { requestAuthorization } from '../apiserver/auth/requestAuthorization';
@@ -14,6 +11,7 @@ import { ClientApiError } from '../client/errors';
 import { resources } from '../client/resources';
 import { InProcessTransport } from './inProcessTransport';
 import { componentClients, controllerUser, nodeUser, schedulerUser, type ComponentClients } from './componentIdentities';
+import { inMemoryApiServer } from '../../test/fixtures/inMemoryApiServer';
 
 let store: SqliteStore;
 let source: StoreRbacSource;
@@ -25,11 +23,7 @@ let logged: string[];
 const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { containers: [{ name: 'web', image: 'busybox' }] } };
 
 beforeEach(async () => {
-  store = SqliteStore.open(':memory:');
-  const registry = new ResourceRegistry(builtinResources());
-  const openapi = new OpenApiService();
-  openapi.setResources(registry.all());
-  api = new ApiServer({ store, registry, openapi, serverAddress: () => '127.0.0.1:6443', version: { major: '1', minor: '35' } });
+  ({ store, api } = inMemoryApiServer());
   loopback = new ApiClient(new InProcessTransport(api));
   for (const name of ['default', 'kube-system']) await loopback.resource(resources.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   ensureBootstrapPolicy(api);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject, WatchEvent } from '../../shared/kubernetes/types';
 import { ApiClient } from './apiClient';
 import { ClientApiError, isAlreadyExists, isConflict, isInvalid, isNotFound, isResourceExpired } from './errors';
-import { FakeTransport } from './fakeTransport';
+import { FakeTransport } from '../../test/doubles/fakeTransport';
 import { resourcePath, resources } from './resources';
 import type { Transport, TransportRequest, TransportResponse, WatchHandle } from './transport';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from './clock';
+import { FakeClock } from '../../test/doubles/fakeClock';
 import { runWorkers } from './controllerLoop';
 import { ClientApiError } from './errors';
 import { ItemExponentialFailureRateLimiter, WorkQueue } from './workQueue';

@@ -3,6 +3,7 @@
 // ten minutes bumps `count` and `lastTimestamp` on the existing Event instead of creating another.
 // Writes are fire-and-forget — an event that cannot be written must never fail the caller.
 import type { KubeObject } from '../../shared/kubernetes/types';
+import { formatTime } from '../../shared/kubernetes/time';
 import type { ApiClient } from './apiClient';
 import { resources } from './resources';
 import { isNotFound } from './errors';
@@ -49,7 +50,7 @@ export class EventRecorder {
 
   private async write(object: KubeObject, type: EventType, reason: string, message: string, fieldPath?: string): Promise<void> {
     const now = this.clock.now();
-    const timestamp = new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const timestamp = formatTime(now);
     const namespace = object.metadata.namespace || 'default';
     const involvedObject: Record<string, unknown> = {
       kind: object.kind,

@@ -1,5 +1,5 @@
-// The client layer's public surface (what client-go is to upstream components). Tests import
-// FakeTransport and FakeClock from './fakeTransport' and './clock' directly.
+// The client layer's public surface (what client-go is to upstream components). Its test doubles
+// (FakeTransport, FakeClock) live in test/doubles/, outside production code.
 export { ApiClient, ResourceClient, patchContentTypes } from './apiClient';
 export type { DeleteOptions, ListOptions, PatchOptions, PatchType, Preconditions, WatchOptions, WriteOptions } from './apiClient';
 export { realClock } from './clock';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { ApiClient } from './apiClient';
-import { FakeClock } from './clock';
-import { FakeTransport } from './fakeTransport';
+import { FakeClock } from '../../test/doubles/fakeClock';
+import { FakeTransport } from '../../test/doubles/fakeTransport';
 import { Informer, SharedInformerFactory, objectKey, splitKey, type InformerOptions } from './informer';
 import { resources } from './resources';
 

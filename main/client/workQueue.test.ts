@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from './clock';
+import { FakeClock } from '../../test/doubles/fakeClock';
 import { BucketRateLimiter, ItemExponentialFailureRateLimiter, WorkQueue, defaultControllerRateLimiter } from './workQueue';
 
 function exponentialQueue(clock: FakeClock): WorkQueue<string> {

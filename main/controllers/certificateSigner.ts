@@ -9,11 +9,12 @@ import { createPrivateKey, webcrypto } from 'node:crypto';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import { keyAlgorithms, loadX509, randomSerialNumber } from '../../shared/pki/x509';
+import { formatTime } from '../../shared/kubernetes/time';
+import { conditionsOf } from '../../shared/kubernetes/conditions';
 import type { ApiClient } from '../client/apiClient';
-import type { Informer, SharedInformerFactory } from '../client/informer';
+import { QueueController } from '../client/controllerLoop';
+import type { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { runWorkers } from '../client/controllerLoop';
 import { isConflict, isNotFound } from '../client/errors';
 
 export const KUBE_APISERVER_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client';
@@ -87,33 +88,15 @@ export async function signCertificateRequest(ca: CertificateAuthority, request: 
 }
 
 function conditionTypes(csr: KubeObject): Set<string> {
-  const conditions = isRecord(csr.status) && Array.isArray(csr.status.conditions) ? csr.status.conditions : [];
-  return new Set(conditions.filter(isRecord).filter((condition) => condition.status === 'True').map((condition) => String(condition.type)));
+  return new Set(conditionsOf(csr).filter((condition) => condition.status === 'True').map((condition) => condition.type));
 }
 
-export class CertificateSigner {
-  private readonly queue = new WorkQueue<string>({ name: 'csrsigning' });
-  private readonly requests: Informer;
-  private running: Promise<void> | undefined;
+export class CertificateSigner extends QueueController {
+  private readonly requests = this.factory.informerFor(resources.certificatesigningrequests);
 
-  constructor(
-    private readonly client: ApiClient,
-    factory: SharedInformerFactory,
-    private readonly ca: CertificateAuthority,
-  ) {
-    this.requests = factory.informerFor(resources.certificatesigningrequests);
-    const enqueue = (csr: KubeObject) => csr.metadata.name && this.queue.add(csr.metadata.name);
-    this.requests.onAdd(enqueue);
-    this.requests.onUpdate((_old, csr) => enqueue(csr));
-  }
-
-  start(): void {
-    this.running = runWorkers(this.queue, (name) => this.reconcile(name), 1);
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
+  constructor(client: ApiClient, factory: SharedInformerFactory, private readonly ca: CertificateAuthority) {
+    super(client, factory, { name: 'csrsigning', component: 'certificate-controller' });
+    this.handle(this.requests, { onAdd: (csr) => this.enqueue(csr), onUpdate: (_old, csr) => this.enqueue(csr) });
   }
 
   async reconcile(name: string): Promise<void> {
@@ -149,7 +132,7 @@ export class CertificateSigner {
   }
 
   private failedCondition(message: string): Record<string, unknown> {
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const now = formatTime(new Date());
     return { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message, lastUpdateTime: now, lastTransitionTime: now };
   }
 }

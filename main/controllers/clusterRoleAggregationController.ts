@@ -6,41 +6,24 @@
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { ApiClient } from '../client/apiClient';
-import type { Informer, SharedInformerFactory } from '../client/informer';
+import { QueueController } from '../client/controllerLoop';
+import type { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { runWorkers } from '../client/controllerLoop';
 import { isConflict, isNotFound } from '../client/errors';
 import { selectorMatches } from './controllerUtils';
 
-export class ClusterRoleAggregationController {
-  private readonly queue = new WorkQueue<string>({ name: 'clusterrole-aggregator' });
-  private readonly clusterRoles: Informer;
-  private running: Promise<void> | undefined;
+export class ClusterRoleAggregationController extends QueueController {
+  private readonly clusterRoles = this.factory.informerFor(resources.clusterroles);
 
-  constructor(
-    private readonly client: ApiClient,
-    factory: SharedInformerFactory,
-  ) {
-    this.clusterRoles = factory.informerFor(resources.clusterroles);
+  constructor(client: ApiClient, factory: SharedInformerFactory) {
+    super(client, factory, { name: 'clusterrole-aggregator', component: 'clusterrole-aggregation-controller' });
     const enqueueAggregated = () => {
       for (const role of this.clusterRoles.list()) if (isRecord(role.aggregationRule) && role.metadata.name) this.queue.add(role.metadata.name);
     };
-    this.clusterRoles.onAdd(enqueueAggregated);
-    this.clusterRoles.onUpdate(enqueueAggregated);
-    this.clusterRoles.onDelete(enqueueAggregated);
+    this.handle(this.clusterRoles, { onAdd: enqueueAggregated, onUpdate: enqueueAggregated, onDelete: enqueueAggregated });
   }
 
-  start(): void {
-    this.running = runWorkers(this.queue, (name) => this.sync(name), 1);
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
-  }
-
-  async sync(name: string): Promise<void> {
+  async reconcile(name: string): Promise<void> {
     const role = this.clusterRoles.get(undefined, name);
     if (!role || !isRecord(role.aggregationRule)) return;
     const rules = aggregatedRules(role, this.clusterRoles.list());

@@ -1,23 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
-import { ApiClient } from '../client/apiClient';
-import { FakeClock } from '../client/clock';
-import { FakeTransport } from '../client/fakeTransport';
-import { SharedInformerFactory } from '../client/informer';
+import { FakeClock } from '../../test/doubles/fakeClock';
+import { FakeTransport } from '../../test/doubles/fakeTransport';
+import { startOnFakeApi } from '../../test/doubles/fakeApi';
 import { resources } from '../client/resources';
 import { CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION, CronJobController, jobNameFor, mostRecentScheduleTime } from './cronJobController';
 import { parseCronSchedule } from './cronSchedule';
+import { until } from '../../test/fixtures/until';
 
 const at = (iso: string) => Date.parse(iso);
-
-async function until(check: () => boolean, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} not met in time`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 40));
 
@@ -48,12 +40,7 @@ async function harness(cronJob: KubeObject, now: string) {
   const transport = new FakeTransport();
   const clock = new FakeClock(at(now));
   transport.seed(resources.cronjobs, cronJob);
-  const client = new ApiClient(transport);
-  const factory = new SharedInformerFactory(client);
-  const controller = new CronJobController(client, factory, { clock, workers: 1, defaultTimeZone: 'UTC' });
-  factory.start();
-  await factory.waitForCacheSync();
-  controller.start();
+  const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new CronJobController(client, factory, { clock, workers: 1, defaultTimeZone: 'UTC' }));
   disposers.push(async () => {
     await controller.dispose();
     factory.dispose();

@@ -13,15 +13,13 @@
 // enters status.active, as upstream.
 import type { KubeObject, OwnerReference } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { formatTime } from '../../shared/kubernetes/time';
 import type { ApiClient } from '../client/apiClient';
-import { realClock, type Clock } from '../client/clock';
-import { runWorkers } from '../client/controllerLoop';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import { isAlreadyExists, isNotFound } from '../client/errors';
-import { EventRecorder } from '../client/eventRecorder';
-import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
+import { splitKey, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { controllerOf, controllerRef, numberOr, specOf, statusOf, timestamp } from './controllerUtils';
+import { controllerOf, controllerRef, numberOr, specOf, statusOf } from './controllerUtils';
 import { formatRfc3339InZone, isKnownTimeZone, localTimeZone, parseCronSchedule, type CronSchedule } from './cronSchedule';
 
 export const CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
@@ -30,10 +28,7 @@ export const CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION = 'batch.kubernetes.io/cronj
 const NEXT_SCHEDULE_DELTA_MS = 100;
 const MINUTE_MS = 60_000;
 
-export interface CronJobControllerOptions {
-  clock?: Clock;
-  workers?: number;
-  recorder?: EventRecorder;
+export interface CronJobControllerOptions extends ControllerOptions {
   /** The zone of schedules without spec.timeZone; default the process's local zone (as kube-controller-manager). */
   defaultTimeZone?: string;
 }
@@ -105,59 +100,19 @@ export function mostRecentScheduleTime(cronJob: KubeObject, now: number, schedul
   return { earliest, mostRecent, missed };
 }
 
-export class CronJobController {
-  private readonly queue: WorkQueue<string>;
-  private readonly cronJobs: Informer;
-  private readonly jobs: Informer;
-  private readonly clock: Clock;
-  private readonly recorder: EventRecorder;
-  private readonly workers: number;
+export class CronJobController extends QueueController {
+  private readonly cronJobs = this.factory.informerFor(resources.cronjobs);
+  private readonly jobs = this.factory.informerFor(resources.jobs);
   private readonly defaultTimeZone: string;
-  private running: Promise<void> | undefined;
 
-  constructor(
-    private readonly client: ApiClient,
-    factory: SharedInformerFactory,
-    options: CronJobControllerOptions = {},
-  ) {
-    this.clock = options.clock ?? realClock;
-    this.workers = options.workers ?? 5;
+  constructor(client: ApiClient, factory: SharedInformerFactory, options: CronJobControllerOptions = {}) {
+    super(client, factory, { name: 'cronjob', component: 'cronjob-controller', workers: 5 }, options);
     this.defaultTimeZone = options.defaultTimeZone ?? localTimeZone();
-    this.recorder = options.recorder ?? new EventRecorder(client, { component: 'cronjob-controller' }, this.clock);
-    this.queue = new WorkQueue<string>({ name: 'cronjob', clock: this.clock });
-    this.cronJobs = factory.informerFor(resources.cronjobs);
-    this.jobs = factory.informerFor(resources.jobs);
-    this.cronJobs.addEventHandler({
-      onAdd: (cronJob) => this.queue.add(objectKey(cronJob)),
-      onUpdate: (_old, cronJob) => this.queue.add(objectKey(cronJob)),
-      onDelete: (cronJob) => this.queue.add(objectKey(cronJob)),
-    });
-    const byOwner = (job: KubeObject): void => {
+    this.enqueueChanges(this.cronJobs);
+    this.enqueueRelated(this.jobs, (job) => {
       const ref = controllerOf(job);
-      if (ref?.kind === 'CronJob' && ref.apiVersion === 'batch/v1' && job.metadata.namespace) this.queue.add(`${job.metadata.namespace}/${ref.name}`);
-    };
-    this.jobs.addEventHandler({
-      onAdd: byOwner,
-      onUpdate: (old, job) => {
-        byOwner(old);
-        byOwner(job);
-      },
-      onDelete: byOwner,
+      return ref?.kind === 'CronJob' && ref.apiVersion === 'batch/v1' && job.metadata.namespace ? [`${job.metadata.namespace}/${ref.name}`] : [];
     });
-  }
-
-  start(): void {
-    this.running = runWorkers(this.queue, (key) => this.reconcile(key), this.workers);
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
-  }
-
-  /** For tests: resolves when every recorded event is written. */
-  flushEvents(): Promise<void> {
-    return this.recorder.flush();
   }
 
   async reconcile(key: string): Promise<void> {
@@ -305,7 +260,7 @@ export class CronJobController {
         // Created in an earlier sync whose status update was lost: adopt that run as this schedule's.
         const existing = this.jobs.get(cronJob.metadata.namespace, jobName);
         if (existing && controllerOf(existing)?.uid === cronJob.metadata.uid) {
-          status.lastScheduleTime = timestamp(new Date(scheduledTime));
+          status.lastScheduleTime = formatTime(scheduledTime);
           if (!finishedCondition(existing)) this.setActive(cronJob, [...this.activeRefs(cronJob), this.jobReference(existing)]);
           return { requeueAfter: nextDelay, updateStatus: true };
         }
@@ -316,7 +271,7 @@ export class CronJobController {
     }
     this.recorder.event(cronJob, 'Normal', 'SuccessfulCreate', `Created job ${created.metadata.name ?? ''}`);
     this.setActive(cronJob, [...this.activeRefs(cronJob), this.jobReference(created)]);
-    status.lastScheduleTime = timestamp(new Date(scheduledTime));
+    status.lastScheduleTime = formatTime(scheduledTime);
     return { requeueAfter: nextDelay, updateStatus: true };
   }
 

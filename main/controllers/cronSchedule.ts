@@ -5,6 +5,7 @@
 // library's day rule (day-of-month OR day-of-week unless either field starts with `*`). Times are
 // computed in wall-clock time of an IANA zone through Intl.DateTimeFormat, as Go's time.Location.
 // Validation (with the library's error texts) lives in the registry; this module only evaluates.
+import { parseGoDuration } from '../../shared/kubernetes/duration';
 
 export interface CronSchedule {
   /** The first activation strictly after `afterMs` (ms since the epoch), or undefined within the search horizon. */
@@ -221,19 +222,10 @@ class EverySchedule implements CronSchedule {
   }
 }
 
-const durationUnits: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-function parseGoDuration(text: string): number {
-  if (text === '0') return 0;
-  const pattern = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/gy;
-  let total = 0;
-  let matched = 0;
-  for (const match of text.matchAll(pattern)) {
-    total += Number(match[1]) * durationUnits[match[2]];
-    matched += match[0].length;
-  }
-  if (matched !== text.length || matched === 0) throw new Error(`failed to parse duration ${text}`);
-  return total;
+function parseEvery(text: string): number {
+  const milliseconds = parseGoDuration(text);
+  if (milliseconds === undefined) throw new Error(`failed to parse duration ${text}`);
+  return milliseconds;
 }
 
 /**
@@ -252,7 +244,7 @@ export function parseCronSchedule(spec: string, timeZone?: string): CronSchedule
   if (text === '') throw new Error('empty spec string');
   if (text.startsWith('@every ')) {
     // robfig raises intervals below a second to one second and drops sub-second parts.
-    const delay = Math.max(1000, parseGoDuration(text.slice('@every '.length).trim()));
+    const delay = Math.max(1000, parseEvery(text.slice('@every '.length).trim()));
     return new EverySchedule(Math.floor(delay / 1000) * 1000);
   }
   if (text.startsWith('@')) {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../client/apiClient';
-import { FakeTransport } from '../client/fakeTransport';
+import { FakeTransport } from '../../test/doubles/fakeTransport';
+import { startOnFakeApi } from '../../test/doubles/fakeApi';
 import { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import type { KubeObject } from '../../shared/kubernetes/types';
@@ -57,12 +58,7 @@ async function start(nodes: KubeObject[], ds: KubeObject): Promise<Harness> {
   const transport = new FakeTransport();
   for (const item of nodes) transport.seed(resources.nodes, item);
   transport.seed(resources.daemonsets, ds);
-  const client = new ApiClient(transport);
-  const factory = new SharedInformerFactory(client);
-  const controller = new DaemonSetController(client, factory);
-  factory.start();
-  await factory.waitForCacheSync();
-  controller.start();
+  const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new DaemonSetController(client, factory));
   const pods = () => transport.objectsOf(resources.pods);
   const harness: Harness = {
     transport,

@@ -12,40 +12,32 @@
 //   maxSurge (start the new pod first, delete the old one once the new one is available); OnDelete;
 // - failed daemon pods are deleted (FailedDaemonPod) with a per-node back-off, surplus pods on a node
 //   are deleted keeping the oldest; orphans matching the selector are adopted;
-// - expectations (creates and deletes not yet seen in the cache) stop a second sync from acting on a
-//   stale cache, as upstream's ControllerExpectations;
+// - ControllerExpectations (creates and deletes not yet seen by the informer) stop a second sync
+//   from acting on a stale cache;
 // - status numbers as updateDaemonSetStatus; events SuccessfulCreate "Created pod: x",
 //   SuccessfulDelete "Deleted pod: x", FailedCreate/FailedDelete, SelectingAll.
 import type { KubeObject, OwnerReference } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { selectorIsEmpty } from '../../shared/kubernetes/labelSelector';
 import type { ApiClient } from '../client/apiClient';
-import type { Informer, SharedInformerFactory } from '../client/informer';
-import { objectKey, splitKey } from '../client/informer';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
+import type { SharedInformerFactory } from '../client/informer';
+import { objectKey } from '../client/informer';
 import { resources } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { runWorkers } from '../client/controllerLoop';
 import { isAlreadyExists, isNotFound } from '../client/errors';
-import { EventRecorder } from '../client/eventRecorder';
-import { realClock, type Clock } from '../client/clock';
-import type { Node, Pod, Taint, Toleration } from '../scheduler/api';
-import { findUntoleratedTaint, podMatchesNodeSelectorAndAffinity, tolerationsTolerateTaint } from '../scheduler/selectors';
-import { controllerOf, controllerRef, isPodAvailable, isPodReady, numberOr, podFromTemplate, podPhase, selectorMatches, specOf, statusOf } from './controllerUtils';
+import { ControllerExpectations, controllerOf, controllerRef, controllersFor, isPodAvailable, isPodReady, numberOr, podFromTemplate, podPhase, resolveControllerRef, selectorMatches, SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch, specOf, statusOf } from './controllerUtils';
 import { ControllerHistory, controllerRevisionName, hashControllerRevision, revisionNumber, sortRevisions, stableStringify, templatePatch, type ControllerRevision } from './controllerHistory';
+import { findUntoleratedTaint, podMatchesNodeSelectorAndAffinity, type SchedulingPod, type Taint, type Toleration, tolerationsTolerateTaint } from '../componentHelpers/scheduling/corev1';
 
 /** apps.DefaultDaemonSetUniqueLabelKey */
 export const DAEMONSET_HASH_LABEL = 'controller-revision-hash';
 /** extensions.DaemonSetTemplateGenerationKey (deprecated, still written upstream) */
 export const DAEMONSET_TEMPLATE_GENERATION_LABEL = 'pod-template-generation';
 const templateGenerationAnnotation = 'deprecated.daemonset.template.generation';
-const expectationsTimeoutMs = 5 * 60 * 1000;
 const failedPodBackoffInitialMs = 1000;
 const failedPodBackoffMaxMs = 15 * 60 * 1000;
 
-export interface DaemonSetControllerOptions {
-  clock?: Clock;
-  recorder?: EventRecorder;
-  workers?: number;
-}
+export type DaemonSetControllerOptions = ControllerOptions;
 
 /** AddOrUpdateDaemonPodTolerations: what every daemon pod tolerates, so node conditions do not evict it. */
 export function defaultDaemonTolerations(hostNetwork: boolean): Toleration[] {
@@ -114,8 +106,8 @@ export function nodeShouldRunDaemonPod(node: KubeObject, ds: KubeObject): { shou
   const podSpec = withDaemonTolerations(isRecord(template.spec) ? template.spec : {});
   const nodeName = node.metadata.name ?? '';
   if (typeof podSpec.nodeName === 'string' && podSpec.nodeName !== '' && podSpec.nodeName !== nodeName) return { shouldRun: false, shouldContinueRunning: false };
-  const pod = { metadata: {}, spec: podSpec } as Pod;
-  if (!podMatchesNodeSelectorAndAffinity(pod, node as Node)) return { shouldRun: false, shouldContinueRunning: false };
+  const pod = { metadata: {}, spec: podSpec } as SchedulingPod;
+  if (!podMatchesNodeSelectorAndAffinity(pod, node)) return { shouldRun: false, shouldContinueRunning: false };
   const nodeSpec = specOf(node);
   const taints = (Array.isArray(nodeSpec.taints) ? nodeSpec.taints.filter(isRecord) : []) as unknown as Taint[];
   const tolerations = podSpec.tolerations as Toleration[];
@@ -161,12 +153,6 @@ function isTerminal(pod: KubeObject): boolean {
   return phase === 'Succeeded' || phase === 'Failed';
 }
 
-interface Expectation {
-  creates: Set<string>;
-  deletes: Set<string>;
-  at: number;
-}
-
 interface DaemonSetStatusNumbers {
   desiredNumberScheduled: number;
   currentNumberScheduled: number;
@@ -178,62 +164,42 @@ interface DaemonSetStatusNumbers {
   observedGeneration: number;
 }
 
-export class DaemonSetController {
-  private readonly queue: WorkQueue<string>;
-  private readonly daemonSets: Informer;
-  private readonly pods: Informer;
-  private readonly nodes: Informer;
-  private readonly revisions: Informer;
+export class DaemonSetController extends QueueController {
+  private readonly daemonSets = this.factory.informerFor(resources.daemonsets);
+  private readonly pods = this.factory.informerFor(resources.pods);
+  private readonly nodes = this.factory.informerFor(resources.nodes);
+  private readonly revisions = this.factory.informerFor(resources.controllerrevisions);
   private readonly history: ControllerHistory;
-  private readonly recorder: EventRecorder;
-  private readonly clock: Clock;
-  private readonly workers: number;
-  private readonly expectations = new Map<string, Expectation>();
+  private readonly expectations = new ControllerExpectations(this.clock);
   private readonly failedPodBackoff = new Map<string, { delayMs: number; until: number }>();
-  private running: Promise<void> | undefined;
 
-  constructor(
-    private readonly client: ApiClient,
-    factory: SharedInformerFactory,
-    options: DaemonSetControllerOptions = {},
-  ) {
-    this.clock = options.clock ?? realClock;
-    this.queue = new WorkQueue<string>({ name: 'daemonset', clock: this.clock });
-    this.recorder = options.recorder ?? new EventRecorder(client, { component: 'daemonset-controller' }, this.clock);
-    this.workers = options.workers ?? 2;
-    this.daemonSets = factory.informerFor(resources.daemonsets);
-    this.pods = factory.informerFor(resources.pods);
-    this.nodes = factory.informerFor(resources.nodes);
-    this.revisions = factory.informerFor(resources.controllerrevisions);
+  constructor(client: ApiClient, factory: SharedInformerFactory, options: DaemonSetControllerOptions = {}) {
+    super(client, factory, { name: 'daemonset', component: 'daemonset-controller', workers: 2 }, options);
     this.history = new ControllerHistory(client, this.revisions);
 
-    const enqueue = (ds: KubeObject) => this.queue.add(objectKey(ds));
-    this.daemonSets.addEventHandler({
-      onAdd: enqueue,
-      onUpdate: (_old, ds) => enqueue(ds),
-      onDelete: (ds) => {
-        this.expectations.delete(objectKey(ds));
-        enqueue(ds);
+    this.enqueueChanges(this.daemonSets, (ds) => this.expectations.delete(objectKey(ds)));
+    this.handle(this.pods, {
+      onAdd: (pod) => {
+        // A pod that is already going (seen on a restart) counts as a deletion, not a creation.
+        if (pod.metadata.deletionTimestamp) this.podGoing(pod);
+        else this.observeOwner(pod, (key) => this.expectations.creationObserved(key));
+        this.enqueueForPod(pod);
       },
-    });
-    this.pods.addEventHandler({
-      onAdd: (pod) => this.enqueueForPod(pod),
       onUpdate: (old, pod) => {
+        if (pod.metadata.deletionTimestamp && !old.metadata.deletionTimestamp) this.podGoing(pod);
         this.enqueueForPod(pod);
         const before = controllerOf(old);
         if (before && before.uid !== controllerOf(pod)?.uid) this.enqueueOwner(old.metadata.namespace, before);
       },
       onDelete: (pod) => {
-        // A pod deleted before the cache ever saw it still satisfies the create expectation.
-        const ref = controllerOf(pod);
-        if (ref?.kind === 'DaemonSet') this.expectations.get(`${pod.metadata.namespace ?? ''}/${ref.name}`)?.creates.delete(pod.metadata.name ?? '');
+        this.podGoing(pod);
         this.enqueueForPod(pod);
       },
     });
     const enqueueAll = () => {
       for (const key of this.daemonSets.listKeys()) this.queue.add(key);
     };
-    this.nodes.addEventHandler({
+    this.handle(this.nodes, {
       onAdd: enqueueAll,
       onUpdate: (old, node) => {
         // Heartbeats change only status; eligibility depends on labels, taints and the spec.
@@ -243,56 +209,25 @@ export class DaemonSetController {
     });
   }
 
-  start(): void {
-    this.running = runWorkers(this.queue, (key) => this.reconcile(key), this.workers);
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
-    await this.recorder.flush();
-  }
-
   private enqueueOwner(namespace: string | undefined, ref: OwnerReference): void {
-    if (ref.kind !== 'DaemonSet' || !namespace) return;
-    const ds = this.daemonSets.get(namespace, ref.name);
-    if (ds && ds.metadata.uid === ref.uid) this.queue.add(objectKey(ds));
+    const ds = resolveControllerRef(this.daemonSets, namespace, ref, 'DaemonSet', 'apps');
+    if (ds) this.enqueue(ds);
+  }
+
+  /** Calls `observe` with the key of the DaemonSet controlling the pod, if there is one. */
+  private observeOwner(pod: KubeObject, observe: (key: string) => void): void {
+    const ref = controllerOf(pod);
+    const ds = ref ? resolveControllerRef(this.daemonSets, pod.metadata.namespace, ref, 'DaemonSet', 'apps') : undefined;
+    if (ds) observe(objectKey(ds));
+  }
+
+  /** A pod seen terminating or gone: one expected deletion less (once per pod). */
+  private podGoing(pod: KubeObject): void {
+    this.observeOwner(pod, (key) => this.expectations.deletionObserved(key, objectKey(pod)));
   }
 
   private enqueueForPod(pod: KubeObject): void {
-    const ref = controllerOf(pod);
-    if (ref) {
-      this.enqueueOwner(pod.metadata.namespace, ref);
-      return;
-    }
-    for (const ds of this.daemonSets.listByNamespace(pod.metadata.namespace ?? '')) {
-      if (selectorMatches(specOf(ds).selector, pod.metadata.labels)) this.queue.add(objectKey(ds));
-    }
-  }
-
-  /** SatisfiedExpectations, checked against the cache: every create seen, every delete seen as terminating or gone. */
-  private satisfied(key: string): boolean {
-    const expectation = this.expectations.get(key);
-    if (!expectation) return true;
-    const { namespace } = splitKey(key);
-    for (const name of expectation.creates) if (this.pods.get(namespace, name)) expectation.creates.delete(name);
-    for (const uid of expectation.deletes) {
-      const [name, podUid] = uid.split('\u0000');
-      const pod = this.pods.get(namespace, name);
-      if (!pod || pod.metadata.uid !== podUid || pod.metadata.deletionTimestamp) expectation.deletes.delete(uid);
-    }
-    if ((expectation.creates.size === 0 && expectation.deletes.size === 0) || this.clock.now() - expectation.at > expectationsTimeoutMs) {
-      this.expectations.delete(key);
-      return true;
-    }
-    return false;
-  }
-
-  private expect(key: string): Expectation {
-    let expectation = this.expectations.get(key);
-    if (!expectation) this.expectations.set(key, (expectation = { creates: new Set(), deletes: new Set(), at: this.clock.now() }));
-    expectation.at = this.clock.now();
-    return expectation;
+    for (const ds of controllersFor(this.daemonSets, pod, 'DaemonSet', 'apps')) this.enqueue(ds);
   }
 
   async reconcile(key: string): Promise<void> {
@@ -304,20 +239,20 @@ export class DaemonSetController {
     if (cached.metadata.deletionTimestamp) return;
     const ds = structuredClone(cached);
     const selector = specOf(ds).selector;
-    if (!isRecord(selector) || (Object.keys(isRecord(selector.matchLabels) ? selector.matchLabels : {}).length === 0 && (!Array.isArray(selector.matchExpressions) || selector.matchExpressions.length === 0))) {
+    if (!isRecord(selector) || selectorIsEmpty(selector)) {
       this.recorder.event(ds, 'Warning', 'SelectingAll', 'This daemon set is selecting all pods. A non-empty selector is required.');
       return;
     }
     const nodes = this.nodes.list();
     const { current, old } = await this.constructHistory(ds);
     const hash = current.metadata.labels?.[DAEMONSET_HASH_LABEL] ?? '';
-    if (!this.satisfied(key)) {
+    if (!this.expectations.satisfied(key)) {
       await this.updateStatus(key, ds, nodes, hash);
       return;
     }
     const nodeToPods = await this.nodesToDaemonPods(ds, selector, true);
     await this.manage(key, ds, nodes, nodeToPods, hash);
-    if (this.satisfied(key)) {
+    if (this.expectations.satisfied(key)) {
       const strategy = isRecord(specOf(ds).updateStrategy) ? (specOf(ds).updateStrategy as Record<string, unknown>) : {};
       if (strategy.type !== 'OnDelete') await this.rollingUpdate(key, ds, nodes, hash);
     }
@@ -522,42 +457,30 @@ export class DaemonSetController {
     return pod;
   }
 
-  /** syncNodes: deletions, then creations in slow-start batches (1, 2, 4, …), stopping at the first failing batch. */
+  /** syncNodes: creations in slow-start batches (1, 2, 4, …) stopping at the first failing batch, and deletions. */
   private async syncNodes(key: string, ds: KubeObject, podsToDelete: KubeObject[], nodesNeedingPods: string[], hash: string): Promise<void> {
     const podsApi = this.client.resource(resources.pods);
     const errors: unknown[] = [];
-    if (podsToDelete.length > 0 || nodesNeedingPods.length > 0) {
-      const expectation = this.expect(key);
-      for (const pod of podsToDelete) expectation.deletes.add(`${pod.metadata.name ?? ''}\u0000${pod.metadata.uid ?? ''}`);
-    }
-    let index = 0;
-    for (let batch = 1; index < nodesNeedingPods.length; batch = Math.min(batch * 2, 500)) {
-      const nodesInBatch = nodesNeedingPods.slice(index, index + batch);
-      index += nodesInBatch.length;
-      const results = await Promise.allSettled(
-        nodesInBatch.map(async (nodeName) => {
-          try {
-            const created = await podsApi.create(this.podFor(ds, nodeName, hash));
-            this.expect(key).creates.add(created.metadata.name ?? '');
-            this.recorder.event(ds, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name ?? ''}`);
-          } catch (error) {
-            this.recorder.event(ds, 'Warning', 'FailedCreate', `Error creating: ${error instanceof Error ? error.message : String(error)}`);
-            throw error;
-          }
-        }),
-      );
-      const failed = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
-      if (failed.length > 0) {
-        errors.push(...failed.map((result) => result.reason));
-        break;
+    this.expectations.setExpectations(key, nodesNeedingPods.length, podsToDelete.map(objectKey));
+    const { successes, error } = await slowStartBatch(nodesNeedingPods.length, SLOW_START_INITIAL_BATCH_SIZE, async (index) => {
+      try {
+        const created = await podsApi.create(this.podFor(ds, nodesNeedingPods[index], hash));
+        this.recorder.event(ds, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name ?? ''}`);
+      } catch (error) {
+        this.recorder.event(ds, 'Warning', 'FailedCreate', `Error creating: ${error instanceof Error ? error.message : String(error)}`);
+        throw error;
       }
-    }
+    });
+    // Pods that failed or were never attempted will not be observed.
+    for (let missing = nodesNeedingPods.length - successes; missing > 0; missing--) this.expectations.creationObserved(key);
+    if (error !== undefined) errors.push(error);
     await Promise.all(
       podsToDelete.map(async (pod) => {
         try {
           await podsApi.delete(pod.metadata.namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } });
           this.recorder.event(ds, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name ?? ''}`);
         } catch (error) {
+          this.expectations.deletionObserved(key, objectKey(pod));
           if (isNotFound(error)) return;
           this.recorder.event(ds, 'Warning', 'FailedDelete', `Error deleting: ${error instanceof Error ? error.message : String(error)}`);
           errors.push(error);

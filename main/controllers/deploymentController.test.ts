@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { ApiClient } from '../client/apiClient';
-import { FakeClock } from '../client/clock';
-import { FakeTransport } from '../client/fakeTransport';
+import { FakeClock } from '../../test/doubles/fakeClock';
+import { FakeTransport } from '../../test/doubles/fakeTransport';
 import { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { DeploymentController } from './deploymentController';

@@ -14,15 +14,12 @@
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { ApiClient, ResourceClient } from '../client/apiClient';
-import type { Informer, SharedInformerFactory } from '../client/informer';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
+import type { SharedInformerFactory } from '../client/informer';
 import { objectKey, splitKey } from '../client/informer';
 import { resources } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { runWorkers } from '../client/controllerLoop';
-import { EventRecorder } from '../client/eventRecorder';
-import { realClock, type Clock } from '../client/clock';
 import { isAlreadyExists, isNotFound } from '../client/errors';
-import { controllerOf, podPhase, selectorMatches, specOf, statusOf } from './controllerUtils';
+import { controllerOf, podPhase, resolveControllerRef, selectorMatches, specOf, statusOf } from './controllerUtils';
 import {
   POD_TEMPLATE_HASH_LABEL,
   REVISION_ANNOTATION,
@@ -70,45 +67,26 @@ import {
   type DeploymentStatus,
 } from './deploymentUtil';
 
-export interface DeploymentControllerOptions {
-  clock?: Clock;
-  workers?: number;
-}
+export type DeploymentControllerOptions = ControllerOptions;
 
 /** pods of the Deployment grouped by the uid of the ReplicaSet controlling them (upstream getPodMapForDeployment) */
 type PodMap = Map<string, KubeObject[]>;
 
-export class DeploymentController {
-  private readonly queue: WorkQueue<string>;
-  private readonly deployments: Informer;
-  private readonly replicaSets: Informer;
-  private readonly pods: Informer;
-  private readonly recorder: EventRecorder;
-  private readonly clock: Clock;
-  private readonly workers: number;
-  private running: Promise<void> | undefined;
+export class DeploymentController extends QueueController {
+  private readonly deployments = this.factory.informerFor(resources.deployments);
+  private readonly replicaSets = this.factory.informerFor(resources.replicasets);
+  private readonly pods = this.factory.informerFor(resources.pods);
 
-  constructor(
-    private readonly client: ApiClient,
-    factory: SharedInformerFactory,
-    options: DeploymentControllerOptions = {},
-  ) {
-    this.clock = options.clock ?? realClock;
-    this.workers = options.workers ?? 5;
-    this.queue = new WorkQueue<string>({ name: 'deployment', clock: this.clock });
-    this.recorder = new EventRecorder(client, { component: 'deployment-controller' }, this.clock);
-    this.deployments = factory.informerFor(resources.deployments);
-    this.replicaSets = factory.informerFor(resources.replicasets);
-    this.pods = factory.informerFor(resources.pods);
+  constructor(client: ApiClient, factory: SharedInformerFactory, options: DeploymentControllerOptions = {}) {
+    super(client, factory, { name: 'deployment', component: 'deployment-controller', workers: 5 }, options);
 
-    const enqueue = (deployment: KubeObject) => this.queue.add(objectKey(deployment));
-    this.deployments.addEventHandler({ onAdd: enqueue, onUpdate: (_old, deployment) => enqueue(deployment), onDelete: enqueue });
-    this.replicaSets.addEventHandler({
+    this.enqueueChanges(this.deployments);
+    this.handle(this.replicaSets, {
       onAdd: (rs) => this.replicaSetChanged(undefined, rs),
       onUpdate: (old, rs) => this.replicaSetChanged(old, rs),
       onDelete: (rs) => this.enqueueController(rs),
     });
-    this.pods.addEventHandler({
+    this.handle(this.pods, {
       onUpdate: (old, pod) => {
         if (podPhase(old) !== podPhase(pod)) this.podGone(pod);
       },
@@ -116,28 +94,12 @@ export class DeploymentController {
     });
   }
 
-  start(): void {
-    this.running = runWorkers(this.queue, (key) => this.reconcile(key), this.workers);
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
-    await this.recorder.flush();
-  }
-
-  /** resolves when the events recorded so far are written (for tests) */
-  flushEvents(): Promise<void> {
-    return this.recorder.flush();
-  }
-
   // ---- event handlers: they only enqueue keys ----
 
   private enqueueController(rs: KubeObject): void {
     const ref = controllerOf(rs);
-    if (!ref || ref.kind !== 'Deployment') return;
-    const deployment = this.deployments.get(rs.metadata.namespace, ref.name);
-    if (deployment && deployment.metadata.uid === ref.uid) this.queue.add(objectKey(deployment));
+    const deployment = ref ? resolveControllerRef(this.deployments, rs.metadata.namespace, ref, 'Deployment', 'apps') : undefined;
+    if (deployment) this.enqueue(deployment);
   }
 
   /** upstream addReplicaSet/updateReplicaSet: the owner, or for an orphan every Deployment that could adopt it. */

@@ -5,7 +5,9 @@
 // scaling, status calculation and the Progressing/Available conditions.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
-import { numberOr, specOf, statusOf, timestamp } from './controllerUtils';
+import { formatTime } from '../../shared/kubernetes/time';
+import { findCondition, statusConditions, type Condition, type ConditionStatus } from '../../shared/kubernetes/conditions';
+import { numberOr, specOf, statusOf } from './controllerUtils';
 
 export const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
 export const REVISION_HISTORY_ANNOTATION = 'deployment.kubernetes.io/revision-history';
@@ -34,15 +36,6 @@ export const reasons = {
 /** Annotations of a Deployment that are not copied onto its ReplicaSets (upstream annotationsToSkip). */
 const annotationsToSkip = new Set([LAST_APPLIED_ANNOTATION, REVISION_ANNOTATION, REVISION_HISTORY_ANNOTATION, DESIRED_REPLICAS_ANNOTATION, MAX_REPLICAS_ANNOTATION, ROLLBACK_TO_ANNOTATION]);
 
-export interface DeploymentCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  lastUpdateTime?: string;
-  lastTransitionTime?: string;
-  reason?: string;
-  message?: string;
-}
-
 export interface DeploymentStatus {
   observedGeneration?: number;
   replicas?: number;
@@ -50,7 +43,7 @@ export interface DeploymentStatus {
   readyReplicas?: number;
   availableReplicas?: number;
   unavailableReplicas?: number;
-  conditions?: DeploymentCondition[];
+  conditions?: Condition[];
   collisionCount?: number;
 }
 
@@ -379,22 +372,19 @@ export function proportionFor(rs: KubeObject | undefined, deployment: KubeObject
 
 // ---- conditions and status ----
 
-export function conditionsOf(status: unknown): DeploymentCondition[] {
-  if (!isRecord(status) || !Array.isArray(status.conditions)) return [];
-  return status.conditions.filter(isRecord).map((condition) => ({ ...condition }) as unknown as DeploymentCondition);
+export { statusConditions as conditionsOf };
+
+export function getCondition(status: DeploymentStatus | unknown, type: string): Condition | undefined {
+  return findCondition(statusConditions(status), type);
 }
 
-export function getCondition(status: DeploymentStatus | unknown, type: string): DeploymentCondition | undefined {
-  return conditionsOf(status).find((condition) => condition.type === type);
-}
-
-export function newCondition(type: string, status: DeploymentCondition['status'], reason: string, message: string, now: Date): DeploymentCondition {
-  const time = timestamp(now);
+export function newCondition(type: string, status: ConditionStatus, reason: string, message: string, now: Date): Condition {
+  const time = formatTime(now);
   return { type, status, lastUpdateTime: time, lastTransitionTime: time, reason, message };
 }
 
 /** upstream SetDeploymentCondition: same status and reason keeps the old one; same status keeps its transition time. */
-export function setCondition(status: DeploymentStatus, condition: DeploymentCondition): void {
+export function setCondition(status: DeploymentStatus, condition: Condition): void {
   const current = getCondition(status, condition.type);
   if (current && current.status === condition.status && current.reason === condition.reason) return;
   const next = { ...condition };
@@ -419,7 +409,7 @@ export function calculateStatus(allReplicaSets: (KubeObject | undefined)[], newR
     readyReplicas: totalStatus(allReplicaSets, 'readyReplicas'),
     availableReplicas: available,
     unavailableReplicas: unavailable,
-    conditions: conditionsOf(previous),
+    conditions: statusConditions(previous),
   };
   if (typeof previous.collisionCount === 'number') status.collisionCount = previous.collisionCount;
   if (available >= replicasOf(deployment) - maxUnavailable(deployment)) {

@@ -1,18 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { ApiClient } from '../client/apiClient';
-import { FakeTransport } from '../client/fakeTransport';
+import { FakeTransport } from '../../test/doubles/fakeTransport';
+import { startOnFakeApi } from '../../test/doubles/fakeApi';
 import { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { computeBudgetStatus, DisruptionController, scaledValue } from './disruptionController';
-
-async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+import { until } from '../../test/fixtures/until';
 
 function budget(spec: Record<string, unknown>, status: Record<string, unknown> = {}): KubeObject {
   return { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'pdb', namespace: 'default', generation: 1 }, spec: { selector: { matchLabels: { app: 'web' } }, ...spec }, status };
@@ -71,12 +65,7 @@ describe('DisruptionController', () => {
     transport.seed(resources.poddisruptionbudgets, budget({ minAvailable: 1 }));
     transport.seed(resources.pods, pod('a'));
     transport.seed(resources.pods, pod('b'));
-    const client = new ApiClient(transport);
-    const factory = new SharedInformerFactory(client);
-    const controller = new DisruptionController(client, factory);
-    factory.start();
-    await factory.waitForCacheSync();
-    controller.start();
+    const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new DisruptionController(client, factory));
     const status = () => transport.objectsOf(resources.poddisruptionbudgets)[0].status as Record<string, unknown>;
     await until(() => status().observedGeneration === 1);
     expect(status()).toMatchObject({ disruptionsAllowed: 1, currentHealthy: 2, desiredHealthy: 1, expectedPods: 2 });

@@ -10,14 +10,14 @@
 // upstream's reasons SufficientPods / InsufficientPods / SyncFailed.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { formatTime } from '../../shared/kubernetes/time';
+import { setCondition, statusConditions, type Condition } from '../../shared/kubernetes/conditions';
+import { formatLabelSelector } from '../../shared/kubernetes/labelSelector';
 import type { ApiClient } from '../client/apiClient';
-import { realClock, type Clock } from '../client/clock';
-import { runWorkers } from '../client/controllerLoop';
-import { EventRecorder } from '../client/eventRecorder';
-import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
+import { type Informer, objectKey, type SharedInformerFactory, splitKey } from '../client/informer';
 import { resources } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { controllerOf, isPodReady, numberOr, selectorMatches, specOf, statusOf, timestamp } from './controllerUtils';
+import { controllerOf, isPodReady, numberOr, selectorMatches, specOf, statusOf } from './controllerUtils';
 
 /** upstream DeletionTimeout: an evicted pod not deleted within this is counted again. */
 export const DELETION_TIMEOUT_MS = 2 * 60 * 1000;
@@ -112,80 +112,34 @@ export function computeBudgetStatus(budget: KubeObject, pods: KubeObject[], find
 }
 
 /** apimeta.SetStatusCondition for DisruptionAllowed: lastTransitionTime moves only when the status does. */
-function withCondition(conditions: unknown, wanted: { status: string; reason: string; message: string; observedGeneration: number }, now: string): Record<string, unknown>[] {
-  const list = Array.isArray(conditions) ? conditions.filter(isRecord) : [];
-  const existing = list.find((condition) => condition.type === 'DisruptionAllowed');
-  const next: Record<string, unknown> = {
-    type: 'DisruptionAllowed',
-    status: wanted.status,
-    observedGeneration: wanted.observedGeneration,
-    lastTransitionTime: existing && existing.status === wanted.status && typeof existing.lastTransitionTime === 'string' ? existing.lastTransitionTime : now,
-    reason: wanted.reason,
-    message: wanted.message,
-  };
-  return [...list.filter((condition) => condition.type !== 'DisruptionAllowed'), next];
+function withCondition(conditions: unknown, wanted: { status: string; reason: string; message: string; observedGeneration: number }, now: string): Condition[] {
+  return setCondition(statusConditions({ conditions }), { type: 'DisruptionAllowed', status: wanted.status, observedGeneration: wanted.observedGeneration, reason: wanted.reason, message: wanted.message }, now);
 }
 
-export interface DisruptionControllerOptions {
-  clock?: Clock;
-  workers?: number;
-}
+export type DisruptionControllerOptions = ControllerOptions;
 
-export class DisruptionController {
-  private readonly queue: WorkQueue<string>;
-  private readonly budgets: Informer;
-  private readonly pods: Informer;
-  private readonly replicaSets: Informer;
-  private readonly deployments: Informer;
-  private readonly statefulSets: Informer;
-  private readonly recorder: EventRecorder;
-  private readonly clock: Clock;
-  private running: Promise<void> | undefined;
+export class DisruptionController extends QueueController {
+  private readonly budgets = this.factory.informerFor(resources.poddisruptionbudgets);
+  private readonly pods = this.factory.informerFor(resources.pods);
+  private readonly replicaSets = this.factory.informerFor(resources.replicasets);
+  private readonly deployments = this.factory.informerFor(resources.deployments);
+  private readonly statefulSets = this.factory.informerFor(resources.statefulsets);
 
-  constructor(
-    private readonly client: ApiClient,
-    factory: SharedInformerFactory,
-    private readonly options: DisruptionControllerOptions = {},
-  ) {
-    this.clock = options.clock ?? realClock;
-    this.queue = new WorkQueue<string>({ name: 'disruption', clock: this.clock });
-    this.recorder = new EventRecorder(client, { component: 'controllermanager' }, this.clock);
-    this.budgets = factory.informerFor(resources.poddisruptionbudgets);
-    this.pods = factory.informerFor(resources.pods);
-    this.replicaSets = factory.informerFor(resources.replicasets);
-    this.deployments = factory.informerFor(resources.deployments);
-    this.statefulSets = factory.informerFor(resources.statefulsets);
-    const enqueue = (budget: KubeObject) => this.queue.add(objectKey(budget));
-    this.budgets.addEventHandler({ onAdd: enqueue, onUpdate: (_old, budget) => enqueue(budget) });
-    const enqueueForPod = (pod: KubeObject) => {
-      for (const budget of this.budgets.listByNamespace(pod.metadata.namespace ?? '')) {
-        if (selectorMatches(specOf(budget).selector, pod.metadata.labels)) enqueue(budget);
-      }
-    };
-    this.pods.addEventHandler({
-      onAdd: enqueueForPod,
-      onUpdate: (old, pod) => {
-        enqueueForPod(old);
-        enqueueForPod(pod);
-      },
-      onDelete: enqueueForPod,
-    });
+  constructor(client: ApiClient, factory: SharedInformerFactory, options: DisruptionControllerOptions = {}) {
+    super(client, factory, { name: 'disruption', component: 'controllermanager', workers: 2 }, options);
+    this.handle(this.budgets, { onAdd: (budget) => this.enqueue(budget), onUpdate: (_old, budget) => this.enqueue(budget) });
+    this.enqueueRelated(this.pods, (pod) =>
+      this.budgets
+        .listByNamespace(pod.metadata.namespace ?? '')
+        .filter((budget) => selectorMatches(specOf(budget).selector, pod.metadata.labels))
+        .map(objectKey),
+    );
     // A controller's scale feeds expectedPods: look again at the namespace's budgets when it changes.
     const enqueueNamespace = (_old: KubeObject, controller: KubeObject) => {
       if (specOf(_old).replicas === specOf(controller).replicas) return;
-      for (const budget of this.budgets.listByNamespace(controller.metadata.namespace ?? '')) enqueue(budget);
+      for (const budget of this.budgets.listByNamespace(controller.metadata.namespace ?? '')) this.enqueue(budget);
     };
-    for (const informer of [this.replicaSets, this.deployments, this.statefulSets]) informer.onUpdate(enqueueNamespace);
-  }
-
-  start(): void {
-    this.running = runWorkers(this.queue, (key) => this.reconcile(key), this.options.workers ?? 2);
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
-    await this.recorder.flush();
+    for (const informer of [this.replicaSets, this.deployments, this.statefulSets]) this.handle(informer, { onUpdate: enqueueNamespace });
   }
 
   /**
@@ -222,7 +176,7 @@ export class DisruptionController {
     const pods = this.pods.listByNamespace(namespace).filter((pod) => selectorMatches(specOf(budget).selector, pod.metadata.labels));
     if (pods.length === 0) this.recorder.event(budget, 'Normal', 'NoPods', 'No matching pods found');
     const now = this.clock.now();
-    const stamp = timestamp(new Date(now));
+    const stamp = formatTime(now);
     const generation = budget.metadata.generation ?? 0;
     const previous = statusOf(budget);
     let computed: BudgetStatus;
@@ -243,7 +197,7 @@ export class DisruptionController {
         'Warning',
         'UnmanagedPods',
         'Pods selected by this PodDisruptionBudget (selector: ' +
-          describeSelector(specOf(budget).selector) +
+          formatLabelSelector(specOf(budget).selector) +
           ') were found to be unmanaged. As a result, the status of the PDB cannot be calculated correctly, which may result in undefined behavior. To account for these pods please set ".spec.minAvailable" field of the PDB to an integer value.',
       );
     }
@@ -272,22 +226,4 @@ function sorted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sorted);
   if (isRecord(value)) return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted(value[key])]));
   return value;
-}
-
-/** The selector as metav1.FormatLabelSelector prints it in the UnmanagedPods message. */
-function describeSelector(selector: unknown): string {
-  if (!isRecord(selector)) return '<none>';
-  const parts: string[] = [];
-  if (isRecord(selector.matchLabels)) for (const [key, value] of Object.entries(selector.matchLabels)) parts.push(`${key}=${String(value)}`);
-  if (Array.isArray(selector.matchExpressions)) {
-    for (const expression of selector.matchExpressions) {
-      if (!isRecord(expression)) continue;
-      const values = Array.isArray(expression.values) ? expression.values.map(String) : [];
-      const op = String(expression.operator).toLowerCase();
-      if (op === 'exists') parts.push(String(expression.key));
-      else if (op === 'doesnotexist') parts.push(`!${String(expression.key)}`);
-      else parts.push(`${String(expression.key)} ${op} (${values.join(',')})`);
-    }
-  }
-  return parts.length ? parts.join(',') : '<none>';
 }

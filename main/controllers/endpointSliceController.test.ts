@@ -1,18 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { ApiClient } from '../client/apiClient';
-import { FakeTransport } from '../client/fakeTransport';
+import { FakeTransport } from '../../test/doubles/fakeTransport';
+import { startOnFakeApi } from '../../test/doubles/fakeApi';
 import { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { desiredSlices, EndpointSliceController, SERVICE_NAME_LABEL, SLICE_CONTROLLER_NAME, SLICE_MANAGED_BY_LABEL, sliceLabels } from './endpointSliceController';
-
-async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+import { until } from '../../test/fixtures/until';
 
 function service(spec: Record<string, unknown> = {}): KubeObject {
   return { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default', uid: 'uid-web', labels: { team: 'a' } }, spec: { clusterIP: '10.96.0.10', selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }], ...spec } };
@@ -62,12 +56,7 @@ describe('EndpointSliceController', () => {
     transport.seed(resources.nodes, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', labels: { 'topology.kubernetes.io/zone': 'zone-a' } } });
     const svc = transport.seed(resources.services, service());
     transport.seed(resources.pods, pod('a', '10.0.0.1'));
-    const client = new ApiClient(transport);
-    const factory = new SharedInformerFactory(client);
-    const controller = new EndpointSliceController(client, factory);
-    factory.start();
-    await factory.waitForCacheSync();
-    controller.start();
+    const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new EndpointSliceController(client, factory));
     const slices = () => transport.objectsOf(resources.endpointslices);
     await until(() => slices().length === 1);
     const [slice] = slices();

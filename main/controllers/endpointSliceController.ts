@@ -8,14 +8,13 @@
 // placeholder slice, as upstream.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { formatTime } from '../../shared/kubernetes/time';
 import type { ApiClient } from '../client/apiClient';
-import { realClock, type Clock } from '../client/clock';
-import { runWorkers } from '../client/controllerLoop';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import { isForbidden, isNotFound } from '../client/errors';
-import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
+import { splitKey, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { isPodReady, specOf, timestamp } from './controllerUtils';
+import { isPodReady, specOf } from './controllerUtils';
 import {
   canonicalJson,
   findPort,
@@ -130,70 +129,35 @@ function sliceContent(slice: KubeObject): { ports: string; endpoints: string } {
   return { ports: canonicalJson(ports), endpoints: canonicalJson(Array.isArray(slice.endpoints) ? slice.endpoints : []) };
 }
 
-export interface EndpointSliceControllerOptions {
-  clock?: Clock;
-  workers?: number;
+export interface EndpointSliceControllerOptions extends ControllerOptions {
   maxEndpointsPerSlice?: number;
 }
 
-export class EndpointSliceController {
-  private readonly queue: WorkQueue<string>;
-  private readonly services: Informer;
-  private readonly pods: Informer;
-  private readonly nodes: Informer;
-  private readonly slices: Informer;
-  private readonly clock: Clock;
-  private running: Promise<void> | undefined;
+/** The key of the Service a slice this controller manages belongs to (none for other slices). */
+function serviceKeyOfSlice(slice: KubeObject): string[] {
+  const labels = slice.metadata.labels ?? {};
+  return labels[SLICE_MANAGED_BY_LABEL] === SLICE_CONTROLLER_NAME && labels[SERVICE_NAME_LABEL] ? [`${slice.metadata.namespace ?? ''}/${labels[SERVICE_NAME_LABEL]}`] : [];
+}
+
+export class EndpointSliceController extends QueueController {
+  private readonly services = this.factory.informerFor(resources.services);
+  private readonly pods = this.factory.informerFor(resources.pods);
+  private readonly nodes = this.factory.informerFor(resources.nodes);
+  private readonly slices = this.factory.informerFor(resources.endpointslices);
   /** Slices created but not yet seen by the informer, per service key (upstream's slice tracker). */
   private readonly pendingCreates = new Map<string, Map<string, number>>();
 
-  constructor(
-    private readonly client: ApiClient,
-    factory: SharedInformerFactory,
-    private readonly options: EndpointSliceControllerOptions = {},
-  ) {
-    this.clock = options.clock ?? realClock;
-    this.queue = new WorkQueue<string>({ name: 'endpoint_slice', clock: this.clock });
-    this.services = factory.informerFor(resources.services);
-    this.pods = factory.informerFor(resources.pods);
-    this.nodes = factory.informerFor(resources.nodes);
-    this.slices = factory.informerFor(resources.endpointslices);
+  constructor(client: ApiClient, factory: SharedInformerFactory, private readonly options: EndpointSliceControllerOptions = {}) {
+    super(client, factory, { name: 'endpoint_slice', component: 'endpointslice-controller', workers: 2, maxRetries: 15 }, options);
     try {
-      this.slices.addIndexer(BY_SERVICE_INDEX, (slice) => {
-        const labels = slice.metadata.labels ?? {};
-        return labels[SLICE_MANAGED_BY_LABEL] === SLICE_CONTROLLER_NAME && labels[SERVICE_NAME_LABEL] ? [`${slice.metadata.namespace ?? ''}/${labels[SERVICE_NAME_LABEL]}`] : [];
-      });
+      this.slices.addIndexer(BY_SERVICE_INDEX, serviceKeyOfSlice);
     } catch {
       // A second controller instance on the same factory (tests) reuses the index.
     }
-    const enqueue = (object: KubeObject) => this.queue.add(objectKey(object));
-    this.services.addEventHandler({ onAdd: enqueue, onUpdate: (_old, service) => enqueue(service), onDelete: enqueue });
-    const enqueuePodServices = (pod: KubeObject) => {
-      for (const key of serviceKeysForPod(this.services.listByNamespace(pod.metadata.namespace ?? ''), pod)) this.queue.add(key);
-    };
-    this.pods.addEventHandler({
-      onAdd: enqueuePodServices,
-      onUpdate: (old, pod) => {
-        enqueuePodServices(old);
-        enqueuePodServices(pod);
-      },
-      onDelete: enqueuePodServices,
-    });
-    const enqueueSliceService = (slice: KubeObject) => {
-      const labels = slice.metadata.labels ?? {};
-      if (labels[SLICE_MANAGED_BY_LABEL] === SLICE_CONTROLLER_NAME && labels[SERVICE_NAME_LABEL]) this.queue.add(`${slice.metadata.namespace ?? ''}/${labels[SERVICE_NAME_LABEL]}`);
-    };
+    this.enqueueChanges(this.services);
+    this.enqueueRelated(this.pods, (pod) => serviceKeysForPod(this.services.listByNamespace(pod.metadata.namespace ?? ''), pod));
     // Slices changed or removed by someone else are put back; leftovers of deleted services are removed.
-    this.slices.addEventHandler({ onAdd: enqueueSliceService, onUpdate: (_old, slice) => enqueueSliceService(slice), onDelete: enqueueSliceService });
-  }
-
-  start(): void {
-    this.running = runWorkers(this.queue, (key) => this.reconcile(key), this.options.workers ?? 2, { maxRetries: 15 });
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
+    this.enqueueRelated(this.slices, serviceKeyOfSlice);
   }
 
   async reconcile(key: string): Promise<void> {
@@ -219,7 +183,7 @@ export class EndpointSliceController {
     const labels = sliceLabels(service);
     const ownerReferences = [{ apiVersion: 'v1', kind: 'Service', name, uid: service.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }];
     const unused = [...existing].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
-    const now = timestamp(new Date(this.clock.now()));
+    const now = formatTime(this.clock.now());
     // Pair each wanted slice with an existing one offering the same ports, then with any leftover.
     const pairs: { want: DesiredSlice; have?: KubeObject }[] = desired.map((want) => {
       const index = unused.findIndex((slice) => sliceContent(slice).ports === canonicalJson(want.ports));

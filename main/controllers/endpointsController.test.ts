@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
-import { ApiClient } from '../client/apiClient';
-import { FakeTransport } from '../client/fakeTransport';
-import { SharedInformerFactory } from '../client/informer';
+import { FakeTransport } from '../../test/doubles/fakeTransport';
+import { startOnFakeApi } from '../../test/doubles/fakeApi';
 import { resources } from '../client/resources';
 import { ENDPOINTS_MANAGED_BY_LABEL, EndpointsController, endpointSubsetsFor, findPort, servicePorts } from './endpointsController';
-
-async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+import { until } from '../../test/fixtures/until';
 
 function service(spec: Record<string, unknown>, name = 'web'): KubeObject {
   return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'default', uid: `uid-${name}`, labels: { team: 'a' } }, spec: { clusterIP: '10.96.0.10', selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080, protocol: 'TCP' }], ...spec } };
@@ -91,12 +83,7 @@ describe('EndpointsController', () => {
     transport.seed(resources.services, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'manual', namespace: 'default' }, spec: { ports: [{ port: 80 }] } });
     transport.seed(resources.pods, pod('a', '10.0.0.1'));
     transport.seed(resources.pods, pod('b', '10.0.0.2', { ready: false }));
-    const client = new ApiClient(transport);
-    const factory = new SharedInformerFactory(client);
-    const controller = new EndpointsController(client, factory);
-    factory.start();
-    await factory.waitForCacheSync();
-    controller.start();
+    const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new EndpointsController(client, factory));
     const endpoints = () => transport.objectsOf(resources.endpoints).find((ep) => ep.metadata.name === 'web');
     await until(() => endpoints() !== undefined);
     expect(endpoints()?.metadata.labels).toEqual({ team: 'a', [ENDPOINTS_MANAGED_BY_LABEL]: 'endpoint-controller' });

@@ -9,15 +9,13 @@
 // shares k8s.io/endpointslice/util.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { formatTime } from '../../shared/kubernetes/time';
 import type { ApiClient } from '../client/apiClient';
-import { realClock, type Clock } from '../client/clock';
-import { runWorkers } from '../client/controllerLoop';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import { isAlreadyExists, isForbidden, isNotFound } from '../client/errors';
-import { EventRecorder } from '../client/eventRecorder';
-import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
+import { objectKey, splitKey, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { isPodReady, podPhase, specOf, statusOf, timestamp } from './controllerUtils';
+import { isPodReady, podPhase, specOf, statusOf } from './controllerUtils';
 
 export const ENDPOINTS_MANAGED_BY_LABEL = 'endpoints.kubernetes.io/managed-by';
 export const ENDPOINTS_CONTROLLER_NAME = 'endpoint-controller';
@@ -259,61 +257,24 @@ export function endpointsLabels(service: KubeObject): Record<string, string> {
   return labels;
 }
 
-export interface EndpointsControllerOptions {
-  clock?: Clock;
-  workers?: number;
-}
+export type EndpointsControllerOptions = ControllerOptions;
 
-export class EndpointsController {
-  private readonly queue: WorkQueue<string>;
-  private readonly services: Informer;
-  private readonly pods: Informer;
-  private readonly endpoints: Informer;
-  private readonly recorder: EventRecorder;
-  private readonly clock: Clock;
-  private running: Promise<void> | undefined;
+export class EndpointsController extends QueueController {
+  private readonly services = this.factory.informerFor(resources.services);
+  private readonly pods = this.factory.informerFor(resources.pods);
+  private readonly endpoints = this.factory.informerFor(resources.endpoints);
 
-  constructor(
-    private readonly client: ApiClient,
-    factory: SharedInformerFactory,
-    private readonly options: EndpointsControllerOptions = {},
-  ) {
-    this.clock = options.clock ?? realClock;
-    this.queue = new WorkQueue<string>({ name: 'endpoint', clock: this.clock });
-    this.recorder = new EventRecorder(client, { component: ENDPOINTS_CONTROLLER_NAME }, this.clock);
-    this.services = factory.informerFor(resources.services);
-    this.pods = factory.informerFor(resources.pods);
-    this.endpoints = factory.informerFor(resources.endpoints);
-    const enqueue = (object: KubeObject) => this.queue.add(objectKey(object));
-    this.services.addEventHandler({ onAdd: enqueue, onUpdate: (_old, service) => enqueue(service), onDelete: enqueue });
-    const enqueuePodServices = (pod: KubeObject) => {
-      for (const key of serviceKeysForPod(this.services.listByNamespace(pod.metadata.namespace ?? ''), pod)) this.queue.add(key);
-    };
-    this.pods.addEventHandler({
-      onAdd: enqueuePodServices,
-      onUpdate: (old, pod) => {
-        enqueuePodServices(old);
-        enqueuePodServices(pod);
-      },
-      onDelete: enqueuePodServices,
-    });
-    this.endpoints.addEventHandler({
+  constructor(client: ApiClient, factory: SharedInformerFactory, options: EndpointsControllerOptions = {}) {
+    super(client, factory, { name: 'endpoint', component: ENDPOINTS_CONTROLLER_NAME, workers: 2, maxRetries: MAX_RETRIES }, options);
+    this.enqueueChanges(this.services);
+    this.enqueueRelated(this.pods, (pod) => serviceKeysForPod(this.services.listByNamespace(pod.metadata.namespace ?? ''), pod));
+    this.handle(this.endpoints, {
       // Upstream checkLeftoverEndpoints: managed Endpoints whose Service vanished while we were down.
       onAdd: (endpoints) => {
-        if (endpoints.metadata.labels?.[ENDPOINTS_MANAGED_BY_LABEL] === ENDPOINTS_CONTROLLER_NAME) enqueue(endpoints);
+        if (endpoints.metadata.labels?.[ENDPOINTS_MANAGED_BY_LABEL] === ENDPOINTS_CONTROLLER_NAME) this.enqueue(endpoints);
       },
-      onDelete: enqueue,
+      onDelete: (endpoints) => this.enqueue(endpoints),
     });
-  }
-
-  start(): void {
-    this.running = runWorkers(this.queue, (key) => this.reconcile(key), this.options.workers ?? 2, { maxRetries: MAX_RETRIES });
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
-    await this.recorder.flush();
   }
 
   async reconcile(key: string): Promise<void> {
@@ -336,7 +297,7 @@ export class EndpointsController {
     const labels = endpointsLabels(service);
     if (current && canonicalJson(current.subsets ?? []) === canonicalJson(subsets) && canonicalJson(current.metadata.labels ?? {}) === canonicalJson(labels)) return;
     const annotations: Record<string, string> = { ...(current?.metadata.annotations ?? {}) };
-    annotations[LAST_CHANGE_TRIGGER_TIME_ANNOTATION] = timestamp(new Date(this.clock.now()));
+    annotations[LAST_CHANGE_TRIGGER_TIME_ANNOTATION] = formatTime(this.clock.now());
     const desired: KubeObject = {
       apiVersion: 'v1',
       kind: 'Endpoints',

@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject, OwnerReference } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import { ApiClient } from '../client/apiClient';
-import { FakeClock } from '../client/clock';
-import { FakeTransport } from '../client/fakeTransport';
+import { FakeClock } from '../../test/doubles/fakeClock';
+import { FakeTransport } from '../../test/doubles/fakeTransport';
 import { SharedInformerFactory } from '../client/informer';
 import { resources, type GroupVersionResource } from '../client/resources';
 import type { TransportRequest, TransportResponse } from '../client/transport';
 import { GarbageCollector } from './garbageCollector';
+import { until } from '../../test/fixtures/until';
 
 /**
  * The fake API plus what the real server does on DELETE with a propagation policy (upstream
@@ -40,14 +41,6 @@ function configMap(name: string, options: { namespace?: string; owners?: OwnerRe
   if (options.owners) metadata.ownerReferences = options.owners;
   if (options.finalizers) metadata.finalizers = options.finalizers;
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata, data: {} };
-}
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 async function setUp() {

@@ -20,10 +20,10 @@
 import type { KubeObject, OwnerReference } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { ApiClient } from '../client/apiClient';
+import { runWorkers } from '../client/controllerLoop';
 import { Informer, type Disposable, type SharedInformerFactory } from '../client/informer';
 import { apiVersionOf, resources, type GroupVersionResource } from '../client/resources';
 import { WorkQueue } from '../client/workQueue';
-import { runWorkers } from '../client/controllerLoop';
 import { isConflict, isNotFound } from '../client/errors';
 import { EventRecorder } from '../client/eventRecorder';
 import { realClock, type Clock, type Timer } from '../client/clock';

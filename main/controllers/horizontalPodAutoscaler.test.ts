@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { isRecord, type KubeObject, type WatchEvent } from '../../shared/kubernetes/types';
 import { ApiClient } from '../client/apiClient';
-import { FakeClock } from '../client/clock';
+import { FakeClock } from '../../test/doubles/fakeClock';
 import { EventRecorder } from '../client/eventRecorder';
-import { FakeTransport, matchesLabelSelector } from '../client/fakeTransport';
+import { FakeTransport, matchesLabelSelector } from '../../test/doubles/fakeTransport';
 import { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import type { Transport, TransportRequest, TransportResponse, WatchHandle } from '../client/transport';
@@ -24,6 +24,7 @@ import {
   type PodMetric,
   type Recommendation,
 } from './horizontalPodAutoscaler';
+import { until } from '../../test/fixtures/until';
 
 const start = Date.parse('2026-01-01T00:00:00Z');
 const longAgo = '2025-12-31T23:00:00Z';
@@ -172,14 +173,6 @@ class ScaleAndMetricsTransport implements Transport {
 
   watch(path: string, query: Record<string, string>, onEvent: (event: WatchEvent) => void, onDone: (error?: Error) => void): WatchHandle {
     return this.inner.watch(path, query, onEvent, onDone);
-  }
-}
-
-async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
 

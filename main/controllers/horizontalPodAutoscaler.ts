@@ -10,16 +10,18 @@
 // external metrics API, which kubedesk does not serve: they fail as on a cluster without an adapter.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
-import { milliValue, parseQuantity } from '../../shared/kubernetes/quantity';
+import { getCondition, setCondition, statusConditions, type Condition } from '../../shared/kubernetes/conditions';
+import { parseGoDuration as parseDuration } from '../../shared/kubernetes/duration';
+import { formatMilliQuantity, milliValue, parseQuantity } from '../../shared/kubernetes/quantity';
+import { formatTime, parseTime } from '../../shared/kubernetes/time';
+
+export { formatMilliQuantity };
 import type { ApiClient } from '../client/apiClient';
-import { realClock, type Clock } from '../client/clock';
-import { runWorkers } from '../client/controllerLoop';
-import { EventRecorder } from '../client/eventRecorder';
-import type { Informer, SharedInformerFactory } from '../client/informer';
-import { objectKey, splitKey } from '../client/informer';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
+import type { SharedInformerFactory } from '../client/informer';
+import { splitKey } from '../client/informer';
 import { resources, type GroupVersionResource } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { numberOr, podPhase, specOf, statusOf, timestamp } from './controllerUtils';
+import { numberOr, podPhase, specOf, statusOf } from './controllerUtils';
 
 export const horizontalPodAutoscalers: GroupVersionResource = { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers', namespaced: true, kind: 'HorizontalPodAutoscaler' };
 
@@ -34,13 +36,10 @@ const CPU_INITIALIZATION_PERIOD_MS = 300_000;
 /** upstream --horizontal-pod-autoscaler-initial-readiness-delay */
 const DELAY_OF_INITIAL_READINESS_STATUS_MS = 30_000;
 
-export interface HorizontalPodAutoscalerControllerOptions {
-  clock?: Clock;
-  recorder?: EventRecorder;
+export interface HorizontalPodAutoscalerControllerOptions extends ControllerOptions {
   resyncPeriodMs?: number;
   downscaleStabilizationWindowMs?: number;
   tolerance?: number;
-  workers?: number;
   /** Where failed rounds are reported; defaults to console.warn. */
   log?: (message: string) => void;
 }
@@ -80,17 +79,6 @@ export interface ReplicaCalculation {
   timestamp: number;
 }
 
-function conditionOf(obj: KubeObject, type: string): Record<string, unknown> | undefined {
-  const conditions = statusOf(obj).conditions;
-  return Array.isArray(conditions) ? conditions.filter(isRecord).find((condition) => condition.type === type) : undefined;
-}
-
-function timeOf(value: unknown): number | undefined {
-  if (typeof value !== 'string') return undefined;
-  const parsed = Date.parse(value);
-  return Number.isFinite(parsed) ? parsed : undefined;
-}
-
 /** groupPods: which pods count, which are unready (not counted), missing (no metric) or ignored. */
 export function groupPods(input: ReplicaCalculationInput): { readyPodCount: number; unready: Set<string>; missing: Set<string>; ignored: Set<string> } {
   const unready = new Set<string>();
@@ -117,9 +105,9 @@ export function groupPods(input: ReplicaCalculationInput): { readyPodCount: numb
     }
     if (input.resource === 'cpu') {
       // CPU spikes while a pod starts; its samples count only once it has been ready for a window.
-      const ready = conditionOf(pod, 'Ready');
-      const startTime = timeOf(statusOf(pod).startTime);
-      const transition = timeOf(ready?.lastTransitionTime) ?? 0;
+      const ready = getCondition(pod, 'Ready');
+      const startTime = parseTime(statusOf(pod).startTime);
+      const transition = parseTime(ready?.lastTransitionTime) ?? 0;
       let isUnready: boolean;
       if (!ready || startTime === undefined) {
         isUnready = true;
@@ -430,47 +418,13 @@ export function scalingRules(value: unknown, direction: 'up' | 'down', downscale
 // ---------------------------------------------------------------------------------------------
 // Quantities and durations
 
-const decimalSuffixes: [number, string][] = [[18, 'E'], [15, 'P'], [12, 'T'], [9, 'G'], [6, 'M'], [3, 'k'], [0, '']];
-
-/** resource.NewMilliQuantity(value, DecimalSI).String(): `250m`, `1`, `1500m`, `64M`. */
-export function formatMilliQuantity(milli: number): string {
-  const value = Math.trunc(milli);
-  if (value === 0) return '0';
-  if (value % 1000 !== 0) return `${value}m`;
-  const units = value / 1000;
-  for (const [exponent, suffix] of decimalSuffixes) {
-    const scale = 10 ** exponent;
-    if (units % scale === 0) return `${units / scale}${suffix}`;
-  }
-  return String(units);
-}
-
-const durationUnits: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, 'µs': 0.001, ns: 0.000001 };
-
-/** A Go duration string (`10.002s`, `1m30s`) in milliseconds; 0 when it does not parse. */
+/** A metric window (metav1.Duration text) in milliseconds; 0 when it is absent or not a duration. */
 export function parseGoDuration(text: unknown): number {
-  if (typeof text !== 'string') return 0;
-  let total = 0;
-  let rest = text;
-  while (rest.length > 0) {
-    const match = /^(\d+(?:\.\d*)?)(ms|us|µs|ns|h|m|s)/.exec(rest);
-    if (!match) return 0;
-    total += Number(match[1]) * durationUnits[match[2]];
-    rest = rest.slice(match[0].length);
-  }
-  return total;
+  return parseDuration(text) ?? 0;
 }
 
 // ---------------------------------------------------------------------------------------------
 // The controller
-
-interface Condition {
-  type: string;
-  status: string;
-  lastTransitionTime: string;
-  reason: string;
-  message: string;
-}
 
 interface WorkingStatus {
   conditions: Condition[];
@@ -514,31 +468,14 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function setCondition(status: WorkingStatus, type: string, value: 'True' | 'False', reason: string, message: string, now: string): void {
-  const existing = status.conditions.find((condition) => condition.type === type);
-  if (!existing) {
-    status.conditions.push({ type, status: value, lastTransitionTime: now, reason, message });
-    return;
-  }
-  if (existing.status !== value) existing.lastTransitionTime = now;
-  existing.status = value;
-  existing.reason = reason;
-  existing.message = message;
+function setStatusCondition(status: WorkingStatus, type: string, value: 'True' | 'False', reason: string, message: string, now: string): void {
+  status.conditions = setCondition(status.conditions, { type, status: value, reason, message }, now);
 }
 
 function workingStatus(hpa: KubeObject): WorkingStatus {
   const status = statusOf(hpa);
-  const conditions = Array.isArray(status.conditions)
-    ? status.conditions.filter(isRecord).map((condition): Condition => ({
-        type: String(condition.type ?? ''),
-        status: String(condition.status ?? ''),
-        lastTransitionTime: String(condition.lastTransitionTime ?? ''),
-        reason: String(condition.reason ?? ''),
-        message: String(condition.message ?? ''),
-      }))
-    : [];
   return {
-    conditions,
+    conditions: statusConditions(status),
     currentMetrics: Array.isArray(status.currentMetrics) ? status.currentMetrics.filter(isRecord) : null,
     currentReplicas: numberOr(status.currentReplicas, 0),
     desiredReplicas: numberOr(status.desiredReplicas, 0),
@@ -557,51 +494,31 @@ function serializedStatus(status: WorkingStatus): Record<string, unknown> {
   return result;
 }
 
-export class HorizontalPodAutoscalerController {
-  private readonly clock: Clock;
-  private readonly queue: WorkQueue<string>;
-  private readonly recorder: EventRecorder;
-  private readonly autoscalers: Informer;
+export class HorizontalPodAutoscalerController extends QueueController {
+  private readonly autoscalers = this.factory.informerFor(horizontalPodAutoscalers);
   private readonly resyncPeriodMs: number;
   private readonly downscaleWindowMs: number;
   private readonly tolerance: number;
-  private readonly workers: number;
   private readonly log: (message: string) => void;
   private readonly recommendations = new Map<string, Recommendation[]>();
   private readonly scaleUpEvents = new Map<string, ScaleEvent[]>();
   private readonly scaleDownEvents = new Map<string, ScaleEvent[]>();
-  private running: Promise<void> | undefined;
 
-  constructor(
-    private readonly client: ApiClient,
-    factory: SharedInformerFactory,
-    options: HorizontalPodAutoscalerControllerOptions = {},
-  ) {
-    this.clock = options.clock ?? realClock;
-    this.queue = new WorkQueue<string>({ name: 'horizontal-pod-autoscaler', clock: this.clock });
-    this.recorder = options.recorder ?? new EventRecorder(client, { component: 'horizontal-pod-autoscaler' }, this.clock);
+  constructor(client: ApiClient, factory: SharedInformerFactory, options: HorizontalPodAutoscalerControllerOptions = {}) {
+    super(client, factory, { name: 'horizontal-pod-autoscaler', component: 'horizontal-pod-autoscaler', workers: 5 }, options);
     this.resyncPeriodMs = options.resyncPeriodMs ?? RESYNC_PERIOD_MS;
     this.downscaleWindowMs = options.downscaleStabilizationWindowMs ?? DOWNSCALE_STABILIZATION_WINDOW_MS;
     this.tolerance = options.tolerance ?? TOLERANCE;
-    this.workers = options.workers ?? 5;
     this.log = options.log ?? ((message) => console.warn(message));
-    this.autoscalers = factory.informerFor(horizontalPodAutoscalers);
-    this.autoscalers.onAdd((hpa) => this.queue.add(objectKey(hpa)));
     // Status writes come back as updates; only a changed spec is worth an early round, the
     // periodic resync covers the rest (upstream queues every HPA at the sync period).
-    this.autoscalers.onUpdate((old, hpa) => {
-      if (old.metadata.generation !== hpa.metadata.generation || JSON.stringify(old.spec) !== JSON.stringify(hpa.spec)) this.queue.add(objectKey(hpa));
+    this.handle(this.autoscalers, {
+      onAdd: (hpa) => this.enqueue(hpa),
+      onUpdate: (old, hpa) => {
+        if (old.metadata.generation !== hpa.metadata.generation || JSON.stringify(old.spec) !== JSON.stringify(hpa.spec)) this.enqueue(hpa);
+      },
+      onDelete: (hpa) => this.enqueue(hpa),
     });
-    this.autoscalers.onDelete((hpa) => this.queue.add(objectKey(hpa)));
-  }
-
-  start(): void {
-    this.running = runWorkers(this.queue, (key) => this.reconcile(key), this.workers);
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
   }
 
   /** One round for one HPA; always schedules the next round while the HPA exists. */
@@ -626,7 +543,7 @@ export class HorizontalPodAutoscalerController {
 
   private now(): { ms: number; text: string } {
     const ms = this.clock.now();
-    return { ms, text: timestamp(new Date(ms)) };
+    return { ms, text: formatTime(ms) };
   }
 
   private scaleClient(hpa: KubeObject): { gvrClient: ReturnType<ApiClient['resource']>; name: string; kind: string } {
@@ -651,11 +568,11 @@ export class HorizontalPodAutoscalerController {
     } catch (error) {
       const message = errorMessage(error);
       this.recorder.event(hpa, 'Warning', 'FailedGetScale', message);
-      setCondition(status, 'AbleToScale', 'False', 'FailedGetScale', `the HPA controller was unable to get the target's current scale: ${message}`, this.now().text);
+      setStatusCondition(status, 'AbleToScale', 'False', 'FailedGetScale', `the HPA controller was unable to get the target's current scale: ${message}`, this.now().text);
       await this.updateStatusIfNeeded(hpa, original, status);
       throw new Error(`failed to query scale subresource for ${reference}: ${message}`);
     }
-    setCondition(status, 'AbleToScale', 'True', 'SucceededGetScale', "the HPA controller was able to get the target's current scale", this.now().text);
+    setStatusCondition(status, 'AbleToScale', 'True', 'SucceededGetScale', "the HPA controller was able to get the target's current scale", this.now().text);
     const currentReplicas = scale.replicas;
     if (!this.recommendations.has(key)) this.recommendations.set(key, [{ replicas: currentReplicas, timestamp: this.now().ms }]);
 
@@ -667,7 +584,7 @@ export class HorizontalPodAutoscalerController {
     let metricStatuses: Record<string, unknown>[] | null = status.currentMetrics;
     if (currentReplicas === 0 && minReplicas !== 0) {
       rescale = false;
-      setCondition(status, 'ScalingActive', 'False', 'ScalingDisabled', 'scaling is disabled since the replica count of the target is zero', this.now().text);
+      setStatusCondition(status, 'ScalingActive', 'False', 'ScalingDisabled', 'scaling is disabled since the replica count of the target is zero', this.now().text);
     } else if (currentReplicas > maxReplicas) {
       rescaleReason = 'Current number of replicas above Spec.MaxReplicas';
       desiredReplicas = maxReplicas;
@@ -703,13 +620,13 @@ export class HorizontalPodAutoscalerController {
       } catch (error) {
         const message = errorMessage(error);
         this.recorder.event(hpa, 'Warning', 'FailedRescale', `New size: ${desiredReplicas}; reason: ${rescaleReason}; error: ${message}`);
-        setCondition(status, 'AbleToScale', 'False', 'FailedUpdateScale', `the HPA controller was unable to update the target scale: ${message}`, this.now().text);
+        setStatusCondition(status, 'AbleToScale', 'False', 'FailedUpdateScale', `the HPA controller was unable to update the target scale: ${message}`, this.now().text);
         status.currentReplicas = currentReplicas;
         status.currentMetrics = metricStatuses;
         await this.updateStatusIfNeeded(hpa, original, status);
         throw new Error(`failed to rescale ${reference}: ${message}`);
       }
-      setCondition(status, 'AbleToScale', 'True', 'SucceededRescale', `the HPA controller was able to update the target scale to ${desiredReplicas}`, this.now().text);
+      setStatusCondition(status, 'AbleToScale', 'True', 'SucceededRescale', `the HPA controller was able to update the target scale to ${desiredReplicas}`, this.now().text);
       this.recorder.event(hpa, 'Normal', 'SuccessfulRescale', `New size: ${desiredReplicas}; reason: ${rescaleReason}`);
       this.storeScaleEvent(spec.behavior, key, currentReplicas, desiredReplicas);
       status.lastScaleTime = this.now().text;
@@ -736,7 +653,7 @@ export class HorizontalPodAutoscalerController {
     if (scale.selector === '') {
       const message = 'selector is required';
       this.recorder.event(hpa, 'Warning', 'SelectorRequired', message);
-      setCondition(status, 'ScalingActive', 'False', 'InvalidSelector', "the HPA target's scale is missing a selector", now.text);
+      setStatusCondition(status, 'ScalingActive', 'False', 'InvalidSelector', "the HPA target's scale is missing a selector", now.text);
       return { replicas: -1, metricName: '', statuses: null, error: message };
     }
     const specs = Array.isArray(specOf(hpa).metrics) ? (specOf(hpa).metrics as unknown[]).filter(isRecord) : [];
@@ -769,15 +686,15 @@ export class HorizontalPodAutoscalerController {
     const error = firstError ? `invalid metrics (${invalid} invalid out of ${specs.length}), first error is: ${firstError.message}` : undefined;
     // all metrics invalid, or some invalid while the rest would scale down: do nothing
     if (firstError && (invalid >= specs.length || replicas < scale.replicas)) {
-      setCondition(status, 'ScalingActive', 'False', firstError.reason, firstError.conditionMessage, now.text);
+      setStatusCondition(status, 'ScalingActive', 'False', firstError.reason, firstError.conditionMessage, now.text);
       return { replicas: -1, metricName: '', statuses, error };
     }
     if (specs.length === 0) {
       // upstream defaulting always gives one metric; an HPA stored without defaults has nothing to go by
-      setCondition(status, 'ScalingActive', 'False', 'InvalidMetricSourceType', 'the HPA was unable to compute the replica count: no metrics specified', now.text);
+      setStatusCondition(status, 'ScalingActive', 'False', 'InvalidMetricSourceType', 'the HPA was unable to compute the replica count: no metrics specified', now.text);
       return { replicas: -1, metricName: '', statuses, error: 'no metrics specified' };
     }
-    setCondition(status, 'ScalingActive', 'True', 'ValidMetricFound', `the HPA was able to successfully calculate a replica count from ${metricName}`, now.text);
+    setStatusCondition(status, 'ScalingActive', 'True', 'ValidMetricFound', `the HPA was able to successfully calculate a replica count from ${metricName}`, now.text);
     return { replicas, metricName, statuses, error };
   }
 
@@ -895,12 +812,12 @@ export class HorizontalPodAutoscalerController {
     const now = this.now();
     const stabilized = stabilizeRecommendation(desiredReplicas, this.recommendationsOf(key), this.downscaleWindowMs, now.ms);
     if (stabilized !== desiredReplicas) {
-      setCondition(status, 'AbleToScale', 'True', 'ScaleDownStabilized', 'recent recommendations were higher than current one, applying the highest recent recommendation', now.text);
+      setStatusCondition(status, 'AbleToScale', 'True', 'ScaleDownStabilized', 'recent recommendations were higher than current one, applying the highest recent recommendation', now.text);
     } else {
-      setCondition(status, 'AbleToScale', 'True', 'ReadyForNewScale', 'recommended size matches current size', now.text);
+      setStatusCondition(status, 'AbleToScale', 'True', 'ReadyForNewScale', 'recommended size matches current size', now.text);
     }
     const limited = convertDesiredReplicasWithRules(currentReplicas, stabilized, minReplicas, maxReplicas);
-    setCondition(status, 'ScalingLimited', limited.replicas === stabilized ? 'False' : 'True', limited.reason, limited.message, now.text);
+    setStatusCondition(status, 'ScalingLimited', limited.replicas === stabilized ? 'False' : 'True', limited.reason, limited.message, now.text);
     return limited.replicas;
   }
 
@@ -916,10 +833,10 @@ export class HorizontalPodAutoscalerController {
       scaleDown: scalingRules(behavior.scaleDown, 'down', this.downscaleWindowMs / 1000),
     };
     const stabilized = stabilizeWithBehaviors(args, this.recommendationsOf(key), now.ms);
-    if (stabilized.replicas !== desiredReplicas) setCondition(status, 'AbleToScale', 'True', stabilized.reason, stabilized.message, now.text);
-    else setCondition(status, 'AbleToScale', 'True', 'ReadyForNewScale', 'recommended size matches current size', now.text);
+    if (stabilized.replicas !== desiredReplicas) setStatusCondition(status, 'AbleToScale', 'True', stabilized.reason, stabilized.message, now.text);
+    else setStatusCondition(status, 'AbleToScale', 'True', 'ReadyForNewScale', 'recommended size matches current size', now.text);
     const limited = convertDesiredReplicasWithBehaviorRate({ ...args, desiredReplicas: stabilized.replicas }, this.scaleUpEvents.get(key) ?? [], this.scaleDownEvents.get(key) ?? [], now.ms);
-    setCondition(status, 'ScalingLimited', limited.replicas === stabilized.replicas ? 'False' : 'True', limited.reason, limited.message, now.text);
+    setStatusCondition(status, 'ScalingLimited', limited.replicas === stabilized.replicas ? 'False' : 'True', limited.reason, limited.message, now.text);
     return limited.replicas;
   }
 
@@ -983,7 +900,7 @@ export function podMetricsFor(items: unknown[], resource: string, container?: st
     }
     // a pod whose figures lack the resource for some container is left out, as upstream
     if (missing || (container !== undefined && !found)) continue;
-    result.set(item.metadata.name, { value: sum, timestamp: timeOf(item.timestamp) ?? 0, windowMs: parseGoDuration(item.window) });
+    result.set(item.metadata.name, { value: sum, timestamp: parseTime(item.timestamp) ?? 0, windowMs: parseGoDuration(item.window) });
   }
   return result;
 }

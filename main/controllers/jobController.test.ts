@@ -1,22 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
-import { ApiClient } from '../client/apiClient';
-import { FakeClock } from '../client/clock';
-import { FakeTransport } from '../client/fakeTransport';
-import { SharedInformerFactory } from '../client/informer';
+import { FakeClock } from '../../test/doubles/fakeClock';
+import { FakeTransport } from '../../test/doubles/fakeTransport';
+import { startOnFakeApi } from '../../test/doubles/fakeApi';
 import { resources } from '../client/resources';
 import { backoffRemainingMs, formatIndexes, JOB_COMPLETION_INDEX_ANNOTATION, JOB_TRACKING_FINALIZER, JobController, matchPodFailurePolicy, parseIndexes } from './jobController';
+import { until } from '../../test/fixtures/until';
 
 const START = Date.parse('2026-03-01T10:00:00Z');
-
-async function until(check: () => boolean, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} not met in time`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 function jobObject(name: string, spec: Record<string, unknown> = {}, podSpec: Record<string, unknown> = {}): KubeObject {
   const labels = { 'batch.kubernetes.io/job-name': name };
@@ -46,12 +38,7 @@ async function harness(job: KubeObject) {
   const transport = new FakeTransport();
   const clock = new FakeClock(START);
   transport.seed(resources.jobs, job);
-  const client = new ApiClient(transport);
-  const factory = new SharedInformerFactory(client);
-  const controller = new JobController(client, factory, { clock, workers: 2 });
-  factory.start();
-  await factory.waitForCacheSync();
-  controller.start();
+  const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new JobController(client, factory, { clock, workers: 2 }));
   disposers.push(async () => {
     await controller.dispose();
     factory.dispose();

@@ -16,15 +16,14 @@
 // - ttlSecondsAfterFinished: the finished Job is deleted (and its pods, with Background propagation).
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { formatTime } from '../../shared/kubernetes/time';
+import { conditionsOf, findCondition, getCondition, type Condition } from '../../shared/kubernetes/conditions';
 import type { ApiClient } from '../client/apiClient';
-import { realClock, type Clock } from '../client/clock';
-import { runWorkers } from '../client/controllerLoop';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import { isConflict, isInvalid, isNotFound } from '../client/errors';
-import { EventRecorder } from '../client/eventRecorder';
-import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
+import { objectKey, splitKey, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { controllerOf, controllerRef, isPodActive, isPodReady, podFromTemplate, podPhase, selectorMatches, specOf, statusOf, timestamp } from './controllerUtils';
+import { ControllerExpectations, controllerOf, controllerRef, isPodActive, isPodReady, podFromTemplate, podPhase, selectorMatches, SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch, specOf, statusOf } from './controllerUtils';
 
 export const JOB_TRACKING_FINALIZER = 'batch.kubernetes.io/job-tracking';
 export const JOB_COMPLETION_INDEX_ANNOTATION = 'batch.kubernetes.io/job-completion-index';
@@ -36,29 +35,7 @@ export const MAX_POD_FAILURE_BACKOFF_MS = 360_000;
 /** upstream MaxUncountedPods and MaxPodCreateDeletePerSync */
 const MAX_UNCOUNTED_PODS = 500;
 const MAX_POD_CREATE_DELETE_PER_SYNC = 500;
-/** upstream ExpectationsTimeout: a lost watch event must not stall a Job forever. */
-const EXPECTATIONS_TIMEOUT_MS = 5 * 60_000;
-
-export interface JobControllerOptions {
-  clock?: Clock;
-  workers?: number;
-  recorder?: EventRecorder;
-}
-
-export interface JobCondition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-  lastProbeTime?: string;
-  lastTransitionTime?: string;
-}
-
-interface Expectations {
-  adds: number;
-  deletes: number;
-  at: number;
-}
+export type JobControllerOptions = ControllerOptions;
 
 interface BackoffRecord {
   failuresAfterLastSuccess: number;
@@ -75,27 +52,18 @@ interface PolicyMatch {
 
 // ---------------------------------------------------------------- pure helpers
 
-function conditionsOf(job: KubeObject): JobCondition[] {
-  const conditions = statusOf(job).conditions;
-  return Array.isArray(conditions) ? conditions.filter(isRecord).map((condition) => condition as unknown as JobCondition) : [];
-}
-
-function findCondition(conditions: JobCondition[], type: string): JobCondition | undefined {
-  return conditions.find((condition) => condition.type === type);
-}
-
 /** upstream IsJobFinished: a Complete or Failed condition that is True. */
 export function isJobFinished(job: KubeObject): boolean {
   return conditionsOf(job).some((condition) => (condition.type === 'Complete' || condition.type === 'Failed') && condition.status === 'True');
 }
 
-function newCondition(type: string, status: string, reason: string, message: string, now: number): JobCondition {
-  const time = timestamp(new Date(now));
+function newCondition(type: string, status: string, reason: string, message: string, now: number): Condition {
+  const time = formatTime(now);
   return { type, status, lastProbeTime: time, lastTransitionTime: time, reason, message };
 }
 
-/** upstream ensureJobConditionStatus: appends or updates; never appends a False condition. */
-function ensureCondition(conditions: JobCondition[], type: string, status: string, reason: string, message: string, now: number): boolean {
+/** upstream ensureConditionStatus: appends or updates; never appends a False condition. */
+function ensureCondition(conditions: Condition[], type: string, status: string, reason: string, message: string, now: number): boolean {
   const index = conditions.findIndex((condition) => condition.type === type);
   if (index >= 0) {
     const current = conditions[index];
@@ -184,7 +152,7 @@ export function matchPodFailurePolicy(policy: unknown, pod: KubeObject): PolicyM
       const terminated = terminatedState(matching) ?? {};
       failJobMessage = `Container ${String(matching.name)} for pod ${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''} failed with exit code ${String(numberField(terminated.exitCode) ?? 0)} matching ${action} rule at index ${index}`;
     } else if (Array.isArray(rule.onPodConditions)) {
-      const conditions = Array.isArray(statusOf(pod).conditions) ? (statusOf(pod).conditions as unknown[]).filter(isRecord) : [];
+      const conditions = conditionsOf(pod);
       const requirements = rule.onPodConditions.filter(isRecord);
       const matching = conditions.find((condition) => requirements.some((requirement) => requirement.type === condition.type && (requirement.status ?? 'True') === condition.status));
       if (!matching) continue;
@@ -222,8 +190,7 @@ function finishedTime(pod: KubeObject): number {
     latest = latest === undefined ? at : Math.max(latest, at);
   }
   if (allTerminated && latest !== undefined) return latest;
-  const conditions = Array.isArray(statusOf(pod).conditions) ? (statusOf(pod).conditions as unknown[]).filter(isRecord) : [];
-  const ready = conditions.find((condition) => condition.type === 'Ready');
+  const ready = getCondition(pod, 'Ready');
   if (ready && ready.status === 'False' && typeof ready.lastTransitionTime === 'string') {
     const at = Date.parse(ready.lastTransitionTime);
     if (Number.isFinite(at)) return at;
@@ -343,47 +310,29 @@ interface SyncContext {
   failed: number;
   succeededIndexes: number[];
   previousSucceededIndexes: number[];
-  finishedCondition?: JobCondition;
+  finishedCondition?: Condition;
   backoff: BackoffRecord;
 }
 
-export class JobController {
-  private readonly queue: WorkQueue<string>;
-  private readonly jobs: Informer;
-  private readonly pods: Informer;
-  private readonly clock: Clock;
-  private readonly recorder: EventRecorder;
-  private readonly workers: number;
-  private readonly expectations = new Map<string, Expectations>();
+export class JobController extends QueueController {
+  private readonly jobs = this.factory.informerFor(resources.jobs);
+  private readonly pods = this.factory.informerFor(resources.pods);
+  private readonly expectations = new ControllerExpectations(this.clock);
   private readonly finalizerRemovals = new Map<string, Set<string>>();
   private readonly backoffRecords = new Map<string, BackoffRecord>();
-  private running: Promise<void> | undefined;
 
-  constructor(
-    private readonly client: ApiClient,
-    factory: SharedInformerFactory,
-    options: JobControllerOptions = {},
-  ) {
-    this.clock = options.clock ?? realClock;
-    this.workers = options.workers ?? 5;
-    this.recorder = options.recorder ?? new EventRecorder(client, { component: 'job-controller' }, this.clock);
-    this.queue = new WorkQueue<string>({ name: 'job', clock: this.clock });
-    this.jobs = factory.informerFor(resources.jobs);
-    this.pods = factory.informerFor(resources.pods);
-    this.jobs.addEventHandler({
-      onAdd: (job) => this.queue.add(objectKey(job)),
-      onUpdate: (_old, job) => this.queue.add(objectKey(job)),
-      onDelete: (job) => this.queue.add(objectKey(job)),
-    });
-    this.pods.addEventHandler({
+  constructor(client: ApiClient, factory: SharedInformerFactory, options: JobControllerOptions = {}) {
+    super(client, factory, { name: 'job', component: 'job-controller', workers: 5 }, options);
+    this.enqueueChanges(this.jobs);
+    this.handle(this.pods, {
       onAdd: (pod) => {
         const key = this.jobKeyOf(pod);
-        if (key) this.observe(key, 'adds');
+        if (key) this.expectations.creationObserved(key);
         this.enqueueForPod(pod);
       },
       onUpdate: (old, pod) => {
         const key = this.jobKeyOf(pod);
-        if (key && !old.metadata.deletionTimestamp && pod.metadata.deletionTimestamp) this.observe(key, 'deletes');
+        if (key && !old.metadata.deletionTimestamp && pod.metadata.deletionTimestamp) this.expectations.deletionObserved(key, objectKey(pod));
         if (key && hasTrackingFinalizer(old) && !hasTrackingFinalizer(pod)) this.finalizerRemovals.get(key)?.delete(pod.metadata.uid ?? '');
         const oldKey = this.jobKeyOf(old);
         if (oldKey && oldKey !== key) this.queue.add(oldKey);
@@ -392,26 +341,12 @@ export class JobController {
       onDelete: (pod) => {
         const key = this.jobKeyOf(pod);
         if (key) {
-          if (!pod.metadata.deletionTimestamp) this.observe(key, 'deletes');
+          this.expectations.deletionObserved(key, objectKey(pod));
           this.finalizerRemovals.get(key)?.delete(pod.metadata.uid ?? '');
         }
         this.enqueueForPod(pod);
       },
     });
-  }
-
-  start(): void {
-    this.running = runWorkers(this.queue, (key) => this.reconcile(key), this.workers);
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
-  }
-
-  /** For tests: resolves when every recorded event is written. */
-  flushEvents(): Promise<void> {
-    return this.recorder.flush();
   }
 
   private jobKeyOf(pod: KubeObject): string | undefined {
@@ -431,28 +366,6 @@ export class JobController {
     for (const job of this.jobs.listByNamespace(pod.metadata.namespace)) {
       if (selectorMatches(specOf(job).selector, pod.metadata.labels)) this.queue.add(objectKey(job));
     }
-  }
-
-  // ---- expectations (upstream controller.ControllerExpectations)
-
-  private expect(key: string, adds: number, deletes: number): void {
-    const current = this.expectations.get(key);
-    this.expectations.set(key, { adds: (current?.adds ?? 0) + adds, deletes: (current?.deletes ?? 0) + deletes, at: this.clock.now() });
-  }
-
-  private observe(key: string, kind: 'adds' | 'deletes'): void {
-    const current = this.expectations.get(key);
-    if (current && current[kind] > 0) current[kind] -= 1;
-  }
-
-  private satisfied(key: string): boolean {
-    const current = this.expectations.get(key);
-    if (!current) return true;
-    if ((current.adds <= 0 && current.deletes <= 0) || this.clock.now() - current.at > EXPECTATIONS_TIMEOUT_MS) {
-      this.expectations.delete(key);
-      return true;
-    }
-    return false;
   }
 
   private expectedRemovals(key: string): Set<string> {
@@ -489,7 +402,7 @@ export class JobController {
     const status = statusOf(job);
     job.status = status;
     const uncounted = isRecord(status.uncountedTerminatedPods) ? status.uncountedTerminatedPods : {};
-    const satisfiedExpectations = this.satisfied(key);
+    const satisfiedExpectations = this.expectations.satisfied(key);
     const pods = await this.claimPods(job);
     const activePods = pods.filter(isPodActive);
     const now = this.clock.now();
@@ -517,7 +430,7 @@ export class JobController {
     const newFailedCounted = newFailed.filter((pod) => matchPodFailurePolicy(spec.podFailurePolicy, pod).countFailed);
     context.succeeded = (numberField(status.succeeded) ?? 0) + newSucceeded.length + context.uncountedSucceeded.size;
     context.failed = (numberField(status.failed) ?? 0) + newFailedCounted.length + context.uncountedFailed.size;
-    if (!status.startTime && !isSuspended(job)) status.startTime = timestamp(new Date(now));
+    if (!status.startTime && !isSuspended(job)) status.startTime = formatTime(now);
     context.backoff = nextBackoffRecord(context.backoff, newSucceeded, newFailed);
 
     const conditions = conditionsOf(job);
@@ -580,7 +493,7 @@ export class JobController {
         } else if (ensureCondition(conditions, 'Suspended', 'False', 'JobResumed', 'Job resumed', now)) {
           this.recorder.event(job, 'Normal', 'Resumed', 'Job resumed');
           // activeDeadlineSeconds counts continuous activity, so it restarts on resume.
-          status.startTime = timestamp(new Date(now));
+          status.startTime = formatTime(now);
         }
       }
     }
@@ -726,31 +639,17 @@ export class JobController {
     templateMeta.finalizers = finalizers;
     if (isIndexed(job) && isRecord(template.spec)) addCompletionIndexEnv(template.spec);
 
-    this.expect(key, diff, 0);
-    let remainingToCreate = diff;
-    let firstError: unknown;
-    // Slow start (upstream SlowStartInitialBatchSize = 1): one failure stops the rest of the burst.
-    for (let batch = Math.min(remainingToCreate, 1); remainingToCreate > 0; batch = Math.min(2 * batch, remainingToCreate)) {
-      const batchIndexes = indexes.splice(0, batch);
-      const results = await Promise.all(Array.from({ length: batch }, (_unused, i) => this.createPod(job, template, isIndexed(job) ? batchIndexes[i] : undefined)));
-      const failures = results.filter((result) => result !== undefined);
-      for (const failure of failures) {
-        this.observe(key, 'adds');
-        firstError ??= failure;
-      }
-      active += batch - failures.length;
-      remainingToCreate -= batch;
-      if (failures.length > 0) {
-        for (let i = 0; i < remainingToCreate; i++) this.observe(key, 'adds');
-        break;
-      }
-    }
-    if (firstError) throw firstError;
+    this.expectations.raiseExpectations(key, diff, []);
+    // Slow start: one failure stops the rest of the burst.
+    const { successes, error } = await slowStartBatch(diff, SLOW_START_INITIAL_BATCH_SIZE, (index) => this.createPod(job, template, isIndexed(job) ? indexes[index] : undefined));
+    // Pods that failed or were never attempted will not be observed.
+    for (let missing = diff - successes; missing > 0; missing--) this.expectations.creationObserved(key);
+    active += successes;
+    if (error !== undefined) throw error;
     return active;
   }
 
-  /** Creates one pod; returns the error instead of throwing so a batch can be counted. */
-  private async createPod(job: KubeObject, template: Record<string, unknown>, index: number | undefined): Promise<unknown> {
+  private async createPod(job: KubeObject, template: Record<string, unknown>, index: number | undefined): Promise<void> {
     const jobName = job.metadata.name ?? '';
     let source = template;
     let prefix = jobName;
@@ -766,12 +665,11 @@ export class JobController {
     try {
       const created = await this.client.resource(resources.pods).create(pod);
       this.recorder.event(job, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name ?? ''}`);
-      return undefined;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       // A terminating namespace refuses every create; that is not worth an event per pod.
       if (!/because it is being terminated/.test(message)) this.recorder.event(job, 'Warning', 'FailedCreate', `Error creating: ${message}`);
-      return error;
+      throw error;
     }
   }
 
@@ -816,7 +714,7 @@ export class JobController {
     let deletedReady = 0;
     let firstError: unknown;
     if (pods.length === 0) return { deleted, deletedReady };
-    this.expect(key, 0, pods.length);
+    this.expectations.raiseExpectations(key, 0, pods.map(objectKey));
     await Promise.all(
       pods.map(async (pod) => {
         try {
@@ -826,7 +724,7 @@ export class JobController {
           deleted++;
           if (isPodReady(pod)) deletedReady++;
         } catch (error) {
-          this.observe(key, 'deletes');
+          this.expectations.deletionObserved(key, objectKey(pod));
           if (isNotFound(error)) {
             deleted++;
             return;
@@ -979,7 +877,7 @@ export class JobController {
     if (error) throw error;
   }
 
-  private recordFinished(job: KubeObject, condition: JobCondition): void {
+  private recordFinished(job: KubeObject, condition: Condition): void {
     if (condition.type === 'Complete') {
       const completions = numberField(specOf(job).completions);
       if (completions !== undefined && (numberField(statusOf(job).succeeded) ?? 0) > completions) {

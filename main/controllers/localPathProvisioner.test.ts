@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../client/apiClient';
-import { FakeTransport } from '../client/fakeTransport';
-import { SharedInformerFactory } from '../client/informer';
+import { FakeTransport } from '../../test/doubles/fakeTransport';
+import { startOnFakeApi } from '../../test/doubles/fakeApi';
 import { resources } from '../client/resources';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import {
@@ -60,12 +60,7 @@ interface Started {
 async function start(seed: (transport: FakeTransport) => unknown = () => undefined): Promise<Started> {
   const transport = new FakeTransport();
   await seed(transport);
-  const client = new ApiClient(transport);
-  const factory = new SharedInformerFactory(client);
-  const provisioner = new LocalPathProvisioner(client, factory, { volumesDir: path.join(dir, 'volumes') });
-  factory.start();
-  await factory.waitForCacheSync();
-  provisioner.start();
+  const { client, factory, controller: provisioner } = await startOnFakeApi(transport, (client, factory) => new LocalPathProvisioner(client, factory, { volumesDir: path.join(dir, 'volumes') }));
   stops.push(async () => {
     await provisioner.dispose();
     factory.dispose();

@@ -29,16 +29,15 @@ import { mkdir, chmod, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
-import { parseQuantity, type Quantity } from '../../shared/kubernetes/quantity';
+import { compareQuantities, parseQuantity, zeroQuantity, type Quantity } from '../../shared/kubernetes/quantity';
+import { formatTime } from '../../shared/kubernetes/time';
 import type { ApiClient } from '../client/apiClient';
-import type { Informer, SharedInformerFactory } from '../client/informer';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
+import type { SharedInformerFactory } from '../client/informer';
 import { objectKey } from '../client/informer';
 import { resources, type GroupVersionResource } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { runWorkers } from '../client/controllerLoop';
 import { isAlreadyExists, isNotFound } from '../client/errors';
-import { EventRecorder } from '../client/eventRecorder';
-import { selectorMatches, specOf, statusOf, timestamp } from './controllerUtils';
+import { selectorMatches, specOf, statusOf } from './controllerUtils';
 
 export const LOCAL_PATH_PROVISIONER_NAME = 'kubedesk.io/local-path';
 export const DEFAULT_STORAGE_CLASS_NAME = 'standard';
@@ -53,12 +52,11 @@ const BOUND_BY_CONTROLLER_ANNOTATION = 'pv.kubernetes.io/bound-by-controller';
 /** storage.k8s.io/v1 StorageClasses (client-go's StorageV1().StorageClasses()). */
 export const storageClassesResource: GroupVersionResource = { group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses', namespaced: false, kind: 'StorageClass' };
 
-export interface LocalPathProvisionerOptions {
+export interface LocalPathProvisionerOptions extends ControllerOptions {
   /** Where volumes live: `<dataDir>/volumes`; the kubelet's VolumeManager gets the same folder. */
   volumesDir: string;
   /** The default StorageClass made at start (default `standard`). */
   storageClassName?: string;
-  recorder?: EventRecorder;
 }
 
 const orphanKey = '\u0000orphans';
@@ -94,13 +92,6 @@ function claimNamesOf(pod: KubeObject): string[] {
 function podIsFinished(pod: KubeObject): boolean {
   const phase = statusOf(pod).phase;
   return phase === 'Succeeded' || phase === 'Failed';
-}
-
-/** Negative, zero or positive as a is smaller than, equal to or larger than b. */
-function compareQuantities(a: Quantity, b: Quantity): number {
-  const left = a.numerator * b.denominator;
-  const right = b.numerator * a.denominator;
-  return left < right ? -1 : left > right ? 1 : 0;
 }
 
 function requestedStorage(claim: KubeObject): unknown {
@@ -150,29 +141,18 @@ function refersTo(ref: Record<string, unknown>, claim: KubeObject): boolean {
   return ref.uid === undefined || ref.uid === '' || ref.uid === claim.metadata.uid;
 }
 
-export class LocalPathProvisioner {
-  private readonly queue = new WorkQueue<string>({ name: 'local-path-provisioner' });
-  private readonly claims: Informer;
-  private readonly volumes: Informer;
-  private readonly classes: Informer;
-  private readonly pods: Informer;
-  private readonly recorder: EventRecorder;
+export class LocalPathProvisioner extends QueueController {
+  private readonly claims = this.factory.informerFor(resources.persistentvolumeclaims);
+  private readonly volumes = this.factory.informerFor(resources.persistentvolumes);
+  private readonly classes = this.factory.informerFor(storageClassesResource);
+  private readonly pods = this.factory.informerFor(resources.pods);
   private readonly className: string;
-  private running: Promise<void> | undefined;
 
-  constructor(
-    private readonly client: ApiClient,
-    factory: SharedInformerFactory,
-    private readonly options: LocalPathProvisionerOptions,
-  ) {
+  constructor(client: ApiClient, factory: SharedInformerFactory, private readonly options: LocalPathProvisionerOptions) {
+    super(client, factory, { name: 'local-path-provisioner', component: 'persistentvolume-controller' }, options);
     this.className = options.storageClassName ?? DEFAULT_STORAGE_CLASS_NAME;
-    this.recorder = options.recorder ?? new EventRecorder(client, { component: 'persistentvolume-controller' });
-    this.claims = factory.informerFor(resources.persistentvolumeclaims);
-    this.volumes = factory.informerFor(resources.persistentvolumes);
-    this.classes = factory.informerFor(storageClassesResource);
-    this.pods = factory.informerFor(resources.pods);
     const enqueueClaim = (claim: KubeObject) => this.queue.add(claimPrefix + objectKey(claim));
-    this.claims.addEventHandler({
+    this.handle(this.claims, {
       onAdd: enqueueClaim,
       onUpdate: (_old, claim) => enqueueClaim(claim),
       onDelete: (claim) => {
@@ -186,7 +166,7 @@ export class LocalPathProvisioner {
       if (ref) this.queue.add(`${claimPrefix}${text(ref.namespace)}/${text(ref.name)}`);
       else this.enqueueUnboundClaims();
     };
-    this.volumes.addEventHandler({
+    this.handle(this.volumes, {
       onAdd: onVolume,
       onUpdate: (_old, volume) => onVolume(volume),
       onDelete: (volume) => {
@@ -194,12 +174,12 @@ export class LocalPathProvisioner {
         if (ref) this.queue.add(`${claimPrefix}${text(ref.namespace)}/${text(ref.name)}`);
       },
     });
-    this.classes.addEventHandler({ onAdd: () => this.enqueueUnboundClaims(), onUpdate: () => this.enqueueUnboundClaims() });
+    this.handle(this.classes, { onAdd: () => this.enqueueUnboundClaims(), onUpdate: () => this.enqueueUnboundClaims() });
     // A finished or deleted pod may release a claim waiting on its protection finalizer.
     const enqueueClaimsOf = (pod: KubeObject) => {
       for (const name of claimNamesOf(pod)) this.queue.add(`${claimPrefix}${pod.metadata.namespace ?? ''}/${name}`);
     };
-    this.pods.addEventHandler({
+    this.handle(this.pods, {
       onUpdate: (old, pod) => {
         if (podIsFinished(pod) && !podIsFinished(old)) enqueueClaimsOf(pod);
       },
@@ -207,16 +187,10 @@ export class LocalPathProvisioner {
     });
   }
 
-  start(): void {
+  override start(): void {
     this.queue.add(defaultClassKey);
     this.queue.add(orphanKey);
-    this.running = runWorkers(this.queue, (key) => this.reconcile(key), 1);
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
-    await this.recorder.flush();
+    super.start();
   }
 
   /** The host directory of a volume. */
@@ -305,7 +279,7 @@ export class LocalPathProvisioner {
 
   /** findMatchingVolume: a volume pre-bound to the claim, else the smallest available one that fits. */
   private findMatchingVolume(claim: KubeObject, className: string): KubeObject | undefined {
-    const request = parseQuantity(requestedStorage(claim) ?? '0') ?? { numerator: 0n, denominator: 1n };
+    const request = parseQuantity(requestedStorage(claim) ?? '0') ?? zeroQuantity();
     const wanted = stringList(specOf(claim).accessModes);
     const selector = specOf(claim).selector;
     let best: { volume: KubeObject; size: Quantity } | undefined;
@@ -583,7 +557,7 @@ export class LocalPathProvisioner {
   }
 
   private async setVolumePhase(volume: KubeObject, phase: string, message?: string): Promise<KubeObject> {
-    const status: Record<string, unknown> = { phase, lastPhaseTransitionTime: timestamp(new Date()) };
+    const status: Record<string, unknown> = { phase, lastPhaseTransitionTime: formatTime(new Date()) };
     status.message = message ?? null;
     return this.client.resource(resources.persistentvolumes).patchStatus(undefined, volume.metadata.name ?? '', { status }, 'merge');
   }

@@ -6,41 +6,25 @@
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { ApiClient } from '../client/apiClient';
-import type { Informer, SharedInformerFactory } from '../client/informer';
+import { QueueController } from '../client/controllerLoop';
+import type { SharedInformerFactory } from '../client/informer';
 import { resources, type GroupVersionResource } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { runWorkers } from '../client/controllerLoop';
 import { isNotFound } from '../client/errors';
 
 const FINALIZER = 'kubernetes';
 const RECHECK_MS = 1000;
 const DISCOVERY_TTL_MS = 10_000;
 
-export class NamespaceController {
-  private readonly queue = new WorkQueue<string>({ name: 'namespace' });
-  private readonly namespaces: Informer;
+export class NamespaceController extends QueueController {
+  private readonly namespaces = this.factory.informerFor(resources.namespaces);
   private discovered: { at: number; resources: GroupVersionResource[] } | undefined;
-  private running: Promise<void> | undefined;
 
-  constructor(
-    private readonly client: ApiClient,
-    factory: SharedInformerFactory,
-  ) {
-    this.namespaces = factory.informerFor(resources.namespaces);
+  constructor(client: ApiClient, factory: SharedInformerFactory) {
+    super(client, factory, { name: 'namespace', component: 'namespace-controller', workers: 2 });
     const enqueue = (ns: KubeObject) => {
       if (ns.metadata.deletionTimestamp && ns.metadata.name) this.queue.add(ns.metadata.name);
     };
-    this.namespaces.onAdd(enqueue);
-    this.namespaces.onUpdate((_old, ns) => enqueue(ns));
-  }
-
-  start(): void {
-    this.running = runWorkers(this.queue, (name) => this.reconcile(name), 2);
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
+    this.handle(this.namespaces, { onAdd: enqueue, onUpdate: (_old, ns) => enqueue(ns) });
   }
 
   async reconcile(name: string): Promise<void> {

@@ -1,28 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../client/apiClient';
 import { SharedInformerFactory } from '../client/informer';
-import { FakeTransport } from '../client/fakeTransport';
+import { FakeTransport } from '../../test/doubles/fakeTransport';
+import { startOnFakeApi } from '../../test/doubles/fakeApi';
 import { resources } from '../client/resources';
 import { NamespaceDefaultsController, ROOT_CA_CONFIGMAP } from './namespaceDefaultsController';
-
-async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+import { until } from '../../test/fixtures/until';
 
 describe('NamespaceDefaultsController', () => {
   it('gives every namespace a default service account and the root CA config map, and restores them', async () => {
     const transport = new FakeTransport();
     transport.seed(resources.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } });
-    const client = new ApiClient(transport);
-    const factory = new SharedInformerFactory(client);
-    const controller = new NamespaceDefaultsController(client, factory, 'PEM');
-    factory.start();
-    await factory.waitForCacheSync();
-    controller.start();
+    const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new NamespaceDefaultsController(client, factory, 'PEM'));
     const names = (gvr: typeof resources.serviceaccounts) => transport.objectsOf(gvr).map((obj) => `${obj.metadata.namespace}/${obj.metadata.name}`);
     await until(() => names(resources.serviceaccounts).includes('team/default') && names(resources.configmaps).includes(`team/${ROOT_CA_CONFIGMAP}`));
     expect(transport.objectsOf(resources.configmaps)[0].data).toEqual({ 'ca.crt': 'PEM' });

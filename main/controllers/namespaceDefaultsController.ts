@@ -5,45 +5,25 @@
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { ApiClient } from '../client/apiClient';
-import type { Informer, SharedInformerFactory } from '../client/informer';
+import { QueueController } from '../client/controllerLoop';
+import type { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { runWorkers } from '../client/controllerLoop';
 import { isAlreadyExists, isForbidden, isNotFound } from '../client/errors';
 
 export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
 
-export class NamespaceDefaultsController {
-  private readonly queue = new WorkQueue<string>({ name: 'namespace-defaults' });
-  private readonly namespaces: Informer;
-  private readonly serviceAccounts: Informer;
-  private readonly configMaps: Informer;
-  private running: Promise<void> | undefined;
+export class NamespaceDefaultsController extends QueueController {
+  private readonly namespaces = this.factory.informerFor(resources.namespaces);
+  private readonly serviceAccounts = this.factory.informerFor(resources.serviceaccounts, { fieldSelector: 'metadata.name=default' });
+  private readonly configMaps = this.factory.informerFor(resources.configmaps, { fieldSelector: `metadata.name=${ROOT_CA_CONFIGMAP}` });
 
-  constructor(
-    private readonly client: ApiClient,
-    factory: SharedInformerFactory,
-    private readonly caCertPem: string,
-  ) {
-    this.namespaces = factory.informerFor(resources.namespaces);
-    this.serviceAccounts = factory.informerFor(resources.serviceaccounts, { fieldSelector: 'metadata.name=default' });
-    this.configMaps = factory.informerFor(resources.configmaps, { fieldSelector: `metadata.name=${ROOT_CA_CONFIGMAP}` });
+  constructor(client: ApiClient, factory: SharedInformerFactory, private readonly caCertPem: string) {
+    super(client, factory, { name: 'namespace-defaults', component: 'service-account-controller' });
     const byName = (ns: KubeObject) => ns.metadata.name && this.queue.add(ns.metadata.name);
     const byNamespace = (obj: KubeObject) => obj.metadata.namespace && this.queue.add(obj.metadata.namespace);
-    this.namespaces.onAdd(byName);
-    this.namespaces.onUpdate((_old, ns) => byName(ns));
-    this.serviceAccounts.onDelete(byNamespace);
-    this.configMaps.onDelete(byNamespace);
-    this.configMaps.onUpdate((_old, cm) => byNamespace(cm));
-  }
-
-  start(): void {
-    this.running = runWorkers(this.queue, (name) => this.reconcile(name), 1);
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
+    this.handle(this.namespaces, { onAdd: byName, onUpdate: (_old, ns) => byName(ns) });
+    this.handle(this.serviceAccounts, { onDelete: byNamespace });
+    this.handle(this.configMaps, { onUpdate: (_old, cm) => byNamespace(cm), onDelete: byNamespace });
   }
 
   async reconcile(namespace: string): Promise<void> {

@@ -1,19 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
-import { ApiClient } from '../client/apiClient';
-import { FakeClock } from '../client/clock';
-import { FakeTransport } from '../client/fakeTransport';
-import { SharedInformerFactory } from '../client/informer';
+import { FakeClock } from '../../test/doubles/fakeClock';
+import { FakeTransport } from '../../test/doubles/fakeTransport';
+import { startOnFakeApi } from '../../test/doubles/fakeApi';
 import { resources } from '../client/resources';
-import { evictionDecision, NodeLifecycleController, reconcileTaints, TAINT_NOT_READY, TAINT_UNREACHABLE, TAINT_UNSCHEDULABLE, type Taint, type Toleration } from './nodeLifecycleController';
-
-async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+import { taintNodeNotReady as TAINT_NOT_READY, taintNodeUnreachable as TAINT_UNREACHABLE, taintNodeUnschedulable as TAINT_UNSCHEDULABLE, type Taint, type Toleration } from '../componentHelpers/scheduling/corev1';
+import { evictionDecision, NodeLifecycleController, reconcileTaints } from './nodeLifecycleController';
+import { until } from '../../test/fixtures/until';
 
 function node(ready: string | undefined, spec: Record<string, unknown> = {}, heartbeat = '2026-01-01T00:00:00Z'): KubeObject {
   const conditions = ready ? [{ type: 'Ready', status: ready, lastHeartbeatTime: heartbeat, lastTransitionTime: heartbeat, reason: 'KubeletReady', message: '' }] : [];
@@ -75,12 +68,7 @@ describe('NodeLifecycleController', () => {
     transport.seed(resources.pods, podOn('patient', [{ key: TAINT_UNREACHABLE, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }]));
     transport.seed(resources.pods, podOn('fragile', [{ key: TAINT_NOT_READY, operator: 'Exists', effect: 'NoExecute' }]));
     transport.seed(resources.pods, podOn('stubborn', [{ operator: 'Exists' }]));
-    const client = new ApiClient(transport);
-    const factory = new SharedInformerFactory(client);
-    const controller = new NodeLifecycleController(client, factory, { clock, gracePeriodMs: 40_000, monitorPeriodMs: 5000 });
-    factory.start();
-    await factory.waitForCacheSync();
-    controller.start();
+    const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new NodeLifecycleController(client, factory, { clock, gracePeriodMs: 40_000, monitorPeriodMs: 5000 }));
     const current = () => transport.objectsOf(resources.nodes)[0];
     const podNames = () => transport.objectsOf(resources.pods).map((p) => p.metadata.name).sort();
 

@@ -12,51 +12,23 @@
 //   not-ready/unreachable tolerations by default).
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { formatTime } from '../../shared/kubernetes/time';
+import { conditionsOf, findCondition, getCondition, removeCondition, setCondition, statusConditions } from '../../shared/kubernetes/conditions';
 import type { ApiClient } from '../client/apiClient';
-import { realClock, type Clock, type Timer } from '../client/clock';
 import { runWorkers } from '../client/controllerLoop';
+import { realClock, type Clock, type Timer } from '../client/clock';
 import { isConflict, isNotFound } from '../client/errors';
 import { EventRecorder } from '../client/eventRecorder';
 import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { WorkQueue } from '../client/workQueue';
-import { specOf, statusOf, timestamp } from './controllerUtils';
+import { specOf, statusOf } from './controllerUtils';
+import { taintNodeDiskPressure, taintNodeMemoryPressure, taintNodeNetworkUnavailable, taintNodeNotReady, taintNodePIDPressure, taintNodeUnreachable, taintNodeUnschedulable, tolerationToleratesTaint, type Taint, type Toleration } from '../componentHelpers/scheduling/corev1';
 
-export const TAINT_NOT_READY = 'node.kubernetes.io/not-ready';
-export const TAINT_UNREACHABLE = 'node.kubernetes.io/unreachable';
-export const TAINT_UNSCHEDULABLE = 'node.kubernetes.io/unschedulable';
-export const TAINT_MEMORY_PRESSURE = 'node.kubernetes.io/memory-pressure';
-export const TAINT_DISK_PRESSURE = 'node.kubernetes.io/disk-pressure';
-export const TAINT_PID_PRESSURE = 'node.kubernetes.io/pid-pressure';
-export const TAINT_NETWORK_UNAVAILABLE = 'node.kubernetes.io/network-unavailable';
 const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 const POD_NODE_INDEX = 'nodeLifecycle.nodeName';
 
-export interface Taint {
-  key: string;
-  value?: string;
-  effect: string;
-  timeAdded?: string;
-}
 
-export interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
-
-type Condition = Record<string, unknown> & { type: string; status: string };
-
-function conditionsOf(node: KubeObject): Condition[] {
-  const conditions = statusOf(node).conditions;
-  return Array.isArray(conditions) ? (conditions.filter((c) => isRecord(c) && typeof c.type === 'string' && typeof c.status === 'string') as Condition[]) : [];
-}
-
-function conditionOf(node: KubeObject, type: string): Condition | undefined {
-  return conditionsOf(node).find((condition) => condition.type === type);
-}
 
 export function taintsOf(node: KubeObject): Taint[] {
   const taints = specOf(node).taints;
@@ -72,21 +44,21 @@ export function taintsOf(node: KubeObject): Taint[] {
 /** The taints the controller owns, by key and effect, that the node's state calls for. */
 export function desiredConditionTaints(node: KubeObject): { key: string; effect: string }[] {
   const wanted: { key: string; effect: string }[] = [];
-  const ready = conditionOf(node, 'Ready');
-  if (ready?.status === 'False') wanted.push({ key: TAINT_NOT_READY, effect: 'NoExecute' }, { key: TAINT_NOT_READY, effect: 'NoSchedule' });
-  if (ready?.status === 'Unknown') wanted.push({ key: TAINT_UNREACHABLE, effect: 'NoExecute' }, { key: TAINT_UNREACHABLE, effect: 'NoSchedule' });
+  const ready = getCondition(node, 'Ready');
+  if (ready?.status === 'False') wanted.push({ key: taintNodeNotReady, effect: 'NoExecute' }, { key: taintNodeNotReady, effect: 'NoSchedule' });
+  if (ready?.status === 'Unknown') wanted.push({ key: taintNodeUnreachable, effect: 'NoExecute' }, { key: taintNodeUnreachable, effect: 'NoSchedule' });
   const pressure: [string, string][] = [
-    ['MemoryPressure', TAINT_MEMORY_PRESSURE],
-    ['DiskPressure', TAINT_DISK_PRESSURE],
-    ['PIDPressure', TAINT_PID_PRESSURE],
-    ['NetworkUnavailable', TAINT_NETWORK_UNAVAILABLE],
+    ['MemoryPressure', taintNodeMemoryPressure],
+    ['DiskPressure', taintNodeDiskPressure],
+    ['PIDPressure', taintNodePIDPressure],
+    ['NetworkUnavailable', taintNodeNetworkUnavailable],
   ];
-  for (const [type, key] of pressure) if (conditionOf(node, type)?.status === 'True') wanted.push({ key, effect: 'NoSchedule' });
-  if (specOf(node).unschedulable === true) wanted.push({ key: TAINT_UNSCHEDULABLE, effect: 'NoSchedule' });
+  for (const [type, key] of pressure) if (getCondition(node, type)?.status === 'True') wanted.push({ key, effect: 'NoSchedule' });
+  if (specOf(node).unschedulable === true) wanted.push({ key: taintNodeUnschedulable, effect: 'NoSchedule' });
   return wanted;
 }
 
-const managedTaintKeys = new Set([TAINT_NOT_READY, TAINT_UNREACHABLE, TAINT_MEMORY_PRESSURE, TAINT_DISK_PRESSURE, TAINT_PID_PRESSURE, TAINT_NETWORK_UNAVAILABLE, TAINT_UNSCHEDULABLE]);
+const managedTaintKeys = new Set([taintNodeNotReady, taintNodeUnreachable, taintNodeMemoryPressure, taintNodeDiskPressure, taintNodePIDPressure, taintNodeNetworkUnavailable, taintNodeUnschedulable]);
 
 /** The node's taints with the managed ones brought in line; undefined when nothing changes. */
 export function reconcileTaints(node: KubeObject, now: string): Taint[] | undefined {
@@ -115,16 +87,6 @@ export function tolerationsOf(pod: KubeObject): Toleration[] {
   });
 }
 
-/** v1.Toleration.ToleratesTaint */
-export function tolerates(toleration: Toleration, taint: Taint): boolean {
-  if (toleration.effect && toleration.effect !== taint.effect) return false;
-  if (toleration.key && toleration.key !== taint.key) return false;
-  const operator = toleration.operator || 'Equal';
-  if (operator === 'Exists') return true;
-  if (operator === 'Equal') return (toleration.value ?? '') === (taint.value ?? '');
-  return false;
-}
-
 /**
  * What the taint manager does with a pod on a node with these NoExecute taints: keep it
  * (`never`), delete it now, or delete it after `seconds` (upstream getMinTolerationTime).
@@ -134,7 +96,7 @@ export function evictionDecision(taints: Taint[], tolerations: Toleration[]): { 
   if (noExecute.length === 0) return { kind: 'never' };
   const used: Toleration[] = [];
   for (const taint of noExecute) {
-    const matching = tolerations.filter((toleration) => tolerates(toleration, taint));
+    const matching = tolerations.filter((toleration) => tolerationToleratesTaint(toleration, taint));
     if (matching.length === 0) return { kind: 'now' };
     used.push(...matching);
   }
@@ -259,7 +221,7 @@ export class NodeLifecycleController {
   private async checkNode(node: KubeObject): Promise<void> {
     const name = node.metadata.name ?? '';
     const now = this.clock.now();
-    const ready = conditionOf(node, 'Ready');
+    const ready = getCondition(node, 'Ready');
     const heartbeat = typeof ready?.lastHeartbeatTime === 'string' ? ready.lastHeartbeatTime : '';
     const lease = this.leases.get(NODE_LEASE_NAMESPACE, name);
     const renewTime = lease && isRecord(lease.spec) && typeof lease.spec.renewTime === 'string' ? lease.spec.renewTime : '';
@@ -273,8 +235,8 @@ export class NodeLifecycleController {
     const grace = this.options.gracePeriodMs ?? 40_000;
     if (now <= previous.probeTimestamp + grace) return;
     if (ready?.status === 'Unknown') return;
-    const stamp = timestamp(new Date(now));
-    const conditions = conditionsOf(node).map((condition) => ({ ...condition }));
+    const stamp = formatTime(now);
+    const conditions = conditionsOf(node);
     for (const type of ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure']) {
       const existing = conditions.find((condition) => condition.type === type);
       if (!existing) {
@@ -292,13 +254,13 @@ export class NodeLifecycleController {
 
   /** controllerutil.MarkPodsNotReady: the pods of an unreachable node stop counting as Ready. */
   private async markPodsNotReady(nodeName: string): Promise<void> {
-    const stamp = timestamp(new Date(this.clock.now()));
+    const stamp = formatTime(this.clock.now());
     for (const pod of this.pods.byIndex(POD_NODE_INDEX, nodeName)) {
       const status = statusOf(pod);
-      const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isRecord) : [];
-      const ready = conditions.find((condition) => condition.type === 'Ready');
+      const conditions = statusConditions(status);
+      const ready = findCondition(conditions, 'Ready');
       if (!ready || ready.status === 'False') continue;
-      const next = conditions.map((condition) => (condition.type === 'Ready' ? { ...condition, status: 'False', lastTransitionTime: stamp } : condition));
+      const next = setCondition(conditions, { ...ready, status: 'False', lastTransitionTime: stamp }, stamp);
       try {
         await this.client.resource(resources.pods).updateStatus({ ...structuredClone(pod), status: { ...status, conditions: next } });
         this.recorder.event(pod, 'Warning', 'NodeNotReady', 'Node is not ready');
@@ -311,7 +273,7 @@ export class NodeLifecycleController {
   async reconcileNode(key: string): Promise<void> {
     const node = this.nodes.getByKey(key);
     if (!node) return;
-    const taints = reconcileTaints(node, timestamp(new Date(this.clock.now())));
+    const taints = reconcileTaints(node, formatTime(this.clock.now()));
     if (!taints) return;
     const updated = structuredClone(node);
     updated.spec = { ...specOf(node), taints };
@@ -379,8 +341,8 @@ export class NodeLifecycleController {
     const pods = this.client.resource(resources.pods);
     try {
       const status = statusOf(pod);
-      const conditions = (Array.isArray(status.conditions) ? status.conditions.filter(isRecord) : []).filter((condition) => condition.type !== 'DisruptionTarget');
-      conditions.push({ type: 'DisruptionTarget', status: 'True', lastProbeTime: null, lastTransitionTime: timestamp(new Date(this.clock.now())), reason: 'DeletionByTaintManager', message: 'Taint manager: deleting due to NoExecute taint' });
+      const conditions = removeCondition(statusConditions(status), 'DisruptionTarget');
+      conditions.push({ type: 'DisruptionTarget', status: 'True', lastProbeTime: null, lastTransitionTime: formatTime(this.clock.now()), reason: 'DeletionByTaintManager', message: 'Taint manager: deleting due to NoExecute taint' });
       await pods.patchStatus(namespace, name, { status: { conditions } }, 'merge');
       await pods.delete(namespace, name);
     } catch (error) {

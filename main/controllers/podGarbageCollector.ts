@@ -10,12 +10,14 @@
 // Pods not yet terminal are patched to phase Failed before deletion, as upstream does.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { formatTime } from '../../shared/kubernetes/time';
+import { conditionsOf, isConditionTrue, setCondition, type Condition } from '../../shared/kubernetes/conditions';
 import type { ApiClient } from '../client/apiClient';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { realClock, type Clock, type Timer } from '../client/clock';
 import { isNotFound } from '../client/errors';
-import { podPhase, specOf, statusOf, timestamp } from './controllerUtils';
+import { podPhase, specOf, statusOf } from './controllerUtils';
 
 export const DEFAULT_TERMINATED_POD_THRESHOLD = 12_500;
 const GC_CHECK_PERIOD_MS = 20_000;
@@ -30,14 +32,6 @@ export interface PodGarbageCollectorOptions {
   quarantineMs?: number;
   /** Reports failed deletions (they are retried on the next pass). Default: console.warn. */
   onError?: (error: unknown) => void;
-}
-
-export interface PodCondition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-  lastTransitionTime?: string;
 }
 
 function isPodTerminated(pod: KubeObject): boolean {
@@ -72,8 +66,7 @@ export function terminatedPodsToDelete(pods: KubeObject[], threshold: number): K
 }
 
 function isNodeReady(node: KubeObject): boolean {
-  const conditions = Array.isArray(statusOf(node).conditions) ? (statusOf(node).conditions as unknown[]) : [];
-  return conditions.some((condition) => isRecord(condition) && condition.type === 'Ready' && condition.status === 'True');
+  return isConditionTrue(node, 'Ready');
 }
 
 function hasTaint(node: KubeObject, key: string): boolean {
@@ -133,7 +126,7 @@ export class PodGarbageCollector {
     const work: Promise<void>[] = [];
     const chosen = new Set<KubeObject>();
     // A pod that falls in two categories is deleted once.
-    const collectPod = (pod: KubeObject, condition?: PodCondition) => {
+    const collectPod = (pod: KubeObject, condition?: Condition) => {
       if (chosen.has(pod)) return;
       chosen.add(pod);
       work.push(this.markFailedAndDelete(pod, condition));
@@ -194,7 +187,7 @@ export class PodGarbageCollector {
   }
 
   /** upstream markFailedAndDeletePodWithCondition: phase Failed (plus the condition), then delete with grace 0. */
-  private async markFailedAndDelete(pod: KubeObject, condition?: PodCondition): Promise<void> {
+  private async markFailedAndDelete(pod: KubeObject, condition?: Condition): Promise<void> {
     const namespace = pod.metadata.namespace;
     const name = pod.metadata.name ?? '';
     const client = this.client.resource(resources.pods);
@@ -202,7 +195,7 @@ export class PodGarbageCollector {
       const phase = podPhase(pod);
       if (phase !== 'Succeeded' && phase !== 'Failed') {
         const status: Record<string, unknown> = { phase: 'Failed' };
-        if (condition) status.conditions = withCondition(statusOf(pod).conditions, { ...condition, lastTransitionTime: timestamp(new Date()) });
+        if (condition) status.conditions = setCondition(conditionsOf(pod), condition, formatTime(new Date()));
         await client.patchStatus(namespace, name, { metadata: { uid: pod.metadata.uid }, status }, 'merge');
       }
       await client.delete(namespace, name, { gracePeriodSeconds: 0, preconditions: pod.metadata.uid ? { uid: pod.metadata.uid } : undefined });
@@ -215,17 +208,4 @@ export class PodGarbageCollector {
     if (this.options.onError) this.options.onError(error);
     else console.warn('[pod-garbage-collector]', error instanceof Error ? error.message : error);
   }
-}
-
-/** upstream UpdatePodCondition: replace the condition of the same type, or append it. */
-function withCondition(existing: unknown, condition: PodCondition): unknown[] {
-  const conditions = Array.isArray(existing) ? existing.filter(isRecord) : [];
-  const index = conditions.findIndex((entry) => entry.type === condition.type);
-  const merged: Record<string, unknown> = { ...condition };
-  if (index >= 0) {
-    // The transition time only moves when the status changes.
-    if (conditions[index].status === condition.status && typeof conditions[index].lastTransitionTime === 'string') merged.lastTransitionTime = conditions[index].lastTransitionTime;
-    return conditions.map((entry, i) => (i === index ? merged : entry));
-  }
-  return [...conditions, merged];
 }

@@ -1,24 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { ApiClient } from '../client/apiClient';
-import { FakeClock } from '../client/clock';
+import { FakeClock } from '../../test/doubles/fakeClock';
 import { EventRecorder } from '../client/eventRecorder';
-import { FakeTransport } from '../client/fakeTransport';
+import { FakeTransport } from '../../test/doubles/fakeTransport';
 import { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import type { Transport, TransportRequest, TransportResponse, WatchHandle } from '../client/transport';
 import type { WatchEvent } from '../../shared/kubernetes/types';
-import { calculateReplicaSetStatus, ControllerExpectations, podsToDelete, ReplicaSetController, slowStartBatch } from './replicaSetController';
+import { ControllerExpectations, slowStartBatch } from './controllerUtils';
+import { calculateReplicaSetStatus, podsToDelete, ReplicaSetController } from './replicaSetController';
+import { until } from '../../test/fixtures/until';
 
 const START = Date.parse('2026-01-01T00:00:00Z');
-
-async function until(check: () => boolean, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} not met in time`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 function replicaSet(overrides: { replicas?: number; minReadySeconds?: number; selector?: Record<string, string>; templateLabels?: Record<string, string>; name?: string } = {}): KubeObject {
   const selector = overrides.selector ?? { app: 'web' };

@@ -11,104 +11,23 @@
 // - events SuccessfulCreate/SuccessfulDelete/FailedCreate/FailedDelete with upstream messages.
 import type { KubeObject, OwnerReference } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { formatTime, parseTime } from '../../shared/kubernetes/time';
+import { findCondition, getCondition, removeCondition, statusConditions } from '../../shared/kubernetes/conditions';
+import { selectorIsEmpty } from '../../shared/kubernetes/labelSelector';
 import type { ApiClient } from '../client/apiClient';
-import { realClock, type Clock } from '../client/clock';
-import { runWorkers } from '../client/controllerLoop';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import { ClientApiError, isInvalid, isNotFound } from '../client/errors';
-import { EventRecorder } from '../client/eventRecorder';
-import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
+import { objectKey, splitKey, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { controllerOf, isPodActive, isPodAvailable, isPodReady, numberOr, podFromTemplate, podPhase, selectorMatches, specOf, statusOf, timestamp } from './controllerUtils';
+import { ControllerExpectations, controllerOf, isPodActive, isPodAvailable, isPodReady, numberOr, podFromTemplate, podPhase, resolveControllerRef, selectorMatches, SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch, specOf, statusOf } from './controllerUtils';
 
 const REPLICA_SET_API_VERSION = 'apps/v1';
 const REPLICA_SET_KIND = 'ReplicaSet';
 /** upstream BurstReplicas: the most pods one sync creates or deletes. */
 const BURST_REPLICAS = 500;
-/** upstream SlowStartInitialBatchSize */
-const SLOW_START_INITIAL_BATCH_SIZE = 1;
-/** upstream ExpectationsTimeout: expectations older than this are ignored (a lost watch event must not stall a set forever). */
-const EXPECTATIONS_TIMEOUT_MS = 5 * 60 * 1000;
 /** upstream statusUpdateRetries */
 const STATUS_UPDATE_RETRIES = 1;
 const POD_DELETION_COST = 'controller.kubernetes.io/pod-deletion-cost';
-
-// ---- ControllerExpectations (upstream pkg/controller/controller_utils.go) ----
-
-interface Expectation {
-  add: number;
-  del: number;
-  at: number;
-  /** Keys (`namespace/name`) of the pods this controller deleted and has not yet seen go (UIDTrackingControllerExpectations). */
-  deleting: Set<string>;
-}
-
-/**
- * What a controller expects its informer to report after it created or deleted pods. Until every
- * expected create and delete has been observed (or the expectation is five minutes old), the
- * controller must not act on its possibly stale cache again.
- */
-export class ControllerExpectations {
-  private readonly expectations = new Map<string, Expectation>();
-
-  constructor(private readonly clock: Clock = realClock) {}
-
-  /** True when nothing is pending for the controller (or what was pending is too old to trust). */
-  satisfied(controllerKey: string): boolean {
-    const expectation = this.expectations.get(controllerKey);
-    if (!expectation) return true;
-    if (expectation.add <= 0 && expectation.del <= 0) return true;
-    return this.clock.now() - expectation.at > EXPECTATIONS_TIMEOUT_MS;
-  }
-
-  expectCreations(controllerKey: string, count: number): void {
-    this.expectations.set(controllerKey, { add: count, del: 0, at: this.clock.now(), deleting: new Set() });
-  }
-
-  expectDeletions(controllerKey: string, podKeys: string[]): void {
-    this.expectations.set(controllerKey, { add: 0, del: podKeys.length, at: this.clock.now(), deleting: new Set(podKeys) });
-  }
-
-  creationObserved(controllerKey: string): void {
-    const expectation = this.expectations.get(controllerKey);
-    if (expectation) expectation.add--;
-  }
-
-  /** Counts a deletion once per pod, whether it is seen as a deletionTimestamp or as the final delete. */
-  deletionObserved(controllerKey: string, podKey: string): void {
-    const expectation = this.expectations.get(controllerKey);
-    if (expectation?.deleting.delete(podKey)) expectation.del--;
-  }
-
-  delete(controllerKey: string): void {
-    this.expectations.delete(controllerKey);
-  }
-
-  /** Pending creates and deletes, for tests and diagnostics. */
-  pending(controllerKey: string): { add: number; del: number } | undefined {
-    const expectation = this.expectations.get(controllerKey);
-    return expectation ? { add: expectation.add, del: expectation.del } : undefined;
-  }
-}
-
-// ---- pure helpers ----
-
-/**
- * upstream slowStartBatch: calls `action` `count` times in batches of 1, 2, 4, … run concurrently;
- * after a batch with a failure the remaining batches are skipped. Returns the successes and the first error.
- */
-export async function slowStartBatch(count: number, initialBatchSize: number, action: () => Promise<void>): Promise<{ successes: number; error?: unknown }> {
-  let remaining = count;
-  let successes = 0;
-  for (let batchSize = Math.min(remaining, initialBatchSize); batchSize > 0; batchSize = Math.min(2 * batchSize, remaining)) {
-    const results = await Promise.allSettled(Array.from({ length: batchSize }, () => action()));
-    const failures = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
-    successes += batchSize - failures.length;
-    if (failures.length > 0) return { successes, error: failures[0].reason };
-    remaining -= batchSize;
-  }
-  return { successes };
-}
 
 const phaseOrdinal: Record<string, number> = { Pending: 0, Unknown: 1, Running: 2 };
 
@@ -120,10 +39,7 @@ function nodeNameOf(pod: KubeObject): string {
 /** The Ready condition's lastTransitionTime of a ready pod, else undefined (upstream podReadyTime). */
 function podReadyTime(pod: KubeObject): number | undefined {
   if (!isPodReady(pod)) return undefined;
-  const conditions = Array.isArray(statusOf(pod).conditions) ? (statusOf(pod).conditions as unknown[]).filter(isRecord) : [];
-  const ready = conditions.find((condition) => condition.type === 'Ready');
-  const time = ready && typeof ready.lastTransitionTime === 'string' ? Date.parse(ready.lastTransitionTime) : NaN;
-  return Number.isFinite(time) ? time : undefined;
+  return parseTime(getCondition(pod, 'Ready')?.lastTransitionTime);
 }
 
 function creationTime(pod: KubeObject): number | undefined {
@@ -246,26 +162,6 @@ function templateLabelsOf(rs: KubeObject): Record<string, string> {
   return isRecord(metadata.labels) ? (metadata.labels as Record<string, string>) : {};
 }
 
-/** upstream GetPodReplicaSets skips sets with a nil or empty selector: those match nothing. */
-function selectorIsEmpty(selector: unknown): boolean {
-  if (!isRecord(selector)) return true;
-  const labels = isRecord(selector.matchLabels) ? Object.keys(selector.matchLabels).length : 0;
-  const expressions = Array.isArray(selector.matchExpressions) ? selector.matchExpressions.length : 0;
-  return labels + expressions === 0;
-}
-
-interface ReplicaSetCondition {
-  type: string;
-  status: string;
-  lastTransitionTime?: string;
-  reason?: string;
-  message?: string;
-}
-
-function conditionsOf(status: Record<string, unknown>): ReplicaSetCondition[] {
-  return Array.isArray(status.conditions) ? (status.conditions.filter(isRecord) as unknown as ReplicaSetCondition[]) : [];
-}
-
 /** upstream calculateStatus: counts over the active pods the set owns; a failed manageReplicas sets ReplicaFailure. */
 export function calculateReplicaSetStatus(rs: KubeObject, pods: KubeObject[], manageError: unknown, now: number): Record<string, unknown> {
   const status: Record<string, unknown> = structuredClone(statusOf(rs));
@@ -281,15 +177,15 @@ export function calculateReplicaSetStatus(rs: KubeObject, pods: KubeObject[], ma
       if (isPodAvailable(pod, minReadySecondsOf(rs), new Date(now))) available++;
     }
   }
-  const conditions = conditionsOf(status);
-  const failure = conditions.find((condition) => condition.type === 'ReplicaFailure');
+  const conditions = statusConditions(status);
+  const failure = findCondition(conditions, 'ReplicaFailure');
   if (manageError !== undefined && !failure) {
     const diff = pods.length - replicasOf(rs);
     const reason = diff < 0 ? 'FailedCreate' : diff > 0 ? 'FailedDelete' : '';
     const message = manageError instanceof Error ? manageError.message : String(manageError);
-    status.conditions = [...conditions, { type: 'ReplicaFailure', status: 'True', lastTransitionTime: timestamp(new Date(now)), reason, message }];
+    status.conditions = [...conditions, { type: 'ReplicaFailure', status: 'True', lastTransitionTime: formatTime(now), reason, message }];
   } else if (manageError === undefined && failure) {
-    const rest = conditions.filter((condition) => condition.type !== 'ReplicaFailure');
+    const rest = removeCondition(conditions, 'ReplicaFailure');
     if (rest.length > 0) status.conditions = rest;
     else delete status.conditions;
   }
@@ -310,78 +206,36 @@ function errorMessage(error: unknown): string {
 
 // ---- the controller ----
 
-export interface ReplicaSetControllerOptions {
-  clock?: Clock;
-  /** Concurrent reconciles (upstream --concurrent-replicaset-syncs, default 5). */
-  workers?: number;
+export interface ReplicaSetControllerOptions extends ControllerOptions {
   /** The most pods one sync creates or deletes (upstream BurstReplicas, 500). */
   burstReplicas?: number;
-  recorder?: EventRecorder;
 }
 
-export class ReplicaSetController {
-  private readonly queue: WorkQueue<string>;
-  private readonly replicaSets: Informer;
-  private readonly pods: Informer;
-  private readonly clock: Clock;
-  private readonly recorder: EventRecorder;
-  readonly expectations: ControllerExpectations;
-  private readonly workers: number;
+export class ReplicaSetController extends QueueController {
+  private readonly replicaSets = this.factory.informerFor(resources.replicasets);
+  private readonly pods = this.factory.informerFor(resources.pods);
+  readonly expectations = new ControllerExpectations(this.clock);
   private readonly burstReplicas: number;
-  private running: Promise<void> | undefined;
 
-  constructor(
-    private readonly client: ApiClient,
-    factory: SharedInformerFactory,
-    options: ReplicaSetControllerOptions = {},
-  ) {
-    this.clock = options.clock ?? realClock;
-    this.queue = new WorkQueue<string>({ name: 'replicaset', clock: this.clock });
-    this.expectations = new ControllerExpectations(this.clock);
-    this.recorder = options.recorder ?? new EventRecorder(client, { component: 'replicaset-controller' }, this.clock);
-    this.workers = options.workers ?? 5;
+  constructor(client: ApiClient, factory: SharedInformerFactory, options: ReplicaSetControllerOptions = {}) {
+    super(client, factory, { name: 'replicaset', component: 'replicaset-controller', workers: 5 }, options);
     this.burstReplicas = options.burstReplicas ?? BURST_REPLICAS;
-    this.replicaSets = factory.informerFor(resources.replicasets);
-    this.pods = factory.informerFor(resources.pods);
-    this.replicaSets.addEventHandler({
-      onAdd: (rs) => this.enqueue(rs),
-      onUpdate: (_old, rs) => this.enqueue(rs),
-      onDelete: (rs) => {
-        this.expectations.delete(objectKey(rs));
-        this.enqueue(rs);
-      },
-    });
-    this.pods.addEventHandler({
+    this.enqueueChanges(this.replicaSets, (rs) => this.expectations.delete(objectKey(rs)));
+    this.handle(this.pods, {
       onAdd: (pod) => this.addPod(pod),
       onUpdate: (old, pod) => this.updatePod(old, pod),
       onDelete: (pod) => this.deletePod(pod),
     });
   }
 
-  start(): void {
-    this.running = runWorkers(this.queue, (key) => this.reconcile(key), this.workers);
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
-    await this.recorder.flush();
-  }
-
   // ---- event handlers: they only enqueue keys and record what was observed ----
-
-  private enqueue(rs: KubeObject): void {
-    this.queue.add(objectKey(rs));
-  }
 
   /** The ReplicaSet a controller reference points to, if it still is that object (upstream resolveControllerRef). */
   private resolveControllerRef(namespace: string | undefined, ref: OwnerReference): KubeObject | undefined {
-    if (ref.kind !== REPLICA_SET_KIND || ref.apiVersion.split('/')[0] !== 'apps') return undefined;
-    const rs = this.replicaSets.get(namespace, ref.name);
-    return rs && rs.metadata.uid === ref.uid ? rs : undefined;
+    return resolveControllerRef(this.replicaSets, namespace, ref, REPLICA_SET_KIND, 'apps');
   }
 
-  /** Sets in the pod's namespace whose selector matches it (upstream GetPodReplicaSets). */
+  /** Sets in the pod's namespace whose selector matches it (upstream GetPodReplicaSets, which skips empty selectors: they match nothing here). */
   private replicaSetsMatching(pod: KubeObject): KubeObject[] {
     return this.replicaSets
       .listByNamespace(pod.metadata.namespace ?? '')

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { quotaUsed } from '../registry/resourceQuotaUsage';
-import { formatAmount } from '../registry/resourceAmount';
+import { formatQuantity as formatAmount } from '../../shared/kubernetes/quantity';
 
 const quota = (hard: Record<string, string>, spec: Record<string, unknown> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q', namespace: 'ns' }, spec: { hard, ...spec } });
 const pod = (name: string, resources: Record<string, unknown>, extra: Record<string, unknown> = {}): KubeObject => ({

@@ -5,13 +5,12 @@
 // replenishment), and on a periodic full resync for the other `count/<resource>` names.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { canonicalQuantity, formatQuantity } from '../../shared/kubernetes/quantity';
 import type { ApiClient } from '../client/apiClient';
+import { QueueController } from '../client/controllerLoop';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { resources, type GroupVersionResource } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { runWorkers } from '../client/controllerLoop';
 import { isConflict, isNotFound } from '../client/errors';
-import { canonicalQuantity, formatAmount } from '../registry/resourceAmount';
 import { quotaHard, quotaUsed, resourceCountedBy } from '../registry/resourceQuotaUsage';
 
 const RESYNC_MS = 30_000;
@@ -23,52 +22,43 @@ export interface ResourceQuotaControllerOptions {
   now?: () => Date;
 }
 
-export class ResourceQuotaController {
-  private readonly queue = new WorkQueue<string>({ name: 'resourcequota' });
-  private readonly quotas: Informer;
+export class ResourceQuotaController extends QueueController {
+  private readonly quotas = this.factory.informerFor(resources.resourcequotas);
   private readonly watched = new Map<string, Informer>();
-  private running: Promise<void> | undefined;
-  private resync: ReturnType<typeof setInterval> | undefined;
   private readonly now: () => Date;
 
-  constructor(
-    private readonly client: ApiClient,
-    factory: SharedInformerFactory,
-    private readonly options: ResourceQuotaControllerOptions = {},
-  ) {
+  constructor(client: ApiClient, factory: SharedInformerFactory, private readonly options: ResourceQuotaControllerOptions = {}) {
+    super(client, factory, { name: 'resourcequota', component: 'resourcequota-controller', workers: 2 });
     this.now = options.now ?? (() => new Date());
-    this.quotas = factory.informerFor(resources.resourcequotas);
-    const enqueue = (quota: KubeObject) => this.queue.add(`${quota.metadata.namespace ?? ''}/${quota.metadata.name ?? ''}`);
-    this.quotas.onAdd(enqueue);
-    this.quotas.onUpdate((_old, quota) => {
+    this.handle(this.quotas, {
+      onAdd: (quota) => this.enqueue(quota),
       // Our own status writes come back as updates; only spec changes or drifted status need work.
-      if (JSON.stringify(_old.spec) !== JSON.stringify(quota.spec) || !isRecord(quota.status)) enqueue(quota);
+      onUpdate: (old, quota) => {
+        if (JSON.stringify(old.spec) !== JSON.stringify(quota.spec) || !isRecord(quota.status)) this.enqueue(quota);
+      },
     });
     for (const gvr of watchedKinds) {
       const informer = factory.informerFor(gvr);
       this.watched.set(gvr.resource, informer);
       const replenish = (obj: KubeObject) => this.enqueueNamespace(obj.metadata.namespace ?? '');
-      informer.onAdd((obj, initial) => {
-        if (!initial) replenish(obj);
+      this.handle(informer, {
+        onAdd: (obj, initial) => {
+          if (!initial) replenish(obj);
+        },
+        onUpdate: (_old, obj) => replenish(obj),
+        onDelete: replenish,
       });
-      informer.onUpdate((_old, obj) => replenish(obj));
-      informer.onDelete(replenish);
     }
   }
 
-  start(): void {
-    for (const quota of this.quotas.list()) this.queue.add(`${quota.metadata.namespace ?? ''}/${quota.metadata.name ?? ''}`);
-    this.running = runWorkers(this.queue, (key) => this.sync(key), 2);
-    this.resync = setInterval(() => {
-      for (const quota of this.quotas.list()) this.queue.add(`${quota.metadata.namespace ?? ''}/${quota.metadata.name ?? ''}`);
+  override start(): void {
+    for (const quota of this.quotas.list()) this.enqueue(quota);
+    super.start();
+    const resync = setInterval(() => {
+      for (const quota of this.quotas.list()) this.enqueue(quota);
     }, this.options.resyncMs ?? RESYNC_MS);
-    this.resync.unref?.();
-  }
-
-  async dispose(): Promise<void> {
-    if (this.resync) clearInterval(this.resync);
-    this.queue.shutDown();
-    await this.running;
+    resync.unref?.();
+    this.onDispose(() => clearInterval(resync));
   }
 
   private enqueueNamespace(namespace: string): void {
@@ -77,7 +67,7 @@ export class ResourceQuotaController {
   }
 
   /** Recomputes one quota's status and writes it when it changed. */
-  async sync(key: string): Promise<void> {
+  async reconcile(key: string): Promise<void> {
     const slash = key.indexOf('/');
     const namespace = key.slice(0, slash);
     const name = key.slice(slash + 1);
@@ -116,7 +106,7 @@ export class ResourceQuotaController {
     const usedText: Record<string, string> = {};
     for (const name of Object.keys(hard)) {
       const amount = used.get(name);
-      if (amount) usedText[name] = formatAmount(amount);
+      if (amount) usedText[name] = formatQuantity(amount);
     }
     return { hard, used: usedText };
   }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../client/apiClient';
-import { FakeTransport } from '../client/fakeTransport';
+import { FakeTransport } from '../../test/doubles/fakeTransport';
+import { startOnFakeApi } from '../../test/doubles/fakeApi';
 import { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import type { TransportRequest, TransportResponse } from '../client/transport';
@@ -73,12 +74,7 @@ function statefulSet(overrides: Record<string, unknown> = {}): KubeObject {
 async function start(set: KubeObject): Promise<Harness> {
   const transport = new RecordingTransport();
   transport.seed(resources.statefulsets, set);
-  const client = new ApiClient(transport);
-  const factory = new SharedInformerFactory(client);
-  const controller = new StatefulSetController(client, factory);
-  factory.start();
-  await factory.waitForCacheSync();
-  controller.start();
+  const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new StatefulSetController(client, factory));
   const pods = () => transport.objectsOf(resources.pods);
   const harness: Harness = {
     transport,

@@ -21,26 +21,18 @@
 import type { KubeObject, OwnerReference } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { ApiClient } from '../client/apiClient';
-import type { Informer, SharedInformerFactory } from '../client/informer';
-import { objectKey } from '../client/informer';
+import { type ControllerOptions, QueueController } from '../client/controllerLoop';
+import type { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
-import { WorkQueue } from '../client/workQueue';
-import { runWorkers } from '../client/controllerLoop';
 import { isAlreadyExists, isNotFound } from '../client/errors';
-import { EventRecorder } from '../client/eventRecorder';
-import { realClock, type Clock } from '../client/clock';
-import { controllerOf, controllerRef, isControlledBy, isPodAvailable, isPodReady, numberOr, podFromTemplate, podPhase, selectorMatches, specOf, statusOf } from './controllerUtils';
+import { controllerOf, controllerRef, controllersFor, isControlledBy, isPodAvailable, isPodReady, numberOr, podFromTemplate, podPhase, resolveControllerRef, selectorMatches, specOf, statusOf } from './controllerUtils';
 import { ControllerHistory, applyRevision, findEqualRevisions, newControllerRevision, nextRevision, sortRevisions, templatePatch, equalRevision, type ControllerRevision } from './controllerHistory';
 
 export const STATEFULSET_POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
 export const POD_INDEX_LABEL = 'apps.kubernetes.io/pod-index';
 export const STATEFULSET_REVISION_LABEL = 'controller-revision-hash';
 
-export interface StatefulSetControllerOptions {
-  clock?: Clock;
-  recorder?: EventRecorder;
-  workers?: number;
-}
+export type StatefulSetControllerOptions = ControllerOptions;
 
 interface RetentionPolicy {
   whenDeleted: string;
@@ -224,36 +216,19 @@ function statusEquals(current: Record<string, unknown>, next: SetStatus): boolea
   return true;
 }
 
-export class StatefulSetController {
-  private readonly queue: WorkQueue<string>;
-  private readonly sets: Informer;
-  private readonly pods: Informer;
-  private readonly claims: Informer;
-  private readonly revisions: Informer;
+export class StatefulSetController extends QueueController {
+  private readonly sets = this.factory.informerFor(resources.statefulsets);
+  private readonly pods = this.factory.informerFor(resources.pods);
+  private readonly claims = this.factory.informerFor(resources.persistentvolumeclaims);
+  private readonly revisions = this.factory.informerFor(resources.controllerrevisions);
   private readonly history: ControllerHistory;
-  private readonly recorder: EventRecorder;
-  private readonly clock: Clock;
-  private readonly workers: number;
-  private running: Promise<void> | undefined;
 
-  constructor(
-    private readonly client: ApiClient,
-    factory: SharedInformerFactory,
-    options: StatefulSetControllerOptions = {},
-  ) {
-    this.clock = options.clock ?? realClock;
-    this.queue = new WorkQueue<string>({ name: 'statefulset', clock: this.clock });
-    this.recorder = options.recorder ?? new EventRecorder(client, { component: 'statefulset-controller' }, this.clock);
-    this.workers = options.workers ?? 2;
-    this.sets = factory.informerFor(resources.statefulsets);
-    this.pods = factory.informerFor(resources.pods);
-    this.claims = factory.informerFor(resources.persistentvolumeclaims);
-    this.revisions = factory.informerFor(resources.controllerrevisions);
+  constructor(client: ApiClient, factory: SharedInformerFactory, options: StatefulSetControllerOptions = {}) {
+    super(client, factory, { name: 'statefulset', component: 'statefulset-controller', workers: 2 }, options);
     this.history = new ControllerHistory(client, this.revisions);
 
-    const enqueueSet = (set: KubeObject) => this.queue.add(objectKey(set));
-    this.sets.addEventHandler({ onAdd: enqueueSet, onUpdate: (_old, set) => enqueueSet(set), onDelete: enqueueSet });
-    this.pods.addEventHandler({
+    this.enqueueChanges(this.sets);
+    this.handle(this.pods, {
       onAdd: (pod) => this.enqueueForPod(pod),
       onUpdate: (old, pod) => {
         this.enqueueForPod(pod);
@@ -266,35 +241,17 @@ export class StatefulSetController {
       const owner = controllerOf(revision);
       if (owner) this.enqueueOwner(revision.metadata.namespace, owner);
     };
-    this.revisions.addEventHandler({ onAdd: enqueueRevisionOwner, onDelete: enqueueRevisionOwner });
-  }
-
-  start(): void {
-    this.running = runWorkers(this.queue, (key) => this.reconcile(key), this.workers);
-  }
-
-  async dispose(): Promise<void> {
-    this.queue.shutDown();
-    await this.running;
-    await this.recorder.flush();
+    this.handle(this.revisions, { onAdd: enqueueRevisionOwner, onDelete: enqueueRevisionOwner });
   }
 
   private enqueueOwner(namespace: string | undefined, ref: OwnerReference): void {
-    if (ref.kind !== 'StatefulSet' || !namespace) return;
-    const set = this.sets.get(namespace, ref.name);
-    if (set && set.metadata.uid === ref.uid) this.queue.add(objectKey(set));
+    const set = resolveControllerRef(this.sets, namespace, ref, 'StatefulSet', 'apps');
+    if (set) this.enqueue(set);
   }
 
   private enqueueForPod(pod: KubeObject): void {
-    const ref = controllerOf(pod);
-    if (ref) {
-      this.enqueueOwner(pod.metadata.namespace, ref);
-      return;
-    }
     // An orphan: every set that could adopt it should look at it.
-    for (const set of this.sets.listByNamespace(pod.metadata.namespace ?? '')) {
-      if (isMemberOf(set, pod) && selectorMatches(specOf(set).selector, pod.metadata.labels)) this.queue.add(objectKey(set));
-    }
+    for (const set of controllersFor(this.sets, pod, 'StatefulSet', 'apps', (candidate) => isMemberOf(candidate, pod) && selectorMatches(specOf(candidate).selector, pod.metadata.labels))) this.enqueue(set);
   }
 
   async reconcile(key: string): Promise<void> {

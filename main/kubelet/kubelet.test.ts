@@ -5,11 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { ApiClient } from '../client/apiClient';
 import { SharedInformerFactory } from '../client/informer';
-import { FakeTransport } from '../client/fakeTransport';
+import { FakeTransport } from '../../test/doubles/fakeTransport';
 import { resources } from '../client/resources';
 import { EventRecorder } from '../client/eventRecorder';
 import { Kubelet } from './kubelet';
-import { FakeRuntime } from './runtime/fakeRuntime';
+import { FakeRuntime } from '../../test/doubles/fakeRuntime';
 
 let cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

@@ -7,6 +7,8 @@
 // from container labels at start (adoption), so a restart neither restarts nor duplicates pods.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { formatMicroTime } from '../../shared/kubernetes/time';
+import { getCondition } from '../../shared/kubernetes/conditions';
 import type { ApiClient } from '../client/apiClient';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
@@ -17,7 +19,7 @@ import type { EventRecorder } from '../client/eventRecorder';
 import type { ContainerRuntime, ContainerStatus, LogOptions, RuntimeInfo, StreamOptions, StreamSession } from './runtime/containerRuntime';
 import type { Duplex, Readable } from 'node:stream';
 import { instancesOf } from './podStatus';
-import { leaseObject, microTime, nodeObject, nodeStatus, type NodeIdentity } from './nodeStatus';
+import { leaseObject, nodeObject, nodeStatus, type NodeIdentity } from './nodeStatus';
 import { PodRuntimeCache } from './podRuntimeCache';
 import { PodSyncer } from './podSyncer';
 import { VolumeManager } from './volumes/volumeManager';
@@ -315,7 +317,7 @@ export class Kubelet {
     try {
       const existing = await leases.get('kube-node-lease', this.nodeName);
       const spec = isRecord(existing.spec) ? existing.spec : {};
-      await leases.update({ ...existing, spec: { ...spec, holderIdentity: this.nodeName, leaseDurationSeconds: 40, renewTime: microTime(now) } });
+      await leases.update({ ...existing, spec: { ...spec, holderIdentity: this.nodeName, leaseDurationSeconds: 40, renewTime: formatMicroTime(now) } });
     } catch (error) {
       if (!isNotFound(error)) {
         if (isConflict(error)) return;
@@ -331,10 +333,7 @@ export class Kubelet {
 }
 
 function readyStatus(node: KubeObject): string | undefined {
-  const status = isRecord(node.status) ? node.status : {};
-  const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isRecord) : [];
-  const ready = conditions.find((condition) => condition.type === 'Ready');
-  return typeof ready?.status === 'string' ? ready.status : undefined;
+  return getCondition(node, 'Ready')?.status;
 }
 
 /** A stream request the kubelet cannot serve; the API server turns it into a Status with this code. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import type { ContainerConfig } from './runtime/containerRuntime';
-import { FakeRuntime } from './runtime/fakeRuntime';
+import { FakeRuntime } from '../../test/doubles/fakeRuntime';
 import { combinedMetrics, formatBytes, formatNanocores, goDuration, MetricsCollector, processUsage } from './metricsCollector';
 
 /** A clock the test moves by hand: FakeRuntime stamps stats with it, the collector reads it. */

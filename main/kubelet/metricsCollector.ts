@@ -14,8 +14,10 @@
 // counted once per node and would include programs that are not part of the cluster.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
-import type { ContainerRuntime, ContainerStats } from './runtime/containerRuntime';
+import { formatGoDurationMilliseconds } from '../../shared/kubernetes/duration';
 import { formatBytes, formatNanocores } from '../../shared/kubernetes/quantity';
+import { formatTime } from '../../shared/kubernetes/time';
+import type { ContainerRuntime, ContainerStats } from './runtime/containerRuntime';
 
 /** The same shapes metrics.k8s.io serves (main/apiserver/metrics), without kind/apiVersion. */
 export type CollectedUsage = { cpu: string; memory: string };
@@ -178,7 +180,7 @@ export class MetricsCollector {
       entries.push({ name: record.name, rate });
       byPod.set(record.podUid, entries);
     }
-    const created = rfc3339(this.now());
+    const created = formatTime(this.now());
     const result: CollectedPodMetrics[] = [];
     for (const pod of pods) {
       const uid = pod.metadata.uid;
@@ -198,8 +200,8 @@ export class MetricsCollector {
       if (pod.metadata.labels) metadata.labels = { ...pod.metadata.labels };
       result.push({
         metadata,
-        timestamp: rfc3339(latest.rate.timestamp),
-        window: goDuration(latest.rate.windowMs),
+        timestamp: formatTime(latest.rate.timestamp),
+        window: formatGoDurationMilliseconds(latest.rate.windowMs),
         containers: containers.map((entry) => ({ name: entry.name, usage: usage(entry.rate.nanocores, entry.rate.memoryBytes) })),
       });
     }
@@ -217,9 +219,9 @@ export class MetricsCollector {
       nanocores += rateOf(record)?.nanocores ?? 0;
     }
     const [start, end] = this.rounds;
-    const metadata: CollectedNodeMetrics['metadata'] = { name: this.options.nodeName, creationTimestamp: rfc3339(this.now()) };
+    const metadata: CollectedNodeMetrics['metadata'] = { name: this.options.nodeName, creationTimestamp: formatTime(this.now()) };
     if (labels) metadata.labels = { ...labels };
-    return { metadata, timestamp: rfc3339(end), window: goDuration(end.getTime() - start.getTime()), usage: usage(nanocores, memoryBytes) };
+    return { metadata, timestamp: formatTime(end), window: formatGoDurationMilliseconds(end.getTime() - start.getTime()), usage: usage(nanocores, memoryBytes) };
   }
 
   dispose(): void {
@@ -286,23 +288,5 @@ function usage(nanocores: number, memoryBytes: number): CollectedUsage {
   return { cpu: formatNanocores(nanocores), memory: formatBytes(memoryBytes) };
 }
 
-export { formatBytes, formatNanocores };
+export { formatBytes, formatNanocores, formatGoDurationMilliseconds as goDuration };
 
-/** Go's time.Duration.String() for whole milliseconds (metav1.Duration's JSON form): `10.002s`, `1m0s`, `500ms`. */
-export function goDuration(milliseconds: number): string {
-  const ms = Math.max(0, Math.round(milliseconds));
-  if (ms === 0) return '0s';
-  if (ms < 1000) return `${ms}ms`;
-  const hours = Math.floor(ms / 3_600_000);
-  const minutes = Math.floor((ms % 3_600_000) / 60_000);
-  const secondsMs = ms % 60_000;
-  const fraction = secondsMs % 1000 === 0 ? '' : `.${String(secondsMs % 1000).padStart(3, '0').replace(/0+$/, '')}`;
-  const seconds = `${Math.floor(secondsMs / 1000)}${fraction}s`;
-  if (hours > 0) return `${hours}h${minutes}m${seconds}`;
-  if (minutes > 0) return `${minutes}m${seconds}`;
-  return seconds;
-}
-
-function rfc3339(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}

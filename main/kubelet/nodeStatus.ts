@@ -5,6 +5,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statfsSync } from 'node:fs';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { formatMicroTime, formatTime } from '../../shared/kubernetes/time';
+import { findCondition, statusConditions, transitionTime, type Condition, type ConditionStatus } from '../../shared/kubernetes/conditions';
 import type { RuntimeInfo } from './runtime/containerRuntime';
 
 export const KUBELET_VERSION = 'v1.35.0';
@@ -68,25 +70,15 @@ export function nodeInfo(identity: NodeIdentity, info: RuntimeInfo | undefined):
   };
 }
 
-type Condition = Record<string, unknown> & { type: string; status: string };
-
-function condition(type: string, status: 'True' | 'False' | 'Unknown', reason: string, message: string, now: string, previous: Condition[]): Condition {
-  const before = previous.find((candidate) => candidate.type === type);
-  return {
-    type,
-    status,
-    lastHeartbeatTime: now,
-    lastTransitionTime: before && before.status === status && typeof before.lastTransitionTime === 'string' ? before.lastTransitionTime : now,
-    reason,
-    message,
-  };
+function condition(type: string, status: ConditionStatus, reason: string, message: string, now: string, previous: Condition[]): Condition {
+  return { type, status, lastHeartbeatTime: now, lastTransitionTime: transitionTime(findCondition(previous, type), status, now), reason, message };
 }
 
 /** The status block; `runtimeUp` false turns Ready False as upstream's runtime-state check does. */
 export function nodeStatus(identity: NodeIdentity, info: RuntimeInfo | undefined, runtimeUp: boolean, previous: KubeObject | undefined, now: Date): Record<string, unknown> {
-  const stamp = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const stamp = formatTime(now);
   const previousStatus = previous && isRecord(previous.status) ? previous.status : {};
-  const previousConditions = (Array.isArray(previousStatus.conditions) ? previousStatus.conditions : []).filter(isRecord) as Condition[];
+  const previousConditions = statusConditions(previousStatus);
   const capacity: Record<string, string> = isRecord(previousStatus.capacity) ? (previousStatus.capacity as Record<string, string>) : {};
   if (info) {
     capacity.cpu = String(info.cpus);
@@ -127,10 +119,6 @@ export function nodeObject(identity: NodeIdentity, info: RuntimeInfo | undefined
   };
 }
 
-export function microTime(now: Date): string {
-  return now.toISOString().replace(/Z$/, '000Z');
-}
-
 export function leaseObject(nodeName: string, nodeUid: string | undefined, now: Date): KubeObject {
   const metadata: KubeObject['metadata'] = { name: nodeName, namespace: 'kube-node-lease' };
   if (nodeUid) metadata.ownerReferences = [{ apiVersion: 'v1', kind: 'Node', name: nodeName, uid: nodeUid }];
@@ -138,6 +126,6 @@ export function leaseObject(nodeName: string, nodeUid: string | undefined, now: 
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
     metadata,
-    spec: { holderIdentity: nodeName, leaseDurationSeconds: 40, renewTime: microTime(now) },
+    spec: { holderIdentity: nodeName, leaseDurationSeconds: 40, renewTime: formatMicroTime(now) },
   };
 }

@@ -6,6 +6,8 @@
 // results, and gets the status to write.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { formatTime } from '../../shared/kubernetes/time';
+import { findCondition, statusConditions, transitionTime, type Condition } from '../../shared/kubernetes/conditions';
 import type { ContainerStatus, SandboxStatus } from './runtime/containerRuntime';
 
 export interface WaitingReason {
@@ -42,11 +44,6 @@ export interface StatusInput {
   terminating?: boolean;
 }
 
-type Condition = { type: string; status: 'True' | 'False'; reason?: string; message?: string; lastProbeTime: null; lastTransitionTime: string };
-
-export function timestamp(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 interface SpecContainer {
   name: string;
@@ -79,8 +76,8 @@ function terminatedState(container: ContainerStatus, messages: Map<string, strin
   const state: Record<string, unknown> = {
     exitCode,
     reason: container.reason === 'OOMKilled' ? 'OOMKilled' : exitCode === 0 ? 'Completed' : 'Error',
-    startedAt: container.startedAt ? timestamp(container.startedAt) : null,
-    finishedAt: container.finishedAt ? timestamp(container.finishedAt) : null,
+    startedAt: container.startedAt ? formatTime(container.startedAt) : null,
+    finishedAt: container.finishedAt ? formatTime(container.finishedAt) : null,
     containerID: `docker://${container.id}`,
   };
   const message = messages?.get(container.id);
@@ -98,7 +95,7 @@ function containerStatusFor(spec: SpecContainer, input: StatusInput, init: boole
   if (latest) status.containerID = `docker://${latest.id}`;
   let lastState: Record<string, unknown> = {};
   if (latest && latest.state === 'running' && !waiting) {
-    status.state = { running: { startedAt: latest.startedAt ? timestamp(latest.startedAt) : timestamp(input.now) } };
+    status.state = { running: { startedAt: latest.startedAt ? formatTime(latest.startedAt) : formatTime(input.now) } };
     const started = spec.startupProbe === undefined || input.probes.started(spec.name);
     status.started = started;
     status.ready = !input.terminating && started && (spec.readinessProbe === undefined ? true : input.probes.ready(spec.name));
@@ -119,8 +116,7 @@ function containerStatusFor(spec: SpecContainer, input: StatusInput, init: boole
 
 function condition(type: string, ok: boolean, previous: Condition[], now: Date, reason?: string, message?: string): Condition {
   const status = ok ? 'True' : 'False';
-  const before = previous.find((candidate) => candidate.type === type);
-  const result: Condition = { type, status, lastProbeTime: null, lastTransitionTime: before && before.status === status ? before.lastTransitionTime : timestamp(now) };
+  const result: Condition = { type, status, lastProbeTime: null, lastTransitionTime: transitionTime(findCondition(previous, type), status, formatTime(now)) };
   if (!ok && reason) result.reason = reason;
   if (!ok && message) result.message = message;
   return result;
@@ -181,7 +177,7 @@ export function computePodStatus(input: StatusInput): Record<string, unknown> {
   const { pod, observed, now } = input;
   const spec = isRecord(pod.spec) ? pod.spec : {};
   const oldStatus = isRecord(pod.status) ? pod.status : {};
-  const previousConditions = (Array.isArray(oldStatus.conditions) ? oldStatus.conditions : []).filter(isRecord) as unknown as Condition[];
+  const previousConditions = statusConditions(oldStatus);
   const inits = specContainers(spec, 'initContainers');
   const apps = specContainers(spec, 'containers');
   const initStatuses = inits.map((container) => containerStatusFor(container, input, true, 'PodInitializing'));
@@ -215,7 +211,7 @@ export function computePodStatus(input: StatusInput): Record<string, unknown> {
   const readyMessage = terminal ? undefined : `containers with unready status: [${notReady.join(' ')}]`;
   conditions.push(condition('ContainersReady', containersReady && !terminal, previousConditions, now, readyReason, readyMessage));
   conditions.push(condition('Ready', containersReady && !terminal, previousConditions, now, readyReason, readyMessage));
-  const scheduled = previousConditions.find((candidate) => candidate.type === 'PodScheduled');
+  const scheduled = findCondition(previousConditions, 'PodScheduled');
   if (scheduled) conditions.push(scheduled);
   else conditions.push(condition('PodScheduled', true, previousConditions, now));
 
@@ -224,7 +220,7 @@ export function computePodStatus(input: StatusInput): Record<string, unknown> {
     conditions,
     hostIP: input.hostIP,
     hostIPs: [{ ip: input.hostIP }],
-    startTime: typeof oldStatus.startTime === 'string' ? oldStatus.startTime : timestamp(now),
+    startTime: typeof oldStatus.startTime === 'string' ? oldStatus.startTime : formatTime(now),
     containerStatuses: appStatuses,
     qosClass: oldStatus.qosClass,
   };

@@ -14,7 +14,7 @@ import type { EventRecorder } from '../client/eventRecorder';
 import type { ContainerRuntime, ContainerStatus, RegistryAuth } from './runtime/containerRuntime';
 import { registryAuthFor } from './imagePullSecrets';
 import { Backoff } from './backoff';
-import { computePodStatus, instancesOf, timestamp, type ObservedPod, type WaitingReason } from './podStatus';
+import { computePodStatus, instancesOf, type ObservedPod, type WaitingReason } from './podStatus';
 import type { PodRuntimeCache } from './podRuntimeCache';
 import { containerConfig, containerHash, containersOf, pullPolicy, sandboxConfig, type ClusterDns, type ContainerSpec } from './containerConfig';
 import { VolumeError, type PodVolumes, type VolumeManager } from './volumes/volumeManager';
@@ -646,8 +646,6 @@ function describeHandler(handler: Record<string, unknown>): string {
   if (isRecord(handler.httpGet)) return `${String(handler.httpGet.path ?? '/')}`;
   return '';
 }
-
-export { timestamp };
 
 /** The container's entry in the pod's reported status, if it has one. */
 function reportedContainer(pod: KubeObject, name: string, init: boolean): { containerID?: string; restartCount: number } | undefined {

@@ -6,7 +6,7 @@
 // tenth (kubeadm's convention, 10.96.0.10 on a default cluster).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chooseSubnet, hostNetworks, splitSubnet } from '../kubelet/runtime/dockerNetwork';
+import { chooseSubnet, hostNetworks, splitSubnet } from '../../shared/net/subnets';
 import { indexedIpv4, parseCidr } from '../../shared/net/ipv4';
 
 export interface NetworkPlan {

@@ -1,18 +1,11 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiClient } from '../client/apiClient';
-import { FakeTransport } from '../client/fakeTransport';
+import { FakeTransport } from '../../test/doubles/fakeTransport';
 import { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { bindFailureText, CoalescedSync, listenTcp } from './coalescedSync';
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} not met in time`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+import { until } from '../../test/fixtures/until';
 
 /** A promise and the function that settles it, to hold a pass open. */
 function gate(): { opened: Promise<void>; open: () => void } {

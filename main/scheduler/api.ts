@@ -2,6 +2,10 @@
 // (types.go). Objects come from informers as parsed JSON; every field is optional here and read
 // defensively, so a malformed object degrades to "no constraint" rather than a crash.
 import type { KubeObject } from '../../shared/kubernetes/types';
+import type { NodeAffinity, Taint, Toleration } from '../componentHelpers/scheduling/corev1';
+
+export type { NodeAffinity, NodeSelectorRequirement, NodeSelectorTerm, PreferredSchedulingTerm, Taint, Toleration } from '../componentHelpers/scheduling/corev1';
+import type { Condition } from '../../shared/kubernetes/conditions';
 
 export interface LabelSelectorRequirement {
   key: string;
@@ -14,26 +18,9 @@ export interface LabelSelector {
   matchExpressions?: LabelSelectorRequirement[];
 }
 
-export interface NodeSelectorRequirement {
-  key: string;
-  operator: string;
-  values?: string[];
-}
 
-export interface NodeSelectorTerm {
-  matchExpressions?: NodeSelectorRequirement[];
-  matchFields?: NodeSelectorRequirement[];
-}
 
-export interface PreferredSchedulingTerm {
-  weight: number;
-  preference: NodeSelectorTerm;
-}
 
-export interface NodeAffinity {
-  requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTerm[] };
-  preferredDuringSchedulingIgnoredDuringExecution?: PreferredSchedulingTerm[];
-}
 
 export interface PodAffinityTerm {
   labelSelector?: LabelSelector | null;
@@ -60,19 +47,7 @@ export interface Affinity {
   podAntiAffinity?: PodAffinity;
 }
 
-export interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
 
-export interface Taint {
-  key: string;
-  value?: string;
-  effect: string;
-}
 
 export interface TopologySpreadConstraint {
   maxSkew: number;
@@ -105,15 +80,6 @@ export interface Container {
   restartPolicy?: string;
 }
 
-export interface PodCondition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-  lastProbeTime?: string | null;
-  lastTransitionTime?: string | null;
-}
-
 export interface PodSpec {
   nodeName?: string;
   nodeSelector?: Record<string, string>;
@@ -132,7 +98,7 @@ export interface PodSpec {
 
 export interface PodStatus {
   phase?: string;
-  conditions?: PodCondition[];
+  conditions?: Condition[];
   nominatedNodeName?: string;
 }
 
@@ -141,15 +107,9 @@ export interface Pod extends KubeObject {
   status?: PodStatus;
 }
 
-export interface NodeCondition {
-  type: string;
-  status: string;
-  reason?: string;
-}
-
 export interface Node extends KubeObject {
   spec?: { unschedulable?: boolean; taints?: Taint[] };
-  status?: { allocatable?: Record<string, unknown>; capacity?: Record<string, unknown>; conditions?: NodeCondition[] };
+  status?: { allocatable?: Record<string, unknown>; capacity?: Record<string, unknown>; conditions?: Condition[] };
 }
 
 /** `namespace/name`, the key the scheduler queue and cache use. */
@@ -171,6 +131,3 @@ export function arrayOf<T>(value: T[] | undefined | null): T[] {
 
 export const labelHostname = 'kubernetes.io/hostname';
 export const labelZone = 'topology.kubernetes.io/zone';
-export const taintNodeNotReady = 'node.kubernetes.io/not-ready';
-export const taintNodeUnreachable = 'node.kubernetes.io/unreachable';
-export const taintNodeUnschedulable = 'node.kubernetes.io/unschedulable';

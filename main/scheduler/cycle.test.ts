@@ -3,7 +3,7 @@ import type { Pod } from './api';
 import { evaluatePreemption, fitErrorMessage, schedulePod, selectHost, type Diagnosis } from './cycle';
 import { createPlugins } from './registry';
 import { Snapshot } from './snapshot';
-import { makeNode, makePod } from './testing';
+import { makeNode, makePod } from '../../test/fixtures/schedulerObjects';
 
 const plugins = createPlugins();
 const controlPlaneTaint = { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' };

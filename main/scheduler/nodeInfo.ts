@@ -5,9 +5,11 @@
 // defaulting would have done. Nodes that are not Ready get the NoSchedule taint the node lifecycle
 // controller would have added, so TaintToleration rejects them as upstream does.
 import { parseMilliValue, parseValue } from '../../shared/kubernetes/quantity';
+import { getCondition } from '../../shared/kubernetes/conditions';
 import type { Container, LabelSelector, Node, Pod, PodAffinityTerm, Taint, WeightedPodAffinityTerm } from './api';
-import { arrayOf, taintNodeNotReady, taintNodeUnreachable } from './api';
+import { arrayOf } from './api';
 import { emptyResource, type AffinityTerm, type HostPort, type NodeInfo, type PodInfo, type Resource, type WeightedAffinityTerm } from './framework';
+import { taintNodeNotReady, taintNodeUnreachable } from '../componentHelpers/scheduling/corev1';
 
 /** Upstream schedutil.DefaultMilliCPURequest / DefaultMemoryRequest, used for scoring only. */
 export const defaultMilliCPURequest = 100;
@@ -145,7 +147,7 @@ export function podInfoOf(pod: Pod): PodInfo {
 /** Taints the node lifecycle controller keeps on a node whose Ready condition is not True (TaintNodesByCondition). */
 export function effectiveTaints(node: Node): Taint[] {
   const taints = arrayOf(node.spec?.taints).filter((taint) => taint && typeof taint.key === 'string');
-  const ready = arrayOf(node.status?.conditions).find((condition) => condition.type === 'Ready');
+  const ready = getCondition(node, 'Ready');
   if (ready?.status === 'True') return taints;
   // A node that never reported is registered by the kubelet with the not-ready taint; Unknown means unreachable.
   const key = ready?.status === 'Unknown' ? taintNodeUnreachable : taintNodeNotReady;

@@ -2,20 +2,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { ApiClient } from '../client/apiClient';
 import { EventRecorder } from '../client/eventRecorder';
-import { FakeTransport } from '../client/fakeTransport';
+import { FakeTransport } from '../../test/doubles/fakeTransport';
 import { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import type { Node, Pod } from './api';
 import { Scheduler } from './scheduler';
-import { makeNode, makePod, type PodOptions } from './testing';
-
-async function until(check: () => boolean, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} not met in time`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+import { makeNode, makePod, type PodOptions } from '../../test/fixtures/schedulerObjects';
+import { until } from '../../test/fixtures/until';
 
 interface Harness {
   transport: FakeTransport;

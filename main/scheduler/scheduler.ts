@@ -8,18 +8,21 @@
 // change (or the periodic flush) to be tried again; preemption evicts lower-priority pods when
 // that would make room.
 import { isRecord, type KubeObject } from '../../shared/kubernetes/types';
+import { conditionsOf, findCondition, getCondition, setCondition } from '../../shared/kubernetes/conditions';
+import { formatTime } from '../../shared/kubernetes/time';
+import { selectorIsEmpty, selectorMatches } from '../../shared/kubernetes/labelSelector';
 import type { ApiClient, ResourceClient } from '../client/apiClient';
 import { realClock, type Clock } from '../client/clock';
 import { isNotFound } from '../client/errors';
 import type { EventRecorder } from '../client/eventRecorder';
 import type { Disposable, Informer, SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
-import { arrayOf, podKey, type LabelSelector, type LabelSelectorRequirement, type Node, type Pod, type PodCondition } from './api';
+import { arrayOf, podKey, type LabelSelector, type LabelSelectorRequirement, type Node, type Pod } from './api';
 import { evaluatePreemption, fitErrorMessage, schedulePod, type PreemptionCandidate } from './cycle';
 import { createPlugins, type WeightedPlugin } from './registry';
 import { SchedulerCache } from './schedulerCache';
 import { SchedulingQueue, type QueuedPod, type SchedulingQueueOptions } from './schedulingQueue';
-import { labelSelectorIsEmpty, labelSelectorMatches, type Labels } from './selectors';
+import { type Labels } from './selectors';
 
 
 /** how long the scheduling loop runs before it lets other work in */
@@ -55,7 +58,7 @@ function nodeChangeMatters(oldNode: Node, newNode: Node): boolean {
       node.spec?.taints,
       node.spec?.unschedulable,
       node.status?.allocatable ?? node.status?.capacity,
-      arrayOf(node.status?.conditions).find((condition) => condition.type === 'Ready')?.status,
+      getCondition(node, 'Ready')?.status,
     ]);
   return pick(oldNode) !== pick(newNode);
 }
@@ -270,20 +273,11 @@ export class Scheduler {
   private recordFailure(pod: Pod, reason: 'Unschedulable' | 'SchedulerError', message: string): void {
     if (this.disposed) return;
     this.recorder.event(podReference(pod), 'Warning', 'FailedScheduling', message);
-    const conditions = arrayOf(pod.status?.conditions);
-    const existing = conditions.find((condition) => condition.type === 'PodScheduled');
+    const conditions = conditionsOf(pod);
+    const existing = findCondition(conditions, 'PodScheduled');
     if (existing && existing.status === 'False' && existing.reason === reason && existing.message === message) return;
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const condition: PodCondition = {
-      type: 'PodScheduled',
-      status: 'False',
-      reason,
-      message,
-      lastProbeTime: null,
-      lastTransitionTime: existing?.status === 'False' && existing.lastTransitionTime ? existing.lastTransitionTime : now,
-    };
     // The whole list is sent so a JSON merge patch and a strategic one (merging by type) agree.
-    const next = existing ? conditions.map((entry) => (entry.type === 'PodScheduled' ? condition : entry)) : [...conditions, condition];
+    const next = setCondition(conditions, { type: 'PodScheduled', status: 'False', reason, message, lastProbeTime: null }, formatTime(new Date()));
     const work = this.podClient
       .patchStatus(pod.metadata.namespace, pod.metadata.name ?? '', { status: { conditions: next } }, 'strategic')
       .then(
@@ -332,13 +326,13 @@ export class Scheduler {
     for (const informer of [services]) {
       for (const owner of informer.listByNamespace(namespace)) {
         const set = selectorFromSet(isRecord(owner.spec) ? owner.spec.selector : undefined);
-        if (set && labelSelectorMatches({ matchLabels: set }, podLabels)) Object.assign(matchLabels, set);
+        if (set && selectorMatches({ matchLabels: set }, podLabels)) Object.assign(matchLabels, set);
       }
     }
     for (const informer of [replicaSets, statefulSets]) {
       for (const owner of informer.listByNamespace(namespace)) {
         const selector = isRecord(owner.spec) && isRecord(owner.spec.selector) ? (owner.spec.selector as LabelSelector) : undefined;
-        if (!selector || labelSelectorIsEmpty(selector) || !labelSelectorMatches(selector, podLabels)) continue;
+        if (!selector || selectorIsEmpty(selector) || !selectorMatches(selector, podLabels)) continue;
         for (const [key, value] of Object.entries(selector.matchLabels ?? {})) matchExpressions.push({ key, operator: 'In', values: [value] });
         matchExpressions.push(...arrayOf(selector.matchExpressions));
       }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../client/clock';
+import { FakeClock } from '../../test/doubles/fakeClock';
 import { SchedulingQueue, podSpecChanged } from './schedulingQueue';
-import { makePod } from './testing';
+import { makePod } from '../../test/fixtures/schedulerObjects';
 
 describe('SchedulingQueue', () => {
   it.each([

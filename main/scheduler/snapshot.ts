@@ -1,10 +1,11 @@
 // Snapshot: the immutable cluster view one scheduling cycle reads (upstream
 // pkg/scheduler/backend/cache/snapshot.go plus the namespace and owner listers plugins use). A new
 // one is built per cycle from the cache; plugins never change it.
+import { selectorMatches } from '../../shared/kubernetes/labelSelector';
 import type { LabelSelector, Node, Pod } from './api';
 import type { ClusterView, NodeInfo } from './framework';
 import { newNodeInfo } from './nodeInfo';
-import { labelSelectorMatches, type Labels } from './selectors';
+import { type Labels } from './selectors';
 
 export class Snapshot implements ClusterView {
   private readonly byName: Map<string, NodeInfo>;
@@ -32,7 +33,7 @@ export class Snapshot implements ClusterView {
 
   namespacesMatching(selector: LabelSelector): string[] {
     const names: string[] = [];
-    for (const [name, labels] of this.namespaces) if (labelSelectorMatches(selector, labels)) names.push(name);
+    for (const [name, labels] of this.namespaces) if (selectorMatches(selector, labels)) names.push(name);
     return names;
   }
 

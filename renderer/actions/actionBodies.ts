@@ -10,6 +10,7 @@
 // 5 s until a deadline, 404 means already gone), suspend/resume
 // CronJob, and `kubectl create job --from=cronjob/x` (kubectl/pkg/cmd/create/create_job.go).
 import { isRecord, type KubeObject, type OwnerReference } from '../../shared/kubernetes/types';
+import { formatTime } from '../../shared/kubernetes/time';
 
 /** The field manager the UI writes as (kubectl uses `kubectl-<command>` / `kubectl`). */
 export const FIELD_MANAGER = 'kubedesk-ui';
@@ -45,13 +46,11 @@ export function parseReplicas(text: string): { ok: true; replicas: number } | { 
 }
 
 /** RFC 3339 time in seconds, as Go's time.RFC3339 prints a UTC time. */
-export function rfc3339(now: Date): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+export { formatTime as rfc3339 };
 
 /** Strategic merge patch of `kubectl rollout restart`. */
 export function restartPatch(now: Date): Record<string, unknown> {
-  return { spec: { template: { metadata: { annotations: { [RESTARTED_AT_ANNOTATION]: rfc3339(now) } } } } };
+  return { spec: { template: { metadata: { annotations: { [RESTARTED_AT_ANNOTATION]: formatTime(now) } } } } };
 }
 
 /** Merge patch of `kubectl cordon` / `kubectl uncordon`. */

@@ -1,6 +1,10 @@
-// metav1.LabelSelector matching and formatting, shared by the API server (eviction, scale) and the
-// controllers: an empty selector matches everything, a missing one nothing, as
-// staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/helpers.go LabelSelectorAsSelector.
+// metav1.LabelSelector matching and formatting, the one copy for the API server, the controllers,
+// the scheduler, the printers and the UI, after staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/
+// helpers.go (LabelSelectorAsSelector, FormatLabelSelector) and pkg/labels/selector.go
+// (Requirement.String, Selector.String: requirements sorted by key).
+// Matching: a missing selector matches nothing and an empty one everything; an operator other than
+// In, NotIn, Exists and DoesNotExist makes the selector invalid, and an invalid selector matches
+// nothing (upstream callers turn the conversion error into "no match").
 import { isRecord } from './types';
 
 export interface LabelSelectorRequirement {
@@ -48,20 +52,74 @@ export function selectorMatches(selector: unknown, labels: Record<string, string
   return true;
 }
 
-/** The selector as a label-selector query string (for list calls), e.g. `app=web,tier in (a,b)`. */
-export function selectorToString(selector: unknown): string {
-  if (!isRecord(selector)) return '';
-  const parts: string[] = [];
-  if (isRecord(selector.matchLabels)) for (const [key, value] of Object.entries(selector.matchLabels)) parts.push(`${key}=${String(value)}`);
-  if (Array.isArray(selector.matchExpressions)) {
-    for (const expression of selector.matchExpressions) {
-      if (!isRecord(expression)) continue;
-      const values = Array.isArray(expression.values) ? expression.values.map(String) : [];
-      if (expression.operator === 'In') parts.push(`${String(expression.key)} in (${values.join(',')})`);
-      else if (expression.operator === 'NotIn') parts.push(`${String(expression.key)} notin (${values.join(',')})`);
-      else if (expression.operator === 'Exists') parts.push(String(expression.key));
-      else if (expression.operator === 'DoesNotExist') parts.push(`!${String(expression.key)}`);
-    }
+/** True for a present selector with no requirement at all (it matches everything); false for a missing one. */
+export function selectorIsEmpty(selector: unknown): boolean {
+  if (!isRecord(selector)) return false;
+  const labels = isRecord(selector.matchLabels) ? Object.keys(selector.matchLabels).length : 0;
+  const expressions = Array.isArray(selector.matchExpressions) ? selector.matchExpressions.length : 0;
+  return labels + expressions === 0;
+}
+
+/** Byte-wise string order, as Go's sort.Strings. */
+function compareStrings(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/** labels.Requirement.String(); undefined for a requirement LabelSelectorAsSelector rejects. */
+function requirementText(key: string, operator: unknown, values: string[]): string | undefined {
+  const sorted = [...values].sort(compareStrings);
+  switch (operator) {
+    case 'In':
+      return values.length === 0 ? undefined : `${key} in (${sorted.join(',')})`;
+    case 'NotIn':
+      return values.length === 0 ? undefined : `${key} notin (${sorted.join(',')})`;
+    case 'Exists':
+      return values.length === 0 ? key : undefined;
+    case 'DoesNotExist':
+      return values.length === 0 ? `!${key}` : undefined;
+    default:
+      return undefined;
   }
-  return parts.join(',');
+}
+
+/**
+ * metav1.LabelSelectorAsSelector(selector).String(): requirements sorted by key and joined by `,`
+ * (`app=web,tier in (a,b)`), the text a list call's labelSelector takes; an absent or empty
+ * selector is ``. Undefined for an invalid selector.
+ */
+export function labelSelectorString(selector: unknown): string | undefined {
+  return requirementsText(selector, true);
+}
+
+function requirementsText(selector: unknown, strict: boolean): string | undefined {
+  if (!isRecord(selector)) return '';
+  const requirements: { key: string; text: string }[] = [];
+  if (isRecord(selector.matchLabels)) {
+    for (const [key, value] of Object.entries(selector.matchLabels)) if (typeof value === 'string') requirements.push({ key, text: `${key}=${value}` });
+  }
+  for (const expression of Array.isArray(selector.matchExpressions) ? selector.matchExpressions : []) {
+    const key = isRecord(expression) && typeof expression.key === 'string' ? expression.key : '';
+    const values = isRecord(expression) && Array.isArray(expression.values) ? expression.values.filter((value): value is string => typeof value === 'string') : [];
+    const text = requirementText(key, isRecord(expression) ? expression.operator : undefined, values);
+    if (text === undefined) {
+      if (strict) return undefined;
+      continue;
+    }
+    requirements.push({ key, text });
+  }
+  // Array.prototype.sort is stable, so equal keys keep matchLabels before matchExpressions.
+  requirements.sort((left, right) => compareStrings(left.key, right.key));
+  return requirements.map((requirement) => requirement.text).join(',');
+}
+
+/** metav1.FormatLabelSelector: the selector string, `<none>` when empty, `<error>` when invalid. */
+export function formatLabelSelector(selector: unknown): string {
+  const text = labelSelectorString(selector);
+  if (text === undefined) return '<error>';
+  return text === '' ? '<none>' : text;
+}
+
+/** The selector as a list call's labelSelector, leaving out requirements that are not valid; '' for an absent selector. */
+export function selectorToString(selector: unknown): string {
+  return requirementsText(selector, false) ?? '';
 }

@@ -1,29 +1,32 @@
-// Resource quantities ("100m", "1.5Gi", "2e3") read exactly, after upstream
-// k8s.io/apimachinery/pkg/api/resource (quantity.go): a decimal number with an optional binary
-// (Ki…Ei), decimal (n, u, m, k, M…E) or exponent (e3, E-2) suffix. Values are kept as an exact
-// fraction of big integers so that `milliValue` and `value` round up exactly as upstream
-// MilliValue()/Value() do ("0.1" → 100 milli, "1m" → value 1).
+// resource.Quantity, the one copy for the cluster and the UI, after upstream
+// staging/src/k8s.io/apimachinery/pkg/api/resource/quantity.go:
+// - parsing: a decimal number with an optional binary (Ki…Ei), decimal (n, u, m, k, M…E) or
+//   exponent (e3, E-2) suffix; the value is held exactly in nano-units (BigInt), values finer than
+//   that rounded away from zero as upstream, and the format the text was written in is kept;
+// - Value()/MilliValue() round up ("0.1" → 100 milli, "1m" → value 1);
+// - String() prints the canonical form in the quantity's format: "1000m" → "1", "1024Mi" → "1Gi",
+//   "1500m" stays "1500m", binary values below 1024 or with a fraction print in decimal;
+// - arithmetic keeps the left operand's format, as Quantity.Add does.
+
+export type QuantityFormat = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
 
 export interface Quantity {
-  /** The quantity is numerator / denominator (denominator > 0). */
-  numerator: bigint;
-  denominator: bigint;
+  /** The value in nano-units. */
+  nanos: bigint;
+  format: QuantityFormat;
 }
 
-const binarySuffixes: Record<string, bigint> = {
-  Ki: 1n << 10n,
-  Mi: 1n << 20n,
-  Gi: 1n << 30n,
-  Ti: 1n << 40n,
-  Pi: 1n << 50n,
-  Ei: 1n << 60n,
-};
+/** The message upstream gives when a quantity string does not parse. */
+export const quantityFormatError = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 
+const NANO = 1_000_000_000n;
+const quantityPattern = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
+const binarySuffixes: Record<string, bigint> = { Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n, Pi: 1n << 50n, Ei: 1n << 60n };
 const decimalExponents: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const decimalSuffixes: Record<number, string> = { [-9]: 'n', [-6]: 'u', [-3]: 'm', 0: '', 3: 'k', 6: 'M', 9: 'G', 12: 'T', 15: 'P', 18: 'E' };
+const binarySuffixList = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
 
-const quantityPattern = /^([+-]?)(\d*)(?:\.(\d*))?(.*)$/;
-
-/** Parses a quantity string (or a JSON number); undefined when it is not a valid quantity. */
+/** resource.ParseQuantity of a string (or a JSON number); undefined when it is not a quantity. */
 export function parseQuantity(input: unknown): Quantity | undefined {
   let text: string;
   if (typeof input === 'number' && Number.isFinite(input)) text = String(input);
@@ -31,24 +34,64 @@ export function parseQuantity(input: unknown): Quantity | undefined {
   else return undefined;
   const match = quantityPattern.exec(text);
   if (!match) return undefined;
-  const [, sign, whole, fraction = '', suffix] = match;
-  if (whole === '' && fraction === '') return undefined;
-  let numerator = BigInt(`${whole}${fraction}` || '0');
-  let denominator = 10n ** BigInt(fraction.length);
-  let exponent = 0;
+  const [, numberText, suffix] = match;
+  const number = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(numberText);
+  if (!number || (number[2] === '' && (number[3] ?? '') === '')) return undefined;
+  const fraction = number[3] ?? '';
+  let mantissa = BigInt((number[2] || '0') + fraction);
+  let exponent = -fraction.length;
+  let format: QuantityFormat = 'DecimalSI';
   if (suffix in binarySuffixes) {
-    numerator *= binarySuffixes[suffix];
+    mantissa *= binarySuffixes[suffix];
+    format = 'BinarySI';
   } else if (suffix in decimalExponents) {
-    exponent = decimalExponents[suffix];
+    exponent += decimalExponents[suffix];
+  } else if (/^[eE][-+]?\d+$/.test(suffix)) {
+    exponent += Number(suffix.slice(1));
+    if (Math.abs(exponent) > 100) return undefined;
+    format = 'DecimalExponent';
   } else {
-    const scientific = /^[eE]([+-]?\d+)$/.exec(suffix);
-    if (!scientific) return undefined;
-    exponent = Number(scientific[1]);
+    return undefined;
   }
-  if (exponent > 0) numerator *= 10n ** BigInt(exponent);
-  else if (exponent < 0) denominator *= 10n ** BigInt(-exponent);
-  if (sign === '-') numerator = -numerator;
-  return { numerator, denominator };
+  // to nano-units: multiply by 10^(exponent + 9), rounding any remainder up (away from zero)
+  const scale = exponent + 9;
+  let nanos: bigint;
+  if (scale >= 0) {
+    nanos = mantissa * 10n ** BigInt(scale);
+  } else {
+    const divisor = 10n ** BigInt(-scale);
+    nanos = mantissa / divisor + (mantissa % divisor === 0n ? 0n : 1n);
+  }
+  return { nanos: number[1] === '-' ? -nanos : nanos, format };
+}
+
+/** resource.NewQuantity(value, format): a whole number of units. */
+export function newQuantity(value: number | bigint, format: QuantityFormat = 'DecimalSI'): Quantity {
+  return { nanos: BigInt(value) * NANO, format };
+}
+
+/** resource.NewMilliQuantity(value, format): thousandths of a unit. */
+export function newMilliQuantity(milli: number | bigint, format: QuantityFormat = 'DecimalSI'): Quantity {
+  return { nanos: BigInt(typeof milli === 'number' ? Math.trunc(milli) : milli) * 1_000_000n, format };
+}
+
+export function zeroQuantity(): Quantity {
+  return { nanos: 0n, format: 'DecimalSI' };
+}
+
+/** Quantity.Add: the sum keeps the left operand's format. */
+export function addQuantities(left: Quantity, right: Quantity): Quantity {
+  return { nanos: left.nanos + right.nanos, format: left.format };
+}
+
+/** Quantity.Sub: the difference keeps the left operand's format. */
+export function subtractQuantities(left: Quantity, right: Quantity): Quantity {
+  return { nanos: left.nanos - right.nanos, format: left.format };
+}
+
+/** Quantity.Cmp: -1, 0 or 1. */
+export function compareQuantities(left: Quantity, right: Quantity): number {
+  return left.nanos === right.nanos ? 0 : left.nanos < right.nanos ? -1 : 1;
 }
 
 function ceilDivide(numerator: bigint, denominator: bigint): bigint {
@@ -56,14 +99,24 @@ function ceilDivide(numerator: bigint, denominator: bigint): bigint {
   return numerator % denominator > 0n ? quotient + 1n : quotient;
 }
 
-/** The quantity in thousandths, rounded up (upstream MilliValue): "100m" → 100, "1" → 1000. */
-export function milliValue(quantity: Quantity): number {
-  return Number(ceilDivide(quantity.numerator * 1000n, quantity.denominator));
+/** Quantity.Value() exactly: whole units, rounded up. */
+export function exactValue(quantity: Quantity): bigint {
+  return ceilDivide(quantity.nanos, NANO);
 }
 
-/** The quantity in whole units, rounded up (upstream Value): "1Gi" → 1073741824, "1m" → 1. */
+/** Quantity.MilliValue() exactly: thousandths, rounded up. */
+export function exactMilliValue(quantity: Quantity): bigint {
+  return ceilDivide(quantity.nanos, 1_000_000n);
+}
+
+/** Quantity.Value() as a number: "1Gi" → 1073741824, "1m" → 1. */
 export function quantityValue(quantity: Quantity): number {
-  return Number(ceilDivide(quantity.numerator, quantity.denominator));
+  return Number(exactValue(quantity));
+}
+
+/** Quantity.MilliValue() as a number: "100m" → 100, "1" → 1000. */
+export function milliValue(quantity: Quantity): number {
+  return Number(exactMilliValue(quantity));
 }
 
 /** Parses and returns milliValue, or 0 when the text is not a quantity. */
@@ -78,7 +131,48 @@ export function parseValue(input: unknown): number {
   return quantity ? quantityValue(quantity) : 0;
 }
 
-/** resource.Quantity's canonical decimal form of nanocores: `1234567n`, `250m`, `2`. */
+/** Quantity.String(): the canonical text of the quantity in its format. */
+export function formatQuantity(quantity: Quantity): string {
+  const { nanos } = quantity;
+  if (nanos === 0n) return '0';
+  const sign = nanos < 0n ? '-' : '';
+  const magnitude = nanos < 0n ? -nanos : nanos;
+  if (quantity.format === 'BinarySI' && magnitude % NANO === 0n && magnitude / NANO >= 1024n) {
+    let value = magnitude / NANO;
+    let index = 0;
+    while (index < binarySuffixList.length - 1 && value % 1024n === 0n) {
+      value /= 1024n;
+      index++;
+    }
+    return `${sign}${value}${binarySuffixList[index]}`;
+  }
+  let mantissa = magnitude;
+  let exponent = -9;
+  while (exponent < 18 && mantissa % 1000n === 0n) {
+    mantissa /= 1000n;
+    exponent += 3;
+  }
+  if (quantity.format === 'DecimalExponent') return `${sign}${mantissa}${exponent === 0 ? '' : `e${exponent}`}`;
+  return `${sign}${mantissa}${decimalSuffixes[exponent]}`;
+}
+
+/** Parses then prints canonically; the input as text when it does not parse. */
+export function canonicalQuantity(input: unknown): string {
+  const quantity = parseQuantity(input);
+  return quantity ? formatQuantity(quantity) : String(input);
+}
+
+/** The text of a quantity field as the user wrote it (a string trimmed, a JSON number as written). */
+export function quantityText(input: unknown): string {
+  return typeof input === 'string' ? input.trim() : String(input);
+}
+
+/** resource.NewMilliQuantity(milli, DecimalSI).String(): `250m`, `1`, `1500m`, `64M`. */
+export function formatMilliQuantity(milli: number): string {
+  return formatQuantity(newMilliQuantity(milli));
+}
+
+/** The metrics API's cpu: nanocores in canonical decimal form, `1234567n`, `250m`, `2`. */
 export function formatNanocores(nanocores: number): string {
   const value = Math.max(0, Math.round(nanocores));
   if (value === 0) return '0';
@@ -88,17 +182,16 @@ export function formatNanocores(nanocores: number): string {
   return `${value}n`;
 }
 
-/** resource.Quantity's canonical binary form of bytes: `12345Ki`, `3Mi`, or plain bytes. */
+/** The metrics API's memory: bytes in binary form when they are whole KiB (`12345Ki`, `3Mi`), else plain bytes. */
 export function formatBytes(bytes: number): string {
   let value = Math.max(0, Math.round(bytes));
   if (value === 0) return '0';
-  const suffixes = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
   let index = 0;
-  while (index < suffixes.length - 1 && value % 1024 === 0) {
+  while (index < binarySuffixList.length - 1 && value % 1024 === 0) {
     value /= 1024;
     index++;
   }
-  return `${value}${suffixes[index]}`;
+  return `${value}${binarySuffixList[index]}`;
 }
 
 /** Bytes in IEC units for people: `512 B`, `1.5 KiB`, `23.5 GiB`, `100 GiB` (one decimal below 100). */

@@ -8,13 +8,14 @@ import { column, creationTimestampDescription, nameColumn } from './columns';
 import { parseTimestamp, translateTimestampSince } from './duration';
 import { findJsonPathResults } from './jsonPath';
 import { name } from './format';
+import { formatTime } from '../kubernetes/time';
 
 /** Go's time.Format(time.RFC3339) of a UTC time: seconds precision, `Z` suffix. */
 function rfc3339(value: unknown): string {
   const milliseconds = parseTimestamp(value);
   // An unset creationTimestamp formats Go's zero time.
   if (milliseconds === undefined) return '0001-01-01T00:00:00Z';
-  return new Date(milliseconds).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return formatTime(milliseconds);
 }
 
 export const defaultTableDef: TableDef = {

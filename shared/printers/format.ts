@@ -3,7 +3,10 @@
 // printers.go layoutContainerCells.
 import { isRecord, type KubeObject } from '../kubernetes/types';
 import { translateTimestampSince } from './duration';
-import { arrayAt, recordAt, stringAt, stringMapAt, valueAt } from './fields';
+import { arrayAt, recordAt, stringAt, valueAt } from './fields';
+
+export { formatLabelSelector, labelSelectorString } from '../kubernetes/labelSelector';
+export { joinHostPort } from '../net/hostPort';
 
 /** The Name cell. */
 export function name(object: KubeObject): string {
@@ -36,56 +39,6 @@ export function compareStrings(left: string, right: string): number {
   return 0;
 }
 
-interface Requirement {
-  key: string;
-  text: string;
-}
-
-function requirementText(key: string, operator: string, values: string[]): string | undefined {
-  const sorted = [...values].sort(compareStrings);
-  switch (operator) {
-    case 'In':
-      return values.length === 0 ? undefined : `${key} in (${sorted.join(',')})`;
-    case 'NotIn':
-      return values.length === 0 ? undefined : `${key} notin (${sorted.join(',')})`;
-    case 'Exists':
-      return values.length === 0 ? key : undefined;
-    case 'DoesNotExist':
-      return values.length === 0 ? `!${key}` : undefined;
-    default:
-      return undefined;
-  }
-}
-
-/**
- * metav1.LabelSelectorAsSelector(selector).String(): requirements sorted by key and joined by
- * `,`; an absent or empty selector prints as ``. Returns undefined for an invalid selector.
- */
-export function labelSelectorString(selector: unknown): string | undefined {
-  if (!isRecord(selector)) return '';
-  const requirements: Requirement[] = [];
-  for (const [key, value] of Object.entries(stringMapAt(selector, 'matchLabels'))) {
-    requirements.push({ key, text: `${key}=${value}` });
-  }
-  for (const expression of arrayAt(selector, 'matchExpressions')) {
-    const key = stringAt(expression, 'key');
-    const values = arrayAt(expression, 'values').filter((value): value is string => typeof value === 'string');
-    const text = requirementText(key, stringAt(expression, 'operator'), values);
-    if (text === undefined) return undefined;
-    requirements.push({ key, text });
-  }
-  // Array.prototype.sort is stable, so equal keys keep matchLabels before matchExpressions.
-  requirements.sort((left, right) => compareStrings(left.key, right.key));
-  return requirements.map((requirement) => requirement.text).join(',');
-}
-
-/** metav1.FormatLabelSelector: the selector string, `<none>` when empty, `<error>` when invalid. */
-export function formatLabelSelector(selector: unknown): string {
-  const text = labelSelectorString(selector);
-  if (text === undefined) return '<error>';
-  return text === '' ? '<none>' : text;
-}
-
 /** layoutContainerCells: container names and images, each joined by `,`. */
 export function layoutContainerCells(podSpec: unknown): { names: string; images: string } {
   const containers = arrayAt(podSpec, 'containers');
@@ -95,10 +48,6 @@ export function layoutContainerCells(podSpec: unknown): { names: string; images:
   };
 }
 
-/** net.JoinHostPort: IPv6 addresses are bracketed. */
-export function joinHostPort(host: string, port: number | string): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-}
 
 /** metav1.GetControllerOf: the owner reference marked `controller: true`. */
 export function controllerOf(metadata: unknown): Record<string, unknown> | undefined {

@@ -11,7 +11,7 @@ import { startCluster, type TestCluster } from '../support/cluster';
 import { busyboxImage } from '../support/images';
 import { repositoryRoot } from '../support/tools';
 import { kubectlOk, kubectlState, until } from '../support/wait';
-import { makeTestCertificates } from '../../main/apiserver/webhooks/testCertificates';
+import { makeTestCertificates } from '../fixtures/testCertificates';
 import { nodeMounts } from '../support/webhookPod';
 
 let cluster: TestCluster;

@@ -5,8 +5,8 @@
 // Every case is invalid on purpose, so any 2xx is a validation gap worth reporting.
 import { request as httpsRequest, Agent } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeKubernetesProtobuf, ProtobufWriter, wrapInEnvelope } from '../../main/apiserver/protobuf/encode';
-import { kubectlCreateConfigMap, kubectlCreateDeployment, kubectlCreateNamespace, kubectlCreateSecretGeneric } from '../../main/apiserver/protobuf/capturedBodies';
+import { encodeKubernetesProtobuf, ProtobufWriter, wrapInEnvelope } from '../fixtures/protobuf/encode';
+import { kubectlCreateConfigMap, kubectlCreateDeployment, kubectlCreateNamespace, kubectlCreateSecretGeneric } from '../fixtures/protobuf/capturedBodies';
 import { startCluster, type TestCluster } from '../support/cluster';
 
 const NAMESPACE = 'fuzz';

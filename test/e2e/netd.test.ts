@@ -13,8 +13,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NetdContainer, netdTunnelPort } from '../../main/network/netd/netdContainer';
-import { ensureNetdImage, netdBinaryPath } from '../../main/network/netd/netdImage';
+import { NetdContainer, netdTunnelPort } from '../../main/docker/netdContainer';
+import { ensureNetdImage } from '../../main/docker/netdImage';
+import { netdBinaryPath } from '../../main/network/netd/netdImage';
 import { busyboxImage } from '../support/images';
 
 const run = promisify(execFile);

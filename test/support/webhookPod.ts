@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { makeTestCertificates } from '../../main/apiserver/webhooks/testCertificates';
+import { makeTestCertificates } from '../fixtures/testCertificates';
 import type { TestCluster } from './cluster';
 import { busyboxImage } from './images';
 import { repositoryRoot } from './tools';

@@ -10,7 +10,7 @@ import {
   kubectlCreateSecretGeneric,
   kubectlCreateToken,
   helmReleaseSecret,
-} from './capturedBodies';
+} from '../../../test/fixtures/protobuf/capturedBodies';
 import {
   MAX_MESSAGE_DEPTH,
   ProtobufDecodeError,
@@ -19,7 +19,7 @@ import {
   isKubernetesProtobufContentType,
   readProtobufTypeMeta,
 } from './decode';
-import { ProtobufWriter, encodeKubernetesProtobuf, encodeMessage, wrapInEnvelope } from './encode';
+import { ProtobufWriter, encodeKubernetesProtobuf, encodeMessage, wrapInEnvelope } from '../../../test/fixtures/protobuf/encode';
 import { messageSchemas, topLevelMessages } from './messages';
 
 function decodeError(body: Uint8Array): ProtobufDecodeError {

@@ -6,7 +6,7 @@ import { builtinResources } from '../../registry/resources';
 import { ApiServer, type ApiReply } from '../apiServer';
 import { ResourceRegistry } from '../resourceRegistry';
 import { OpenApiService } from '../openapi/openapiDocuments';
-import { makeTestCertificates, type TestCertificates } from './testCertificates';
+import { makeTestCertificates, type TestCertificates } from '../../../test/fixtures/testCertificates';
 
 type Review = { request: { uid: string; operation: string; object: { metadata: { name?: string; labels?: Record<string, string> } } | null; oldObject: unknown; name?: string; namespace?: string } };
 type Handler = (review: Review, path: string) => Record<string, unknown>;

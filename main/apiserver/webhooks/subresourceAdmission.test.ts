@@ -11,7 +11,7 @@ import { ResourceRegistry } from '../resourceRegistry';
 import { OpenApiService } from '../openapi/openapiDocuments';
 import { ServiceAccountTokens } from '../serviceAccountTokens';
 import { tokenRequestHandler } from '../subresources/tokenRequest';
-import { makeTestCertificates, type TestCertificates } from './testCertificates';
+import { makeTestCertificates, type TestCertificates } from '../../../test/fixtures/testCertificates';
 
 type Request = Record<string, unknown> & { uid: string; object: Record<string, unknown> | null; oldObject: Record<string, unknown> | null };
 type Handler = (request: Request) => Record<string, unknown>;

@@ -3,7 +3,7 @@
 // resources after pkg/api/v1/resource (ExtractContainerResourceValue: values divided by the divisor
 // and rounded up; CPU in millis). A container without a limit reports the node's allocatable, as the
 // kubelet's defaultPodLimitsForDownwardAPI arranges.
-import { milliValue, parseQuantity, quantityValue, type Quantity } from '../../../shared/kubernetes/quantity';
+import { milliValue, newQuantity, parseQuantity, quantityValue, zeroQuantity, type Quantity } from '../../../shared/kubernetes/quantity';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { allContainers, type Container, type ResourceFieldSelector } from './podSpec';
 
@@ -90,14 +90,14 @@ export function extractFieldPathAsString(pod: KubeObject, fieldPath: string): st
   throw new Error(`unsupported fieldPath: ${fieldPath}`);
 }
 
-const one: Quantity = { numerator: 1n, denominator: 1n };
+const one: Quantity = newQuantity(1);
 
 function quantityOf(value: string | number | undefined): Quantity {
-  return parseQuantity(value) ?? { numerator: 0n, denominator: 1n };
+  return parseQuantity(value) ?? zeroQuantity();
 }
 
 function isZero(quantity: Quantity): boolean {
-  return quantity.numerator === 0n;
+  return quantity.nanos === 0n;
 }
 
 function divideRoundingUp(value: number, divisor: number): string {

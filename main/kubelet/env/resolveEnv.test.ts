@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../client/apiClient';
-import { FakeTransport } from '../../client/fakeTransport';
+import { FakeTransport } from '../../../test/doubles/fakeTransport';
 import { resources } from '../../client/resources';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { expand, expandContainerCommandAndArgs, expandSubPathExpr, mappingFuncFor } from './expansion';

@@ -5,8 +5,9 @@
 // secretKeyRef, fieldRef and resourceFieldRef), then the service variables not already set.
 // Failures carry upstream's CreateContainerConfigError messages. serviceEnvironment follows
 // getServiceEnvVarMap and pkg/kubelet/envvars (FromServices, docker-links variables).
-import { isNotFound, resources, type ApiClient } from '../../client';
 import { isRecord, type KubeObject } from '../../../shared/kubernetes/types';
+import { joinHostPort } from '../../../shared/net/hostPort';
+import { isNotFound, resources, type ApiClient } from '../../client';
 import { expand, mappingFuncFor } from './expansion';
 import { containerResourceValue, extractFieldPathAsString, podContainerResourceValue } from './fieldPath';
 import { podSpecOf, podStatusOf, type Container, type EnvVar } from './podSpec';
@@ -225,10 +226,6 @@ interface ServicePort {
 
 function serviceEnvName(name: string): string {
   return name.replace(/-/g, '_').toUpperCase();
-}
-
-function joinHostPort(host: string, port: number): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 function variablesForService(name: string, clusterIP: string, ports: ServicePort[]): [string, string][] {

@@ -5,7 +5,7 @@
 // Outcomes and texts follow upstream pkg/probe/grpc/grpc.go.
 import http2 from 'node:http2';
 import { dialErrorText } from '../../../shared/net/dialErrors';
-import { goDuration } from './dialErrors';
+import { goDuration, joinHostPort } from './dialErrors';
 
 export const servingStatusNames = ['UNKNOWN', 'SERVING', 'NOT_SERVING', 'SERVICE_UNKNOWN'];
 
@@ -115,7 +115,7 @@ function headerText(value: string | string[] | number | undefined): string | und
 
 /** One Check call with a deadline; never throws. */
 export function grpcHealthCheck(host: string, port: number, service: string, timeoutSeconds: number, userAgent: string): Promise<GrpcProbeOutcome> {
-  const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  const address = joinHostPort(host, port);
   const timeout = goDuration(timeoutSeconds);
   return new Promise((resolve) => {
     let settled = false;

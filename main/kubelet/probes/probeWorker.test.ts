@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../client/clock';
+import { FakeClock } from '../../../test/doubles/fakeClock';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import type { Container, Probe } from '../env/podSpec';
 import type { ProbeOutcome } from './prober';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../client/apiClient';
-import { FakeTransport } from '../../client/fakeTransport';
+import { FakeTransport } from '../../../test/doubles/fakeTransport';
 import { resources } from '../../client/resources';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import type { Container } from '../env/podSpec';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { ApiClient } from '../../client/apiClient';
-import { FakeTransport } from '../../client/fakeTransport';
+import { FakeTransport } from '../../../test/doubles/fakeTransport';
 import { SharedInformerFactory } from '../../client/informer';
 import { resources } from '../../client/resources';
 import { classInternet, emptyHeader, encodeMessage, parseMessage, RecordType, type DnsMessage, type DnsRecord } from './dnsMessage';

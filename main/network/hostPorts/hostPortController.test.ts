@@ -3,19 +3,13 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { ApiClient } from '../../client/apiClient';
-import { FakeTransport } from '../../client/fakeTransport';
-import { SharedInformerFactory } from '../../client/informer';
+import { FakeTransport } from '../../../test/doubles/fakeTransport';
+import { startOnFakeApi } from '../../../test/doubles/fakeApi';
 import { resources } from '../../client/resources';
 import type { PodDialer } from '../dialer';
 import { HostPortController } from './hostPortController';
-
-async function until(check: () => boolean | Promise<boolean>, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} not met in time`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+import { FakeDialer } from '../../../test/doubles/fakeDialer';
+import { until } from '../../../test/fixtures/until';
 
 function portOf(server: Server): number {
   const address = server.address();
@@ -79,22 +73,6 @@ function exchange(port: number, text = ''): Promise<string> {
   });
 }
 
-/** Maps pod IPs to local servers; an IP mapped to nothing refuses. */
-class FakeDialer implements PodDialer {
-  readonly dialed: string[] = [];
-  constructor(private readonly routes: Map<string, number>) {}
-  dial(ip: string, port: number): Promise<Socket> {
-    this.dialed.push(`${ip}:${port}`);
-    const local = this.routes.get(ip);
-    if (local === undefined) return Promise.reject(new Error(`dial ${ip}:${port}: connection refused`));
-    return new Promise((resolve, reject) => {
-      const socket = connect({ host: '127.0.0.1', port: local });
-      socket.once('connect', () => resolve(socket));
-      socket.once('error', reject);
-    });
-  }
-}
-
 function service(name: string, spec: Record<string, unknown>): KubeObject {
   return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'default' }, spec: { clusterIP: '10.96.0.10', selector: { app: name }, ...spec } };
 }
@@ -126,12 +104,7 @@ afterEach(async () => {
 async function harness(dialer: PodDialer, seed: (transport: FakeTransport) => void): Promise<Harness> {
   const transport = new FakeTransport();
   seed(transport);
-  const client = new ApiClient(transport);
-  const factory = new SharedInformerFactory(client);
-  const controller = new HostPortController(client, factory, { dialer, retryIntervalMs: 50, describePortHolder: () => Promise.resolve(undefined), onError: () => undefined });
-  factory.start();
-  await factory.waitForCacheSync();
-  controller.start();
+  const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new HostPortController(client, factory, { dialer, retryIntervalMs: 50, describePortHolder: () => Promise.resolve(undefined), onError: () => undefined }));
   cleanups.push(async () => {
     await controller.dispose();
     factory.dispose();

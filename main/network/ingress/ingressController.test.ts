@@ -6,20 +6,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { ApiClient } from '../../client/apiClient';
-import { FakeTransport } from '../../client/fakeTransport';
+import { FakeTransport } from '../../../test/doubles/fakeTransport';
 import { SharedInformerFactory } from '../../client/informer';
 import { resources } from '../../client/resources';
 import type { PodDialer } from '../dialer';
 import { createSelfSignedCertificate, fallbackCommonName } from './ingressCertificates';
 import { IngressController, chooseIngressPorts, ingressClassesResource } from './ingressController';
-
-async function until(check: () => boolean | Promise<boolean>, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} not met in time`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+import { until } from '../../../test/fixtures/until';
 
 interface Reply {
   status: number;

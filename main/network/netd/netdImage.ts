@@ -1,15 +1,12 @@
 // The kd-netd image: the static kd-netd executable alone in a tar, `docker import`ed under a tag
-// derived from its content, as the kubelet builds the pause image (pauseImage.ts; no registry).
+// derived from its content (main/docker/netdImage.ts imports it, as the pause image; no registry).
+// Here: the executable's name, where to find it, and the tag it gets.
 // kd-netd plays the part of kube-proxy's userspace proxier (pkg/proxy/userspace) inside the
 // cluster network; see netd.c.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Readable } from 'node:stream';
-import type Docker from 'dockerode';
-import { isRecord } from '../../../shared/kubernetes/types';
-import { writeTar } from '../../kubelet/runtime/tar';
 
 /** Label on the netd image, so `kubedesk reset` and tests can tell it from user images. */
 export const netdImageLabel = 'dev.kubedesk.image';
@@ -73,51 +70,4 @@ function programPath(program: NetworkProgram): string {
   const found = candidates.find((candidate) => existsSync(candidate));
   if (!found) throw new Error(`${program} executable not found (looked in ${candidates.join(', ')}); build it with \`node scripts/buildNetd.mjs\``);
   return found;
-}
-
-const importPromises = new Map<string, Promise<string>>();
-
-/**
- * Imports the kd-netd image from the executable if the daemon lacks it, and returns its tag.
- * Idempotent; concurrent callers share one import.
- */
-export function ensureNetdImage(docker: Docker, binaryPath: string): Promise<string> {
-  const binary = readFileSync(binaryPath);
-  const tag = netdImageTag(binary);
-  const pending = importPromises.get(tag);
-  if (pending) return pending;
-  const promise = importNetdImage(docker, binary, tag);
-  importPromises.set(tag, promise);
-  // A failed import must not stick; a later call tries again.
-  promise.catch(() => importPromises.delete(tag));
-  return promise;
-}
-
-async function importNetdImage(docker: Docker, binary: Buffer, tag: string): Promise<string> {
-  try {
-    await docker.getImage(tag).inspect();
-    return tag;
-  } catch (error) {
-    if (statusCodeOf(error) !== 404) throw error;
-  }
-  const archive = writeTar([{ path: 'kd-netd', content: binary, mode: 0o755 }]);
-  const colon = tag.lastIndexOf(':');
-  const stream = await docker.importImage(Readable.from([archive]), {
-    repo: tag.slice(0, colon),
-    tag: tag.slice(colon + 1),
-    changes: [`ENTRYPOINT ["/kd-netd","${netdConfigPath}"]`, `LABEL ${netdImageLabel}=netd`],
-  });
-  await new Promise<void>((resolve, reject) => {
-    docker.modem.followProgress(stream, (error: Error | null, output: unknown[]) => {
-      if (error) return reject(new Error(`importing the kd-netd image: ${error.message}`));
-      const failure = output.find((event) => isRecord(event) && typeof event.error === 'string');
-      if (isRecord(failure)) return reject(new Error(`importing the kd-netd image: ${String(failure.error)}`));
-      resolve();
-    });
-  });
-  return tag;
-}
-
-function statusCodeOf(error: unknown): number | undefined {
-  return isRecord(error) && typeof error.statusCode === 'number' ? error.statusCode : undefined;
 }

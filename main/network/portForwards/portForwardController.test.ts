@@ -1,21 +1,14 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../shared/kubernetes/types';
-import { ApiClient } from '../../client/apiClient';
-import { FakeTransport } from '../../client/fakeTransport';
-import { SharedInformerFactory } from '../../client/informer';
+import { FakeTransport } from '../../../test/doubles/fakeTransport';
+import { startOnFakeApi } from '../../../test/doubles/fakeApi';
 import { resources } from '../../client/resources';
 import type { PodDialer } from '../dialer';
 import { PortForwardController } from './portForwardController';
 import { portForwardsResource, portForwardStatus } from './portForwardResource';
-
-async function until(check: () => boolean | Promise<boolean>, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} not met in time`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+import { FakeDialer } from '../../../test/doubles/fakeDialer';
+import { until } from '../../../test/fixtures/until';
 
 function listen(server: Server, port = 0): Promise<Server> {
   return new Promise((resolve, reject) => {
@@ -73,20 +66,6 @@ function refused(port: number): Promise<boolean> {
   });
 }
 
-/** Maps pod IPs to local servers. */
-class FakeDialer implements PodDialer {
-  constructor(readonly routes: Map<string, number>) {}
-  dial(ip: string, port: number): Promise<Socket> {
-    const local = this.routes.get(ip);
-    if (local === undefined) return Promise.reject(new Error(`dial ${ip}:${port}: connection refused`));
-    return new Promise((resolve, reject) => {
-      const socket = connect({ host: '127.0.0.1', port: local });
-      socket.once('connect', () => resolve(socket));
-      socket.once('error', reject);
-    });
-  }
-}
-
 function pod(name: string, ip: string, labels: Record<string, string> = { app: 'web', 'pod-template-hash': 'abc' }): KubeObject {
   return {
     apiVersion: 'v1',
@@ -115,12 +94,7 @@ async function servers(...names: string[]): Promise<Server[]> {
 async function harness(dialer: PodDialer, seed: (transport: FakeTransport) => void) {
   const transport = new FakeTransport();
   seed(transport);
-  const client = new ApiClient(transport);
-  const factory = new SharedInformerFactory(client);
-  const controller = new PortForwardController(client, factory, { dialer, retryIntervalMs: 50, describePortHolder: () => Promise.resolve(undefined), onError: () => undefined });
-  factory.start();
-  await factory.waitForCacheSync();
-  controller.start();
+  const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new PortForwardController(client, factory, { dialer, retryIntervalMs: 50, describePortHolder: () => Promise.resolve(undefined), onError: () => undefined }));
   cleanups.push(async () => {
     await controller.dispose();
     factory.dispose();

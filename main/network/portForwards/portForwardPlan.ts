@@ -9,6 +9,7 @@
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import { backendsFor, servicePorts, slicesOfService, type Backend, type ServicePortSpec } from '../../../shared/kubernetes/serviceEndpoints';
+import { isConditionTrue } from '../../../shared/kubernetes/conditions';
 import type { PortForwardSpec, PortForwardStatus } from './portForwardResource';
 
 /** Labels that differ between a pod and its replacement, left out of the replacement selector. */
@@ -43,8 +44,7 @@ export function isPodServing(pod: KubeObject): boolean {
   if (pod.metadata.deletionTimestamp) return false;
   const status = isRecord(pod.status) ? pod.status : {};
   if (status.phase !== 'Running' || !podIp(pod)) return false;
-  const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isRecord) : [];
-  return conditions.some((condition) => condition.type === 'Ready' && condition.status === 'True');
+  return isConditionTrue(pod, 'Ready');
 }
 
 /** The container port a port number or name means in this pod; a number is taken as is (as kubectl port-forward does). */

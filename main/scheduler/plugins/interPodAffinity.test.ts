@@ -3,7 +3,7 @@ import type { Affinity, Pod, PodAffinityTerm } from '../api';
 import { findFeasibleNodes, prioritizeNodes } from '../cycle';
 import { createPlugins } from '../registry';
 import { Snapshot } from '../snapshot';
-import { makeNode, makePod } from '../testing';
+import { makeNode, makePod } from '../../../test/fixtures/schedulerObjects';
 
 const plugins = createPlugins(['InterPodAffinity']);
 const zone = 'topology.kubernetes.io/zone';

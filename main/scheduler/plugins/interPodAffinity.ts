@@ -9,10 +9,11 @@
 //   normalised between the lowest and highest node.
 // A term without namespaces or namespaceSelector means the owning pod's namespace; a
 // namespaceSelector of {} means every namespace.
+import { selectorIsEmpty, selectorMatches } from '../../../shared/kubernetes/labelSelector';
 import type { Pod } from '../api';
 import { maxNodeScore, skip, success, unresolvable, unschedulable, type AffinityTerm, type ClusterView, type CycleState, type NodeInfo, type NodeScore, type Plugin, type PluginStatus, type WeightedAffinityTerm } from '../framework';
 import { podInfoOf } from '../nodeInfo';
-import { labelSelectorIsEmpty, labelSelectorMatches, type Labels } from '../selectors';
+import { type Labels } from '../selectors';
 
 export const affinityRulesReason = "node(s) didn't match pod affinity rules";
 export const antiAffinityRulesReason = "node(s) didn't match pod anti-affinity rules";
@@ -25,13 +26,13 @@ const preScoreKey = 'PreScoreInterPodAffinity';
 /** Whether the term selects the pod; `namespaceLabels` are the labels of the pod's namespace. */
 export function termMatches(term: AffinityTerm, pod: Pod, namespaceLabels: Labels | undefined): boolean {
   const namespace = pod.metadata.namespace ?? '';
-  const inNamespace = term.namespaces.has(namespace) || (!!term.namespaceSelector && labelSelectorMatches(term.namespaceSelector, namespaceLabels ?? {}));
-  return inNamespace && labelSelectorMatches(term.selector, pod.metadata.labels);
+  const inNamespace = term.namespaces.has(namespace) || (!!term.namespaceSelector && selectorMatches(term.namespaceSelector, namespaceLabels ?? {}));
+  return inNamespace && selectorMatches(term.selector, pod.metadata.labels);
 }
 
 /** Upstream mergeAffinityTermNamespacesIfNotEmpty: resolve a non-empty namespaceSelector to names now. */
 function resolveNamespaces<T extends AffinityTerm>(term: T, cluster: ClusterView): T {
-  if (!term.namespaceSelector || labelSelectorIsEmpty(term.namespaceSelector)) return term;
+  if (!term.namespaceSelector || selectorIsEmpty(term.namespaceSelector)) return term;
   return { ...term, namespaces: new Set([...term.namespaces, ...cluster.namespacesMatching(term.namespaceSelector)]), namespaceSelector: null };
 }
 

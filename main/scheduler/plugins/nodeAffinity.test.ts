@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { NodeSelectorTerm, PreferredSchedulingTerm } from '../api';
 import { CycleState } from '../framework';
 import { newNodeInfo } from '../nodeInfo';
-import { makeNode, makePod } from '../testing';
+import { makeNode, makePod } from '../../../test/fixtures/schedulerObjects';
 import { NodeAffinity } from './nodeAffinity';
 
 const node = makeNode('n1', { labels: { zone: 'a', disk: 'ssd', cores: '8' } });

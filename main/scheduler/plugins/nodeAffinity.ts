@@ -4,7 +4,7 @@
 import type { Pod, PreferredSchedulingTerm } from '../api';
 import { arrayOf } from '../api';
 import { defaultNormalizeScore, skip, success, unresolvable, type CycleState, type NodeInfo, type NodeScore, type Plugin, type PluginStatus } from '../framework';
-import { nodeSelectorTermMatches, podMatchesNodeSelectorAndAffinity } from '../selectors';
+import { nodeSelectorTermMatches, podMatchesNodeSelectorAndAffinity } from '../../componentHelpers/scheduling/corev1';
 
 export const nodeAffinityReason = "node(s) didn't match Pod's node affinity/selector";
 

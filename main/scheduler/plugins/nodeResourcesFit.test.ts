@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CycleState, type PluginStatus } from '../framework';
 import { newNodeInfo, podRequests } from '../nodeInfo';
-import { makeNode, makePod } from '../testing';
+import { makeNode, makePod } from '../../../test/fixtures/schedulerObjects';
 import { leastRequestedScore, NodeResourcesFit } from './nodeResourcesFit';
 import { balancedAllocationScore } from './nodeResourcesBalancedAllocation';
 

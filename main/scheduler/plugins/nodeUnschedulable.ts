@@ -1,8 +1,8 @@
 // NodeUnschedulable, after upstream pkg/scheduler/framework/plugins/nodeunschedulable: a cordoned
 // node (spec.unschedulable) takes only pods that tolerate node.kubernetes.io/unschedulable:NoSchedule.
-import { taintNodeUnschedulable, type Pod } from '../api';
+import { type Pod } from '../api';
 import { success, unresolvable, type NodeInfo, type Plugin, type PluginStatus } from '../framework';
-import { tolerationsTolerateTaint } from '../selectors';
+import { taintNodeUnschedulable, tolerationsTolerateTaint } from '../../componentHelpers/scheduling/corev1';
 
 export const nodeUnschedulableReason = 'node(s) were unschedulable';
 

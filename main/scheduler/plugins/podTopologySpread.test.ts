@@ -3,7 +3,7 @@ import type { Node, Pod, TopologySpreadConstraint } from '../api';
 import { findFeasibleNodes, prioritizeNodes } from '../cycle';
 import { createPlugins } from '../registry';
 import { Snapshot } from '../snapshot';
-import { makeNode, makePod } from '../testing';
+import { makeNode, makePod } from '../../../test/fixtures/schedulerObjects';
 
 const plugins = createPlugins(['PodTopologySpread']);
 const web = { app: 'web' };

@@ -9,10 +9,12 @@
 // - nodes count as eligible domains per nodeAffinityPolicy (default Honor: must match the pod's
 //   nodeSelector/required affinity) and nodeTaintsPolicy (default Ignore); terminating pods and
 //   pods of other namespaces are not counted.
+import { selectorMatches } from '../../../shared/kubernetes/labelSelector';
 import type { LabelSelector, Pod } from '../api';
 import { arrayOf, labelHostname, labelZone, labelsOf } from '../api';
 import { maxNodeScore, skip, success, unresolvable, unschedulable, type ClusterView, type CycleState, type NodeInfo, type NodeScore, type Plugin, type PluginStatus, type PodInfo } from '../framework';
-import { findUntoleratedTaint, labelSelectorMatches, podMatchesNodeSelectorAndAffinity, withMatchLabelKeys } from '../selectors';
+import { withMatchLabelKeys } from '../selectors';
+import { findUntoleratedTaint, podMatchesNodeSelectorAndAffinity } from '../../componentHelpers/scheduling/corev1';
 
 export const topologySpreadReason = "node(s) didn't match pod topology spread constraints";
 export const topologySpreadMissingLabelReason = `${topologySpreadReason} (missing required label)`;
@@ -64,7 +66,7 @@ export function countMatchingPods(pods: readonly PodInfo[], selector: LabelSelec
   let count = 0;
   for (const { pod } of pods) {
     if (pod.metadata.deletionTimestamp || pod.metadata.namespace !== namespace) continue;
-    if (labelSelectorMatches(selector, pod.metadata.labels)) count++;
+    if (selectorMatches(selector, pod.metadata.labels)) count++;
   }
   return count;
 }
@@ -111,7 +113,7 @@ export class PodTopologySpread implements Plugin {
     for (const [index, constraint] of filterState.constraints.entries()) {
       if (!Object.prototype.hasOwnProperty.call(nodeInfo.labels, constraint.topologyKey)) return unresolvable(topologySpreadMissingLabelReason);
       const counts = filterState.counts[index];
-      const selfMatch = labelSelectorMatches(constraint.selector, podLabels) ? 1 : 0;
+      const selfMatch = selectorMatches(constraint.selector, podLabels) ? 1 : 0;
       let minimum = Number.MAX_SAFE_INTEGER;
       if (counts.size < constraint.minDomains) minimum = 0;
       else for (const count of counts.values()) minimum = Math.min(minimum, count);

@@ -3,7 +3,7 @@ import type { Pod } from '../api';
 import { CycleState, type NodeInfo, type Plugin, type PluginStatus } from '../framework';
 import { newNodeInfo } from '../nodeInfo';
 import { Snapshot } from '../snapshot';
-import { makeNode, makePod, type NodeOptions, type PodOptions } from '../testing';
+import { makeNode, makePod, type NodeOptions, type PodOptions } from '../../../test/fixtures/schedulerObjects';
 import { NodeName } from './nodeName';
 import { NodePorts } from './nodePorts';
 import { NodeUnschedulable } from './nodeUnschedulable';

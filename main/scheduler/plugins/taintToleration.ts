@@ -5,7 +5,7 @@
 import type { Pod, Toleration } from '../api';
 import { arrayOf } from '../api';
 import { defaultNormalizeScore, success, unresolvable, type CycleState, type NodeInfo, type NodeScore, type Plugin, type PluginStatus } from '../framework';
-import { findUntoleratedTaint, tolerationsTolerateTaint } from '../selectors';
+import { findUntoleratedTaint, tolerationsTolerateTaint } from '../../componentHelpers/scheduling/corev1';
 
 export const untoleratedTaintReason = 'node(s) had untolerated taint(s)';
 

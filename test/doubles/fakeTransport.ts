@@ -8,13 +8,21 @@
 // - label/field selectors on lists and watches, with objects leaving a selector seen as DELETED;
 // - limit/continue paging (not snapshot-consistent, unlike etcd); optimistic concurrency on update;
 // - finalizers hold a deleted object (deletionTimestamp set) until an update removes the last one;
+// - a write that changes nothing is no write (no new resourceVersion, no watch event);
 // - POST pods/{name}/binding sets spec.nodeName.
-// Merge and strategic patches are both applied as JSON merge patches (RFC 7386); JSON patch supports
-// add/replace/remove/test; server-side apply is not supported (415). No defaulting, no validation.
+// - JSON, merge and strategic merge patches and label/field selectors use the API server's own code
+//   (main/apiserver/patch, main/apiserver/selectors), so a strategic patch merges lists by their
+//   merge keys as the real server does; server-side apply is not supported (415).
+// No defaulting, no validation.
 import { isRecord, type KubeObject, type Status, type WatchEvent } from '../../shared/kubernetes/types';
-import { ClientApiError } from './errors';
-import type { GroupVersionResource } from './resources';
-import type { Transport, TransportRequest, TransportResponse, WatchHandle } from './transport';
+import { formatTime } from '../../shared/kubernetes/time';
+import { ApiError } from '../../main/apiserver/apiError';
+import { jsonEqual } from '../../main/apiserver/patch/jsonValue';
+import { applyPatchDocument } from '../../main/apiserver/patch/patchDocument';
+import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from '../../main/apiserver/selectors';
+import { ClientApiError } from '../../main/client/errors';
+import type { GroupVersionResource } from '../../main/client/resources';
+import type { Transport, TransportRequest, TransportResponse, WatchHandle } from '../../main/client/transport';
 
 interface ParsedPath {
   group: string;
@@ -87,42 +95,11 @@ export function parseResourcePath(path: string): ParsedPath | undefined {
   return { group, version, resource: rest[0], name: rest[1], subresource: rest[2] };
 }
 
-function splitTerms(selector: string): string[] {
-  const terms: string[] = [];
-  let depth = 0;
-  let current = '';
-  for (const character of selector) {
-    if (character === '(') depth++;
-    if (character === ')') depth--;
-    if (character === ',' && depth === 0) {
-      terms.push(current.trim());
-      current = '';
-    } else {
-      current += character;
-    }
-  }
-  if (current.trim() !== '') terms.push(current.trim());
-  return terms.filter((term) => term !== '');
-}
+export { applyMergePatch } from '../../main/apiserver/patch/mergePatch';
 
-/** Equality, inequality, existence and set-based terms, as upstream labels.Parse accepts. */
+/** Label selector matching with the API server's own parser (upstream labels.Parse). */
 export function matchesLabelSelector(selector: string | undefined, labels: Record<string, string> | undefined): boolean {
-  if (!selector) return true;
-  const values = labels ?? {};
-  return splitTerms(selector).every((term) => {
-    const set = /^(\S+)\s+(in|notin)\s+\((.*)\)$/.exec(term);
-    if (set) {
-      const options = set[3].split(',').map((s) => s.trim());
-      const has = set[1] in values && options.includes(values[set[1]]);
-      return set[2] === 'in' ? has : !has;
-    }
-    const inequality = /^([^!=]+)!=(.*)$/.exec(term);
-    if (inequality) return values[inequality[1].trim()] !== inequality[2].trim();
-    const equality = /^([^!=]+)==?(.*)$/.exec(term);
-    if (equality) return values[equality[1].trim()] === equality[2].trim();
-    if (term.startsWith('!')) return !(term.slice(1).trim() in values);
-    return term in values;
-  });
+  return !selector || matchesLabels(parseLabelSelector(selector), labels);
 }
 
 function fieldValue(object: KubeObject, field: string): string {
@@ -131,58 +108,17 @@ function fieldValue(object: KubeObject, field: string): string {
   return value === undefined || value === null ? '' : String(value);
 }
 
-/** `a.b=c`, `a.b==c`, `a.b!=c`, comma-joined, as upstream fields.ParseSelector. */
+/** Field selector matching with the API server's own parser (upstream fields.ParseSelector), on any field path. */
 export function matchesFieldSelector(selector: string | undefined, object: KubeObject): boolean {
   if (!selector) return true;
-  return splitTerms(selector).every((term) => {
-    const inequality = /^([^!=]+)!=(.*)$/.exec(term);
-    if (inequality) return fieldValue(object, inequality[1].trim()) !== inequality[2].trim();
-    const equality = /^([^!=]+)==?(.*)$/.exec(term);
-    if (equality) return fieldValue(object, equality[1].trim()) === equality[2].trim();
-    return false;
-  });
+  const requirements = parseFieldSelector(selector);
+  return matchesFields(requirements, Object.fromEntries(requirements.map((requirement) => [requirement.field, fieldValue(object, requirement.field)])));
 }
 
-/** RFC 7386 JSON merge patch. */
-export function applyMergePatch(target: unknown, patch: unknown): unknown {
-  if (!isRecord(patch)) return clone(patch);
-  const result: Record<string, unknown> = isRecord(target) ? { ...target } : {};
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete result[key];
-    else result[key] = applyMergePatch(result[key], value);
-  }
-  return result;
-}
-
-function applyJsonPatch(target: unknown, operations: unknown): unknown {
-  if (!Array.isArray(operations)) throw new Error('a JSON patch must be an array');
-  let document = clone(target);
-  for (const operation of operations) {
-    if (!isRecord(operation) || typeof operation.op !== 'string' || typeof operation.path !== 'string') throw new Error('malformed JSON patch operation');
-    const parts = operation.path.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
-    if (parts.length === 0) {
-      if (operation.op === 'test') continue;
-      document = clone(operation.value);
-      continue;
-    }
-    let parent: unknown = document;
-    for (const part of parts.slice(0, -1)) parent = Array.isArray(parent) ? parent[Number(part)] : isRecord(parent) ? parent[part] : undefined;
-    const last = parts[parts.length - 1];
-    if (!isRecord(parent) && !Array.isArray(parent)) throw new Error(`path ${operation.path} does not exist`);
-    if (Array.isArray(parent)) {
-      const index = last === '-' ? parent.length : Number(last);
-      if (operation.op === 'add') parent.splice(index, 0, clone(operation.value));
-      else if (operation.op === 'replace') parent[index] = clone(operation.value);
-      else if (operation.op === 'remove') parent.splice(index, 1);
-      else if (operation.op === 'test' && JSON.stringify(parent[index]) !== JSON.stringify(operation.value)) throw new Error(`test failed at ${operation.path}`);
-    } else {
-      if ((operation.op === 'replace' || operation.op === 'remove') && !(last in parent)) throw new Error(`path ${operation.path} does not exist`);
-      if (operation.op === 'add' || operation.op === 'replace') parent[last] = clone(operation.value);
-      else if (operation.op === 'remove') delete parent[last];
-      else if (operation.op === 'test' && JSON.stringify(parent[last]) !== JSON.stringify(operation.value)) throw new Error(`test failed at ${operation.path}`);
-    }
-  }
-  return document;
+/** The response a real server gives for an error of its own. */
+function errorResponse(error: unknown): TransportResponse {
+  if (error instanceof ApiError) return { status: error.code, body: error.toStatus() };
+  throw error;
 }
 
 export class FakeTransport implements Transport {
@@ -209,6 +145,7 @@ export class FakeTransport implements Transport {
       return clone(this.handle(req, path));
     } catch (error) {
       if (error instanceof ClientApiError) return { status: error.code, body: error.status };
+      if (error instanceof ApiError) return errorResponse(error);
       return failure(400, 'BadRequest', error instanceof Error ? error.message : String(error));
     }
   }
@@ -394,7 +331,7 @@ export class FakeTransport implements Transport {
     if (!bucket) this.objects.set(resourceKey, (bucket = new Map()));
     if (bucket.has(key)) return failure(409, 'AlreadyExists', `${qualified(path)} "${metadata.name}" already exists`, { name: metadata.name, group: path.group, kind: path.resource });
     metadata.uid = `fake-uid-${++this.uidCounter}`;
-    metadata.creationTimestamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    metadata.creationTimestamp = formatTime(new Date());
     metadata.generation = 1;
     delete metadata.deletionTimestamp;
     this.commit(resourceKey, key, 'ADDED', object, undefined);
@@ -411,14 +348,12 @@ export class FakeTransport implements Transport {
 
   private patch(path: ParsedPath, key: string, current: KubeObject, body: unknown, contentType: string): TransportResponse {
     let patched: unknown;
-    if (contentType.startsWith('application/merge-patch+json') || contentType.startsWith('application/strategic-merge-patch+json')) patched = applyMergePatch(current, body);
-    else if (contentType.startsWith('application/json-patch+json')) {
-      try {
-        patched = applyJsonPatch(current, body);
-      } catch (error) {
-        return failure(422, 'Invalid', error instanceof Error ? error.message : String(error));
-      }
-    } else return failure(415, 'UnsupportedMediaType', `the fake server does not support patch type ${contentType}`);
+    try {
+      // The API server's own JSON, merge and strategic merge patch (strategic patches merge lists by their keys).
+      patched = applyPatchDocument(contentType.split(';')[0].trim(), current, body, current.apiVersion ?? '', current.kind ?? '');
+    } catch (error) {
+      return errorResponse(error);
+    }
     if (!isRecord(patched) || !isRecord(patched.metadata)) return failure(422, 'Invalid', 'the patched object is not an object');
     const incoming = patched as KubeObject;
     // A patch that names a resourceVersion is a precondition, as upstream.
@@ -445,6 +380,8 @@ export class FakeTransport implements Transport {
       this.commit(resourceKey, key, 'DELETED', next, current);
       return { status: 200, body: next };
     }
+    // A write that changes nothing is no write, as upstream's GuaranteedUpdate: no new resourceVersion, no event.
+    if (jsonEqual({ ...next, metadata: { ...next.metadata, resourceVersion: current.metadata.resourceVersion } }, current)) return { status: 200, body: current };
     this.commit(resourceKey, key, 'MODIFIED', next, current);
     return { status: 200, body: next };
   }
@@ -461,7 +398,7 @@ export class FakeTransport implements Transport {
     if ((current.metadata.finalizers ?? []).length > 0) {
       if (current.metadata.deletionTimestamp) return { status: 200, body: current };
       const next = clone(current);
-      next.metadata.deletionTimestamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      next.metadata.deletionTimestamp = formatTime(new Date());
       this.commit(resourceKey, key, 'MODIFIED', next, current);
       return { status: 200, body: next };
     }

@@ -1,8 +1,8 @@
 // Subnet arithmetic for the cluster network: overlap checks, the seeded choice of a free /16 and
 // its split into a pod half (Docker's ip-range) and a Service half.
 import { describe, expect, it } from 'vitest';
-import { chooseSubnet, splitSubnet } from './dockerNetwork';
-import { cidrsOverlap, parseCidr, type Cidr } from '../../../shared/net/ipv4';
+import { chooseSubnet, splitSubnet } from './subnets';
+import { cidrsOverlap, parseCidr, type Cidr } from './ipv4';
 
 function cidr(text: string): Cidr {
   const parsed = parseCidr(text);

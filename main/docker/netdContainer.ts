@@ -6,8 +6,10 @@
 // the cluster id (so `kubedesk reset` removes it) and is adopted again after a restart of kubedesk.
 import { resolve } from 'node:path';
 import type Docker from 'dockerode';
-import { isRecord } from '../../../shared/kubernetes/types';
-import { RuntimeLabels } from '../../kubelet/runtime/containerRuntime';
+import { isRecord } from '../../shared/kubernetes/types';
+import { RuntimeLabels } from '../kubelet/runtime/containerRuntime';
+import { dockerErrorMessage, statusCodeOf } from './daemon';
+import { FrameParser } from './dockerStreams';
 
 /** TCP port of the host tunnel inside the container; netd.conf must say `tunnel 15000`. */
 export const netdTunnelPort = 15000;
@@ -116,7 +118,7 @@ export class NetdContainer {
       await this.docker.getContainer(id).kill({ signal: 'SIGHUP' });
     } catch (error) {
       if (statusCodeOf(error) === 404 || statusCodeOf(error) === 409) this.containerId = undefined;
-      throw new Error(`signalling kd-netd: ${errorMessage(error)}`);
+      throw new Error(`signalling kd-netd: ${dockerErrorMessage(error)}`);
     }
   }
 
@@ -166,7 +168,7 @@ export class NetdContainer {
     try {
       container = await this.docker.createContainer(create);
     } catch (error) {
-      if (statusCodeOf(error) !== 409) throw new Error(`creating the kd-netd container: ${errorMessage(error)}`);
+      if (statusCodeOf(error) !== 409) throw new Error(`creating the kd-netd container: ${dockerErrorMessage(error)}`);
       // The name is taken by a container the label filter missed (e.g. one being removed).
       await this.removeContainer(create.name ?? '');
       container = await this.docker.createContainer(create);
@@ -200,20 +202,6 @@ export class NetdContainer {
 /** Docker's non-TTY log stream: 8-byte frame headers (stream, 0, 0, 0, big-endian length). */
 export function demultiplex(raw: Buffer): string {
   const parts: Buffer[] = [];
-  let offset = 0;
-  while (offset + 8 <= raw.length) {
-    const length = raw.readUInt32BE(offset + 4);
-    parts.push(raw.subarray(offset + 8, Math.min(raw.length, offset + 8 + length)));
-    offset += 8 + length;
-  }
+  new FrameParser((_type, payload) => parts.push(payload)).push(raw);
   return Buffer.concat(parts).toString('utf8');
-}
-
-function statusCodeOf(error: unknown): number | undefined {
-  return isRecord(error) && typeof error.statusCode === 'number' ? error.statusCode : undefined;
-}
-
-function errorMessage(error: unknown): string {
-  if (isRecord(error) && isRecord(error.json) && typeof error.json.message === 'string') return error.json.message;
-  return error instanceof Error ? error.message : String(error);
 }

@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTestImages } from '../../../test/support/images';
-import { RuntimeLabels, type ContainerConfig, type SandboxStatus, type StreamSession } from './containerRuntime';
+import { ensureTestImages } from '../../test/support/images';
+import { RuntimeLabels, type ContainerConfig, type SandboxStatus, type StreamSession } from '../kubelet/runtime/containerRuntime';
 import { DockerRuntime, ImagePullError, ensurePauseImage, entrypointAndCmd, normalizeImageReference, splitImageReference } from './dockerRuntime';
-import { parseCidr, cidrsOverlap } from '../../../shared/net/ipv4';
+import { parseCidr, cidrsOverlap } from '../../shared/net/ipv4';
 import { pauseImageTag } from './pauseImage';
 
 const clusterId = `t${randomBytes(6).toString('hex')}`;
@@ -315,7 +315,7 @@ describe('DockerRuntime on the real Docker daemon', () => {
   });
 
   it('runs a program in the sandbox network namespace with CAP_NET_ADMIN, which app containers lack', async () => {
-    const repository = join(__dirname, '..', '..', '..');
+    const repository = join(__dirname, '..', '..');
     execFileSync(process.execPath, [join(repository, 'scripts', 'buildNetd.mjs')], { stdio: 'inherit' });
     const executablePath = join(repository, 'dist', 'netd', `kd-netpol-linux-${process.arch === 'arm64' ? 'arm64' : 'amd64'}`);
     // never run there: nothing to undo

@@ -1,23 +1,11 @@
-// The cluster's Docker bridge network. dockershim put sandboxes on a CNI network; we use one
-// user-defined bridge per cluster (name from the options, labelled with the cluster id) with a
-// 10.x.0.0/16 subnet that overlaps no other Docker network and no host route. Docker's IPAM hands
-// out pod IPs only from the lower half (ip-range 10.x.0.0/17) so the upper half can hold Service
-// ClusterIPs (docker-internals §3 option B). Pure subnet arithmetic is separate from the Docker calls.
+// Subnets of the cluster network, shared by the address plan (main/network/clusterNetwork.ts) and
+// the Docker bridge that carries it (main/docker): a 10.x.0.0/16 that overlaps no other Docker
+// network and no host route, split into the pods' lower half (Docker's ip-range 10.x.0.0/17) and
+// the upper half for Service ClusterIPs. Node-only (it reads the host's interfaces and routes).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
-import { cidrsOverlap, formatIpv4, parseCidr, type Cidr } from '../../../shared/net/ipv4';
-
-export interface ClusterNetwork {
-  id: string;
-  name: string;
-  subnet: string; // 10.x.0.0/16
-  gateway: string; // 10.x.0.1
-  /** where Docker assigns pod IPs (lower half) */
-  podRange: string;
-  /** free for Service ClusterIPs (upper half); '' when the network was not created by us */
-  serviceRange: string;
-}
+import { cidrsOverlap, formatIpv4, parseCidr, type Cidr } from './ipv4';
 
 /**
  * The first free 10.x.0.0/16 (x in 100..249), starting at a position derived from the seed so

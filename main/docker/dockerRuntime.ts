@@ -5,7 +5,6 @@
 // kubelet owns restarts), and every container named and labelled so that a restarted kubelet
 // rebuilds its view from Docker alone. Names carry a cluster prefix and every list filters by the
 // cluster and node labels, so two clusters on one daemon never see each other's containers.
-// This is the only module that talks to dockerode.
 import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -30,12 +29,13 @@ import {
   type SandboxStatus,
   type StreamOptions,
   type StreamSession,
-} from './containerRuntime';
-import { chooseSubnet, hostNetworks, splitSubnet, type ClusterNetwork } from './dockerNetwork';
-import { parseCidr, type Cidr } from '../../../shared/net/ipv4';
+} from '../kubelet/runtime/containerRuntime';
+import { chooseSubnet, hostNetworks, splitSubnet } from '../../shared/net/subnets';
+import { parseCidr, type Cidr } from '../../shared/net/ipv4';
 import { mergeStreams, splitStreams } from './dockerStreams';
 import { pauseArchitecture, pauseExecutable, pauseImageLabel, pauseImageTag } from './pauseImage';
 import { readFirstTarFile, writeTar } from './tar';
+import { dockerErrorMessage, importOneFileImage, isNotFound, memoize, statusCodeOf } from './daemon';
 
 export interface DockerRuntimeOptions {
   clusterId: string;
@@ -134,24 +134,6 @@ function parseDockerTime(value: string | undefined): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-function statusCodeOf(error: unknown): number | undefined {
-  if (typeof error === 'object' && error !== null && 'statusCode' in error) {
-    const code = (error as { statusCode: unknown }).statusCode;
-    return typeof code === 'number' ? code : undefined;
-  }
-  return undefined;
-}
-
-/** docker-modem's "(HTTP code 404) no such container - No such container: x" → the daemon's own words. */
-export function dockerErrorMessage(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/^\(HTTP code \d+\) [^-]*- /, '').trim();
-}
-
-function isNotFound(error: unknown): boolean {
-  return statusCodeOf(error) === 404;
-}
-
 function withTimeout<T>(promise: Promise<T>, milliseconds: number, what: string): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${what} timed out after ${milliseconds} ms`)), milliseconds);
@@ -183,18 +165,20 @@ function numberAt(value: unknown, ...path: string[]): number | undefined {
 
 // One network and one pause image per daemon and process: N kubelets (--nodes N) share them and
 // must not race to create them.
+/** The cluster's Docker bridge network (one user-defined bridge per cluster, labelled with the cluster id; dockershim used a CNI network). */
+export interface ClusterNetwork {
+  id: string;
+  name: string;
+  subnet: string; // 10.x.0.0/16
+  gateway: string; // 10.x.0.1
+  /** where Docker assigns pod IPs (lower half) */
+  podRange: string;
+  /** free for Service ClusterIPs (upper half); '' when the network was not created by us */
+  serviceRange: string;
+}
+
 const networkPromises = new Map<string, Promise<ClusterNetwork>>();
 const pausePromises = new Map<string, Promise<string>>();
-
-function memoize<T>(cache: Map<string, Promise<T>>, key: string, create: () => Promise<T>): Promise<T> {
-  const existing = cache.get(key);
-  if (existing) return existing;
-  const promise = create();
-  cache.set(key, promise);
-  // A failure (e.g. Docker down) must not stick: the next call tries again.
-  promise.catch(() => cache.delete(key));
-  return promise;
-}
 
 function describeNetwork(network: Docker.NetworkInspectInfo): ClusterNetwork {
   const config = network.IPAM?.Config?.find((entry) => entry.Subnet && parseCidr(entry.Subnet));
@@ -278,29 +262,13 @@ export function ensurePauseImage(docker: Docker, cacheKey = 'default'): Promise<
   return memoize(pausePromises, cacheKey, async () => {
     const info: unknown = await docker.info();
     const architecture = pauseArchitecture(isRecord(info) && typeof info.Architecture === 'string' ? info.Architecture : 'x86_64');
-    const tag = pauseImageTag(architecture);
-    try {
-      await docker.getImage(tag).inspect();
-      return tag;
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
-    const archive = writeTar([{ path: 'pause', content: pauseExecutable(architecture), mode: 0o755 }]);
-    const colon = tag.lastIndexOf(':');
-    const stream = await docker.importImage(Readable.from([archive]), {
-      repo: tag.slice(0, colon),
-      tag: tag.slice(colon + 1),
+    return importOneFileImage(docker, {
+      tag: pauseImageTag(architecture),
+      file: 'pause',
+      content: pauseExecutable(architecture),
       changes: ['ENTRYPOINT ["/pause"]', `LABEL ${pauseImageLabel}=true`],
+      description: 'the pause image',
     });
-    await new Promise<void>((resolve, reject) => {
-      docker.modem.followProgress(stream, (error: Error | null, output: unknown[]) => {
-        if (error) return reject(new Error(`importing the pause image: ${dockerErrorMessage(error)}`));
-        const failure = output.find((event) => isRecord(event) && typeof event.error === 'string');
-        if (isRecord(failure)) return reject(new Error(`importing the pause image: ${String(failure.error)}`));
-        resolve();
-      });
-    });
-    return tag;
   });
 }
 

@@ -2,7 +2,7 @@
 // options) so the kubelet's unit tests exercise the same paths they will take on Docker.
 import type { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { RuntimeLabels, type ContainerConfig } from './containerRuntime';
+import { RuntimeLabels, type ContainerConfig } from '../../main/kubelet/runtime/containerRuntime';
 import { FakeRuntime } from './fakeRuntime';
 
 function config(name: string, overrides: Partial<ContainerConfig> = {}): ContainerConfig {

@@ -22,7 +22,7 @@ import {
   type SandboxStatus,
   type StreamOptions,
   type StreamSession,
-} from './containerRuntime';
+} from '../../main/kubelet/runtime/containerRuntime';
 
 export interface FakeContainer {
   status: ContainerStatus;
