@@ -17,7 +17,7 @@ export function SignIn() {
     else setError(response.status === 401 ? 'That token is not valid (one-time tokens work once).' : `Sign-in failed (${response.status}).`);
   };
   return (
-    <div className="sign-in">
+    <main className="sign-in">
       <form
         onSubmit={(event) => {
           event.preventDefault();
@@ -40,6 +40,6 @@ export function SignIn() {
           The kubeconfig token: <code>kubectl config view --raw -o jsonpath='{'{'}.users[?(@.name=="kubedesk")].user.token{'}'}'</code>
         </p>
       </form>
-    </div>
+    </main>
   );
 }

@@ -51,6 +51,7 @@ export const SHORTCUTS: ShortcutGroup[] = [
       { keys: ['Enter', 'Shift Enter'], does: 'Next or previous match of the log search' },
       { keys: ['Ctrl Shift F'], does: "Search a shell's scrollback" },
       { keys: ['Ctrl Shift C', 'Ctrl Shift V'], does: 'Copy and paste in a shell' },
+      { keys: ['Delete'], does: 'Close the focused shell or log tab of the dock' },
     ],
   },
 ];

@@ -66,6 +66,9 @@ export function YamlEditor({ value, onChange, problems = [], readOnly = false, l
           insertSpaces: true,
           fontSize: 12,
           renderWhitespace: 'selection',
+          // the number of the empty line after the final newline in full colour: Monaco's dimmed
+          // default is far below readable contrast (1.8:1)
+          renderFinalNewline: 'on',
           overviewRulerBorder: false,
           hideCursorInOverviewRuler: true,
           readOnly,

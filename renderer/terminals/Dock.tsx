@@ -2,8 +2,10 @@
 // top edge (or with the arrow keys on it) and collapsible to its tab strip; its height, its tabs
 // and whether it is expanded are remembered across reloads (store.ts, per the settings). Every
 // tab's content stays mounted while another tab is shown or the dock is collapsed, so a shell
-// keeps its session and a log keeps streaming.
-import { useCallback, useRef, type KeyboardEvent as ReactKeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
+// keeps its session and a log keeps streaming. The tab strip follows the WAI-ARIA tabs pattern:
+// each tab is one control (a tab holding a close button would nest controls), Delete closes the
+// focused tab and the × inside it does the same for the mouse.
+import { useCallback, useId, useRef, type KeyboardEvent as ReactKeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
 import { useAppState } from '../context';
 import { MIN_DOCK_HEIGHT, type DockTab } from '../store/store';
 import { LogViewer } from './LogViewer';
@@ -27,6 +29,7 @@ export function Dock() {
   const setHeight = useAppState((state) => state.setDockHeight);
   const height = Math.min(storedHeight, maximumHeight());
   const drag = useRef<{ startY: number; startHeight: number } | undefined>(undefined);
+  const idPrefix = useId();
 
   const resizeTo = useCallback((next: number) => setHeight(Math.min(maximumHeight(), Math.max(MIN_DOCK_HEIGHT, next))), [setHeight]);
   const onPointerDown = useCallback(
@@ -77,26 +80,53 @@ export function Dock() {
           data-testid="dock-resize"
         />
       )}
-      <div className="dock-tabs" role="tablist">
-        {tabs.map((tab) => (
-          <div key={tab.id} className={`dock-tab${tab.id === active ? ' active' : ''}`} role="tab" aria-selected={tab.id === active} data-testid="dock-tab" title={tab.title}>
-            <button className="dock-tab-title" onClick={() => setActive(tab.id)}>
-              <span className="dock-tab-icon">{tab.type === 'shell' ? '❯_' : '≡'}</span>
-              {tab.title}
+      <div className="dock-tabs">
+        <div className="dock-tablist" role="tablist" aria-label="Shells and logs">
+          {tabs.map((tab, index) => (
+            <button
+              key={tab.id}
+              id={`${idPrefix}-tab-${index}`}
+              className={`dock-tab${tab.id === active ? ' active' : ''}`}
+              role="tab"
+              aria-selected={tab.id === active}
+              aria-controls={`${idPrefix}-pane-${index}`}
+              aria-keyshortcuts="Delete"
+              title={`${tab.title} (Delete closes it)`}
+              onClick={() => setActive(tab.id)}
+              onKeyDown={(event) => {
+                if (event.key !== 'Delete') return;
+                event.preventDefault();
+                closeTab(tab.id);
+              }}
+              data-testid="dock-tab"
+            >
+              <span className="dock-tab-icon" aria-hidden="true">
+                {tab.type === 'shell' ? '❯_' : '≡'}
+              </span>
+              <span className="dock-tab-title">{tab.title}</span>
+              <span
+                className="dock-tab-close"
+                aria-hidden="true"
+                title="Close"
+                onClick={(event) => {
+                  event.stopPropagation();
+                  closeTab(tab.id);
+                }}
+                data-testid="dock-tab-close"
+              >
+                ×
+              </span>
             </button>
-            <button className="dock-tab-close" aria-label={`Close ${tab.title}`} title="Close" onClick={() => closeTab(tab.id)} data-testid="dock-tab-close">
-              ×
-            </button>
-          </div>
-        ))}
+          ))}
+        </div>
         <div className="dock-spacer" />
         <button className="ghost dock-toggle" onClick={() => setOpen(!open)} title={open ? 'Collapse the dock' : 'Expand the dock'} aria-label={open ? 'Collapse the dock' : 'Expand the dock'} aria-expanded={open} data-testid="dock-toggle">
           {open ? '▾' : '▴'}
         </button>
       </div>
       <div className="dock-body" hidden={!open}>
-        {tabs.map((tab) => (
-          <div key={tab.id} className="dock-pane" hidden={tab.id !== active} data-testid={`dock-pane-${tab.type}`}>
+        {tabs.map((tab, index) => (
+          <div key={tab.id} id={`${idPrefix}-pane-${index}`} className="dock-pane" role="tabpanel" aria-labelledby={`${idPrefix}-tab-${index}`} hidden={tab.id !== active} data-testid={`dock-pane-${tab.type}`}>
             <DockContent tab={tab} visible={open && tab.id === active} />
           </div>
         ))}

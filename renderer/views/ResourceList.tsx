@@ -199,6 +199,7 @@ export function ResourceList({ config }: { config: KindConfig }) {
   const { start, end } = visibleRange(scrollTop, viewportHeight, ROW_HEIGHT, rows.length);
   const template = ['32px', ...columns.map((column) => (column.definition.name === 'Name' ? 'minmax(220px, 2.5fr)' : column.age ? '80px' : column.time ? '112px' : 'minmax(90px, 1fr)')), '36px'].join(' ');
   const allShownSelected = rows.length > 0 && chosen.length === rows.length;
+  const empty = rows.length === 0 && collection.phase !== 'loading';
 
   return (
     <section className="list-view" aria-label={config.title}>
@@ -272,7 +273,7 @@ export function ResourceList({ config }: { config: KindConfig }) {
       {view === 'timeline' ? (
         <EventTimeline objects={rows.map((row) => row.object)} />
       ) : (
-        <div className="table" role="grid" aria-label={`${config.title} list`} aria-rowcount={rows.length + 1} aria-multiselectable>
+        <div className="table" role="grid" aria-label={`${config.title} list`} aria-rowcount={empty ? 2 : rows.length + 1} aria-multiselectable>
           <div className="table-head" role="row" style={{ gridTemplateColumns: template }}>
             <div role="columnheader" className="cell head check">
               <input type="checkbox" tabIndex={-1} aria-label="Select all shown" checked={allShownSelected} onChange={() => setSelected(allShownSelected ? new Set() : new Set(rows.map((row) => row.key)))} data-testid="select-all" />
@@ -297,8 +298,13 @@ export function ResourceList({ config }: { config: KindConfig }) {
             </div>
           </div>
           <div className="table-body" ref={bodyRef} tabIndex={0} role="rowgroup" aria-label="Rows" onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)} data-testid="list-body">
-            {rows.length === 0 && collection.phase !== 'loading' ? (
-              <EmptyState kind={config} filtered={items.length > 0} />
+            {empty ? (
+              // a grid holds only rows: what an empty list says is one cell across the whole row
+              <div role="row" aria-rowindex={2}>
+                <div role="gridcell" aria-colspan={columns.length + 2}>
+                  <EmptyState kind={config} filtered={items.length > 0} />
+                </div>
+              </div>
             ) : (
               <div style={{ height: rows.length * ROW_HEIGHT, position: 'relative' }}>
                 {rows.slice(start, end).map((row, offset) => (

@@ -22,14 +22,16 @@ export function PortForwards() {
       {forwards.length === 0 ? (
         <EmptyForwards loading={collection.phase === 'loading'} />
       ) : (
-        <div className="forward-table" role="table">
+        <div className="forward-table" role="table" aria-label="Port forwards">
           <div className="forward-row head" role="row">
-            <span>Name</span>
-            <span>Target</span>
-            <span>Port</span>
-            <span>Local address</span>
-            <span>Status</span>
-            <span />
+            <span role="columnheader">Name</span>
+            <span role="columnheader">Target</span>
+            <span role="columnheader">Port</span>
+            <span role="columnheader">Local address</span>
+            <span role="columnheader">Status</span>
+            <span role="columnheader">
+              <span className="visually-hidden">Actions</span>
+            </span>
           </div>
           {forwards.map((forward) => (
             <ForwardRow key={`${forward.metadata.namespace ?? ''}/${forward.metadata.name ?? ''}`} forward={forward} />
@@ -65,11 +67,11 @@ function ForwardRow({ forward }: { forward: KubeObject }) {
   };
   return (
     <div className={`forward-row${stopping || forward.metadata.deletionTimestamp ? ' deleting' : ''}`} role="row" data-testid="portforward-row" data-name={name}>
-      <span className="cell name">
+      <span className="cell name" role="cell">
         <a href={`#/${portForwards.key}/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`}>{name}</a>
         <span className="hint"> {namespace}</span>
       </span>
-      <span className="cell">
+      <span className="cell" role="cell">
         {targetKey ? (
           <a
             href="#"
@@ -85,15 +87,19 @@ function ForwardRow({ forward }: { forward: KubeObject }) {
         )}
         {typeof status.pod === 'string' && status.pod && status.pod !== target.name && <span className="hint"> → {status.pod}</span>}
       </span>
-      <span className="cell mono">{String(spec.port ?? '')}</span>
-      <span className="cell mono">{localAddress(forward) ?? '—'}</span>
-      <span className="cell" title={message}>
+      <span className="cell mono" role="cell">
+        {String(spec.port ?? '')}
+      </span>
+      <span className="cell mono" role="cell">
+        {localAddress(forward) ?? '—'}
+      </span>
+      <span className="cell" role="cell" title={message}>
         <span className={`tone-${portForwardTone(forward) ?? 'muted'}`} data-testid="portforward-phase">
           {phase}
         </span>
         {message && <span className="hint forward-message"> {message}</span>}
       </span>
-      <span className="cell actions">
+      <span className="cell actions" role="cell">
         <button className="primary" disabled={phase !== 'Active' || !url} onClick={() => url && openExternalLink(url)} data-testid="portforward-open">
           Open
         </button>
