@@ -60,7 +60,7 @@ export const importAllowLists = [
   { files: ['preload'], allow: ['preload', 'shared', 'electron'], reason: 'the preload bridges only what a web page cannot do' },
   {
     files: ['test'],
-    allow: ['main', 'shared', 'renderer', 'test', node, 'vitest', 'yaml', 'ws', 'dockerode', 'playwright-core', '@peculiar/x509'],
+    allow: ['main', 'shared', 'renderer', 'test', node, 'vitest', 'yaml', 'ws', 'dockerode', 'playwright-core', 'axe-core', '@peculiar/x509'],
     reason: 'end-to-end suites drive the real server from outside; only sqliteStore.ts opens SQLite',
   },
   { files: ['test/lint'], allow: ['test/lint', node, 'vitest', 'eslint'], reason: 'the import rules are tested by running ESLint' },
