@@ -18,6 +18,7 @@ import { SharedInformerFactory } from '../client/informer';
 import { NamespaceController } from '../controllers/namespaceController';
 import { NamespaceDefaultsController } from '../controllers/namespaceDefaultsController';
 import { ReplicaSetController } from '../controllers/replicaSetController';
+import { ReplicationManager } from '../controllers/replicationManager';
 import { GarbageCollector } from '../controllers/garbageCollector';
 import { PodGarbageCollector } from '../controllers/podGarbageCollector';
 import { EndpointsController } from '../controllers/endpointsController';
@@ -254,6 +255,7 @@ export class Cluster {
     // the controller manager (upstream kube-controller-manager's default controllers)
     const controllers = [
       new ReplicaSetController(controllerClient('replicaset-controller'), factory),
+      new ReplicationManager(controllerClient('replication-controller'), factory),
       new DeploymentController(controllerClient('deployment-controller'), factory),
       new GarbageCollector(controllerClient('generic-garbage-collector'), factory),
       new PodGarbageCollector(controllerClient('pod-garbage-collector'), factory),
