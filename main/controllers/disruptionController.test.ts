@@ -82,7 +82,7 @@ describe('DisruptionController', () => {
   it('takes the expected pod count of ReplicationController pods from the controller\'s replicas', async () => {
     const transport = new FakeTransport();
     transport.seed(resources.poddisruptionbudgets, budget({ maxUnavailable: 1 }));
-    const rc = transport.seed(resources.replicationcontrollers, { apiVersion: 'v1', kind: 'ReplicationController', metadata: { name: 'web', namespace: 'default' }, spec: { replicas: 3, selector: { app: 'web' } } });
+    const rc: KubeObject = transport.seed(resources.replicationcontrollers, { apiVersion: 'v1', kind: 'ReplicationController', metadata: { name: 'web', namespace: 'default' }, spec: { replicas: 3, selector: { app: 'web' } } });
     for (const name of ['a', 'b']) {
       const owned = pod(name);
       owned.metadata.ownerReferences = [{ apiVersion: 'v1', kind: 'ReplicationController', name: 'web', uid: rc.metadata.uid ?? '', controller: true }];
