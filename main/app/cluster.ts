@@ -10,7 +10,7 @@ import { ApiServer } from '../apiserver/apiServer';
 import { HttpServer, type Authenticator } from '../apiserver/httpServer';
 import { ResourceRegistry } from '../apiserver/resourceRegistry';
 import { OpenApiService } from '../apiserver/openapi/openapiDocuments';
-import { ensureAdminToken, ensurePki, pkiDirectory } from '../apiserver/pki';
+import { ensureAdminToken, ensurePki, pkiDirectory, type ServingKeyType } from '../apiserver/pki';
 import { ServiceAccountTokens } from '../apiserver/serviceAccountTokens';
 import { tokenRequestHandler } from '../apiserver/subresources/tokenRequest';
 import { ApiClient } from '../client/apiClient';
@@ -84,6 +84,8 @@ export interface ClusterOptions {
   nodes: number;
   ingressHttpPort?: number;
   ingressHttpsPort?: number;
+  /** the serving certificate's key (and a new CA's); default rsa */
+  servingKeyType?: ServingKeyType;
 }
 
 interface Disposable {
@@ -140,7 +142,7 @@ export class Cluster {
       () => undefined,
     );
     this.network = resolveNetworkPlan(dataDir, clusterId, actualSubnet);
-    const [pki, token] = await Promise.all([ensurePki(dataDir, { extraIps: [this.network.kubernetesServiceIp] }), Promise.resolve(ensureAdminToken(dataDir))]);
+    const [pki, token] = await Promise.all([ensurePki(dataDir, { extraIps: [this.network.kubernetesServiceIp], keyType: this.options.servingKeyType }), Promise.resolve(ensureAdminToken(dataDir))]);
     const store = this.register(SqliteStore.open(join(dataDir, 'state.db')));
     this.register(startCompactor(store, { intervalMs: 60_000, keepRevisions: 10_000 }));
 
