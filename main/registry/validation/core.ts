@@ -6,7 +6,7 @@
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { fieldErrors, type FieldError } from '../fieldErrors';
 import {
-  arrayAt, booleanAt, deepEqual, goValue, immutable, integerAt, intOrStringAt, invalid, nonNegative, objectAt, objectsAt,
+  arrayAt, booleanAt, deepEqual, goValue, immutable, integerAt, intOrStringAt, invalid, invalidStringMap, nonNegative, objectAt, objectsAt,
   optionalStringAt, recordOf, stringAt, stringMapAt, type FieldRecord,
 } from './fields';
 import {
@@ -210,8 +210,8 @@ function validateTemplateForReplicationController(template: unknown, selector: R
   const labels = stringMapAt(metadata.labels, 'spec.template.metadata.labels', []);
   const matches = Object.entries(selector).every(([key, value]) => labels[key] === value);
   if (Object.keys(selector).length > 0 && !matches) {
-    const badValue = metadata.labels === undefined || metadata.labels === null ? null : goValue(labels);
-    errors.push(invalid('spec.template.metadata.labels', badValue, '`selector` does not match template `labels`'));
+    const badValue = metadata.labels === undefined || metadata.labels === null ? null : labels;
+    errors.push(invalidStringMap('spec.template.metadata.labels', badValue, '`selector` does not match template `labels`'));
   }
   errors.push(...validatePodTemplateSpec(template, 'spec.template'));
   const spec = recordOf(record.spec);

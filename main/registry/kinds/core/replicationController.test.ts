@@ -58,7 +58,7 @@ describe('ReplicationController validation (ValidateReplicationController)', () 
     {
       name: 'a selector that does not match the template',
       spec: { selector: { app: 'api' }, template: template({ app: 'web' }) },
-      expected: ['spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`'],
+      expected: ['spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` does not match template `labels`'],
     },
     { name: 'negative replicas', spec: { replicas: -1, template: template({ app: 'web' }) }, expected: ['spec.replicas: Invalid value: -1: must be greater than or equal to 0'] },
     { name: 'negative minReadySeconds', spec: { minReadySeconds: -5, template: template({ app: 'web' }) }, expected: ['spec.minReadySeconds: Invalid value: -5: must be greater than or equal to 0'] },
