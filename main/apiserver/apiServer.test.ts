@@ -257,6 +257,16 @@ describe('ApiServer delete propagation', () => {
     expect(forced.metadata.deletionGracePeriodSeconds).toBe(0);
   });
 
+  it('orphans the dependents of a ReplicationController deleted without a policy (its kind default), and Background deletes it at once', async () => {
+    const rc = (name: string) => ({ apiVersion: 'v1', kind: 'ReplicationController', metadata: { name }, spec: { template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } } });
+    await request('POST', '/api/v1/namespaces/default/replicationcontrollers', rc('old'));
+    await request('POST', '/api/v1/namespaces/default/replicationcontrollers', rc('new'));
+    const orphaned = parse(await request('DELETE', '/api/v1/namespaces/default/replicationcontrollers/old'));
+    expect(orphaned.metadata.finalizers).toEqual(['orphan']);
+    const background = parse(await request('DELETE', '/api/v1/namespaces/default/replicationcontrollers/new', { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' }));
+    expect(background.kind).toBe('Status');
+  });
+
   it('rejects orphanDependents together with propagationPolicy as upstream validation does', async () => {
     await request('POST', '/api/v1/namespaces/default/configmaps', configMap('owner'));
     const reply = await deleteWith('owner', { orphanDependents: true, propagationPolicy: 'Orphan' });

@@ -15,6 +15,7 @@ import { createServer as createNetServer, type AddressInfo, type Server as NetSe
 import { rmSync } from 'node:fs';
 import { ApiError } from './apiError';
 import { MAX_BODY_BYTES } from './content';
+import { servingTlsOptions } from './pki';
 import type { ApiServer } from './apiServer';
 import type { ApiRequest, ApiResponse, ApiStreamReply, ApiWatchReply } from './handlers/request';
 import { errorReply } from './handlers/replies';
@@ -91,7 +92,7 @@ export class HttpServer {
   private readonly webSocketReplies = new WebSocketReplies({ maxWatchBufferBytes: MAX_WATCH_BUFFER });
 
   constructor(private readonly options: HttpServerOptions) {
-    this.server = https.createServer({ cert: options.cert, key: options.key, keepAlive: true, keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (request, response) => {
+    this.server = https.createServer({ ...servingTlsOptions, cert: options.cert, key: options.key, keepAlive: true, keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (request, response) => {
       this.onRequest(request, response).catch((error: unknown) => {
         console.error('kubedesk: request failed:', error);
         if (!response.headersSent) writeReply(response, errorReply(error));

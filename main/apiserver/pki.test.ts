@@ -1,13 +1,15 @@
 // Tests for the cluster PKI: the serving certificate must verify against the CA through a real TLS
-// handshake (by DNS name and by IP, as kubectl connects), keys stay private, and files are reused.
-import { X509Certificate } from 'node:crypto';
+// handshake (by DNS name and by IP, as kubectl connects), keys stay private, files are reused, the
+// key type follows the option, and the listener's TLS settings let in a client that sends no
+// signature_algorithms (busybox's wget).
+import { X509Certificate, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ensureAdminToken, ensurePki, pkiFileNames, type Pki } from './pki';
+import { ensureAdminToken, ensurePki, pkiFileNames, servingTlsOptions, type Pki } from './pki';
 
 let dataDir: string;
 
@@ -61,13 +63,23 @@ describe('ensurePki', () => {
     await expect(handshake(pki, '127.0.0.1', 'example.com')).rejects.toThrow(/altnames|Hostname/);
   });
 
-  it('makes an ECDSA P-256 CA named kubedesk-ca that is valid for ten years', async () => {
+  it('makes an RSA 2048 CA and serving certificate by default, as kubeadm', async () => {
+    const pki = await ensurePki(dataDir);
+    for (const pem of [pki.caCertPem, pki.serverCertPem]) {
+      const certificate = new X509Certificate(pem);
+      expect(certificate.publicKey.asymmetricKeyType).toBe('rsa');
+      expect(certificate.publicKey.asymmetricKeyDetails?.modulusLength).toBe(2048);
+    }
+  });
+
+  it('makes an ECDSA P-256 CA named kubedesk-ca that is valid for ten years when asked for ECDSA', async () => {
     const now = new Date('2030-01-01T00:00:00Z');
-    const pki = await ensurePki(dataDir, { now });
+    const pki = await ensurePki(dataDir, { now, keyType: 'ecdsa' });
     const ca = new X509Certificate(pki.caCertPem);
     expect(ca.ca).toBe(true);
     expect(ca.subject).toBe('CN=kubedesk-ca');
     expect(ca.publicKey.asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
+    expect(new X509Certificate(pki.serverCertPem).publicKey.asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
     const years = (new Date(ca.validTo).getTime() - now.getTime()) / (365 * 24 * 3600 * 1000);
     expect(years).toBeGreaterThan(9.9);
     expect(years).toBeLessThan(10.1);
@@ -130,6 +142,23 @@ describe('ensurePki', () => {
     }
   });
 
+  it('reissues an ECDSA serving certificate as RSA under the same ECDSA CA, which still verifies it', async () => {
+    const old = await ensurePki(dataDir, { keyType: 'ecdsa' });
+    const upgraded = await ensurePki(dataDir);
+    expect(upgraded.caCertPem).toBe(old.caCertPem);
+    expect(upgraded.caKeyPem).toBe(old.caKeyPem);
+    const serving = new X509Certificate(upgraded.serverCertPem);
+    expect(serving.publicKey.asymmetricKeyType).toBe('rsa');
+    expect(serving.checkIssued(new X509Certificate(old.caCertPem))).toBe(true);
+    expect(serving.verify(new X509Certificate(old.caCertPem).publicKey)).toBe(true);
+    expect(await handshake(upgraded, '127.0.0.1', 'kubernetes.default.svc')).toBe('ok');
+    // asking for ECDSA again goes back, still under the same CA
+    const back = await ensurePki(dataDir, { keyType: 'ecdsa' });
+    expect(back.caCertPem).toBe(old.caCertPem);
+    expect(new X509Certificate(back.serverCertPem).publicKey.asymmetricKeyType).toBe('ec');
+    expect(await ensurePki(dataDir, { keyType: 'ecdsa' })).toEqual(back);
+  });
+
   it('refuses an extra IP that is not an IP address', async () => {
     await expect(ensurePki(dataDir, { extraIps: ['not-an-ip'] })).rejects.toThrow(/invalid IP/);
   });
@@ -144,5 +173,58 @@ describe('ensureAdminToken', () => {
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(readFileSync(path, 'utf8').trim()).toBe(token);
     expect(ensureAdminToken(dataDir)).toBe(token);
+  });
+});
+
+/**
+ * A TLS 1.2 ClientHello as busybox's wget sends it: ECDHE and RSA key-exchange AES suites, server
+ * name and supported groups, and no signature_algorithms extension.
+ */
+function clientHelloWithoutSignatureAlgorithms(serverName: string): Buffer {
+  const u16 = (value: number) => Buffer.from([value >> 8, value & 0xff]);
+  const u24 = (value: number) => Buffer.from([value >> 16, (value >> 8) & 0xff, value & 0xff]);
+  const withLength16 = (body: Buffer) => Buffer.concat([u16(body.length), body]);
+  const extension = (type: number, body: Buffer) => Buffer.concat([u16(type), withLength16(body)]);
+  const suites = [0xc023, 0xc027, 0xc02b, 0xc02f, 0x003c, 0x003d, 0x009c, 0x00ff];
+  const name = Buffer.from(serverName);
+  const extensions = Buffer.concat([
+    extension(0x0000, withLength16(Buffer.concat([Buffer.from([0]), withLength16(name)]))),
+    extension(0x000a, withLength16(Buffer.concat([u16(0x0017), u16(0x001d)]))),
+  ]);
+  const hello = Buffer.concat([u16(0x0303), randomBytes(32), Buffer.from([0]), withLength16(Buffer.concat(suites.map(u16))), Buffer.from([1, 0]), withLength16(extensions)]);
+  const handshake = Buffer.concat([Buffer.from([1]), u24(hello.length), hello]);
+  return Buffer.concat([Buffer.from([0x16, 0x03, 0x03]), withLength16(handshake)]);
+}
+
+/** What a server answers that ClientHello with: `ServerHello` or `alert`. */
+async function firstAnswer(pki: Pki, tlsOptions: Record<string, unknown>): Promise<string> {
+  const server = createServer({ ...tlsOptions, cert: pki.serverCertPem, key: pki.serverKeyPem });
+  server.on('tlsClientError', () => undefined);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    return await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(clientHelloWithoutSignatureAlgorithms('kubernetes.default.svc')));
+      socket.once('data', (data: Buffer) => {
+        socket.destroy();
+        resolve(data[0] === 0x16 && data[5] === 0x02 ? 'ServerHello' : data[0] === 0x15 ? 'alert' : `record ${data[0]}`);
+      });
+      socket.once('error', reject);
+    });
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+describe('servingTlsOptions', () => {
+  it.each(['rsa', 'ecdsa'] as const)('lets a TLS 1.2 client without signature_algorithms (busybox wget) complete the hello with an %s key', async (keyType) => {
+    const pki = await ensurePki(dataDir, { keyType });
+    expect(await firstAnswer(pki, servingTlsOptions)).toBe('ServerHello');
+  });
+
+  it.each(['rsa', 'ecdsa'] as const)("is needed: node's defaults refuse that client with an %s key", async (keyType) => {
+    const pki = await ensurePki(dataDir, { keyType });
+    expect(await firstAnswer(pki, {})).toBe('alert');
   });
 });

@@ -2,7 +2,11 @@
 // bearer token. Follows kubeadm's layout and rules (cmd/kubeadm/app/phases/certs): a long-lived CA
 // ("kubernetes-ca", here "kubedesk-ca", 10 years), a shorter-lived serving certificate whose SANs
 // cover the in-cluster names of the `kubernetes` Service and the loopback addresses, renewed when it
-// nears expiry. Keys are ECDSA P-256 (kubeadm's `EncryptionAlgorithmECDSAP256`).
+// nears expiry. Keys are RSA 2048 by default (kubeadm's default `EncryptionAlgorithmRSA2048`), or
+// ECDSA P-256 (`EncryptionAlgorithmECDSAP256`) when asked: new CAs take the requested type, and a
+// serving certificate of the other type is reissued under the CA it has, so kubeconfigs stay valid.
+// The listener's TLS settings (`servingTlsOptions`) also let in TLS 1.2 clients that send no
+// signature_algorithms extension, such as busybox's wget.
 import {
   X509Certificate,
   createPrivateKey,
@@ -10,10 +14,11 @@ import {
   randomBytes,
   webcrypto,
 } from 'node:crypto';
+import { DEFAULT_CIPHERS } from 'node:tls';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { createSelfSignedPair, exportPrivateKeyPem, generateKeyPair, keyAlgorithms, loadX509, randomSerialNumber } from '../../shared/pki/x509';
+import { createSelfSignedPair, exportPrivateKeyPem, generateKeyPair, keyAlgorithms, loadX509, randomSerialNumber, type KeyType } from '../../shared/pki/x509';
 
 export interface Pki {
   caCertPem: string;
@@ -23,9 +28,15 @@ export interface Pki {
   caKeyPem?: string;
 }
 
+/** `kubedesk serve --serving-key-type`: the key of the serving certificate (and of a new CA). */
+export type ServingKeyType = 'rsa' | 'ecdsa';
+export const servingKeyTypes: readonly ServingKeyType[] = ['rsa', 'ecdsa'];
+
 export interface PkiOptions {
   /** IP addresses to add to the serving certificate besides 127.0.0.1 and ::1. */
   extraIps?: string[];
+  /** Default `rsa`, as kubeadm. */
+  keyType?: ServingKeyType;
   /** Injectable clock for tests. */
   now?: Date;
 }
@@ -60,16 +71,33 @@ export function pkiDirectory(dataDir: string): string {
   return join(dataDir, 'pki');
 }
 
+const webCryptoKeyType: Record<ServingKeyType, KeyType> = { rsa: 'rsa-2048', ecdsa: 'ecdsa-p256' };
+/** node's asymmetricKeyType of each key type */
+const nodeKeyType: Record<ServingKeyType, string> = { rsa: 'rsa', ecdsa: 'ec' };
+
+/**
+ * The API server listener's TLS settings beside its certificate. OpenSSL 3's default security level
+ * refuses SHA-1 handshake signatures, which TLS 1.2 implies for a client that sends no
+ * signature_algorithms extension (RFC 5246 7.4.1.4.1) — busybox's wget, the HTTPS client of minimal
+ * images, is one — so such clients got a handshake failure whatever the key type. Level 0 lets
+ * them in; clients that list their algorithms (every browser, Go, OpenSSL, curl) still negotiate
+ * SHA-256 or better, and the cipher list stays node's default. Upstream 1.35 (Go 1.25) refuses
+ * those clients (RFC 9155); kubedesk lets pods use the tools they have.
+ */
+export const servingTlsOptions = { ciphers: `${DEFAULT_CIPHERS}:@SECLEVEL=0` } as const;
+
 /**
  * Loads the CA and serving certificate from `<dataDir>/pki/`, creating what is missing. The CA is
  * kept for its whole life (clients trust it through the kubeconfig); the serving certificate is
- * reissued when it expires within 30 days, does not chain to the CA, or lacks a requested SAN.
+ * reissued when it expires within 30 days, does not chain to the CA, lacks a requested SAN, or has
+ * a key of another type than requested.
  */
 export async function ensurePki(dataDir: string, options: PkiOptions = {}): Promise<Pki> {
   const now = options.now ?? new Date();
   const directory = pkiDirectory(dataDir);
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   const extraIps = normalizeIps(options.extraIps ?? []);
+  const keyType = options.keyType ?? 'rsa';
   const paths = {
     caCert: join(directory, pkiFileNames.caCert),
     caKey: join(directory, pkiFileNames.caKey),
@@ -78,15 +106,18 @@ export async function ensurePki(dataDir: string, options: PkiOptions = {}): Prom
   };
 
   let ca = loadKeyPair(paths.caCert, paths.caKey);
+  let server = loadKeyPair(paths.serverCert, paths.serverKey);
+  // A first start makes two keys: the serving one is generated while the CA is made.
+  let servingKeys: Promise<CryptoKeyPair> | undefined;
   if (!ca || !isUsableCa(ca.certificate, now)) {
-    ca = await createCa(now);
+    servingKeys = generateKeyPair(webCryptoKeyType[keyType]);
+    ca = await createCa(now, keyType);
     writePrivateFile(paths.caKey, ca.keyPem);
     writePublicFile(paths.caCert, ca.certPem);
   }
 
-  let server = loadKeyPair(paths.serverCert, paths.serverKey);
-  if (!server || !isUsableServingCertificate(server.certificate, ca.certificate, now, extraIps)) {
-    const issued = await createServingCertificate(ca, now, extraIps);
+  if (!server || !isUsableServingCertificate(server.certificate, ca.certificate, now, extraIps, keyType)) {
+    const issued = await createServingCertificate(ca, now, extraIps, await (servingKeys ?? generateKeyPair(webCryptoKeyType[keyType])));
     writePrivateFile(paths.serverKey, issued.keyPem);
     writePublicFile(paths.serverCert, issued.certPem);
     server = issued;
@@ -139,7 +170,8 @@ function isUsableCa(certificate: X509Certificate, now: Date): boolean {
   return certificate.ca && new Date(certificate.validTo).getTime() - now.getTime() > renewWithinDays * dayMs;
 }
 
-function isUsableServingCertificate(certificate: X509Certificate, ca: X509Certificate, now: Date, extraIps: string[]): boolean {
+function isUsableServingCertificate(certificate: X509Certificate, ca: X509Certificate, now: Date, extraIps: string[], keyType: ServingKeyType): boolean {
+  if (certificate.publicKey.asymmetricKeyType !== nodeKeyType[keyType]) return false;
   if (new Date(certificate.validTo).getTime() - now.getTime() <= renewWithinDays * dayMs) return false;
   if (new Date(certificate.validFrom).getTime() > now.getTime() + backdateMs) return false;
   if (!certificate.checkIssued(ca) || !certificate.verify(ca.publicKey)) return false;
@@ -148,9 +180,9 @@ function isUsableServingCertificate(certificate: X509Certificate, ca: X509Certif
   return true;
 }
 
-async function createCa(now: Date): Promise<LoadedPair> {
+async function createCa(now: Date, keyType: ServingKeyType): Promise<LoadedPair> {
   const pair = await createSelfSignedPair({
-    keyType: 'ecdsa-p256',
+    keyType: webCryptoKeyType[keyType],
     subject: 'CN=kubedesk-ca',
     notBefore: new Date(now.getTime() - backdateMs),
     validityDays: caValidityDays,
@@ -166,17 +198,13 @@ async function createCa(now: Date): Promise<LoadedPair> {
   return { ...pair, certificate: new X509Certificate(pair.certPem) };
 }
 
-async function createServingCertificate(ca: LoadedPair, now: Date, extraIps: string[]): Promise<LoadedPair> {
+/** Signs a serving certificate for `keys` with the CA's key, whichever its type (an older CA may be ECDSA under an RSA leaf). */
+async function createServingCertificate(ca: LoadedPair, now: Date, extraIps: string[], keys: CryptoKeyPair): Promise<LoadedPair> {
   const x509 = await loadX509();
-  const caKey = await webcrypto.subtle.importKey(
-    'pkcs8',
-    createPrivateKey(ca.keyPem).export({ type: 'pkcs8', format: 'der' }),
-    keyAlgorithms['ecdsa-p256'].key,
-    false,
-    ['sign'],
-  );
+  const caPrivateKey = createPrivateKey(ca.keyPem);
+  const caAlgorithm = caPrivateKey.asymmetricKeyType === 'rsa' ? keyAlgorithms['rsa-2048'] : keyAlgorithms['ecdsa-p256'];
+  const caKey = await webcrypto.subtle.importKey('pkcs8', caPrivateKey.export({ type: 'pkcs8', format: 'der' }), caAlgorithm.key, false, ['sign']);
   const caCertificate = new x509.X509Certificate(ca.certPem);
-  const keys = await generateKeyPair('ecdsa-p256');
   const notBefore = new Date(now.getTime() - backdateMs);
   const caNotAfter = caCertificate.notAfter.getTime();
   const notAfter = new Date(Math.min(notBefore.getTime() + servingValidityDays * dayMs, caNotAfter));
@@ -190,12 +218,13 @@ async function createServingCertificate(ca: LoadedPair, now: Date, extraIps: str
     issuer: caCertificate.subject,
     notBefore,
     notAfter,
-    signingAlgorithm: keyAlgorithms['ecdsa-p256'].signing,
+    signingAlgorithm: caAlgorithm.signing,
     publicKey: keys.publicKey as CryptoKey,
     signingKey: caKey as CryptoKey,
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      // as kubeadm's: an RSA key also enciphers (TLS 1.2 RSA key exchange); an ECDSA key only signs
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | (keys.publicKey.algorithm.name === 'ECDSA' ? 0 : x509.KeyUsageFlags.keyEncipherment), true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
       new x509.SubjectAlternativeNameExtension(alternativeNames),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),

@@ -395,7 +395,7 @@ export class ResourceStore {
     const next = structuredClone(existing);
     // The propagation policy becomes a finalizer the garbage collector acts on (upstream
     // deletionFinalizersForGarbageCollection); the object then waits for it like for any other.
-    const finalizers = deletionFinalizers(existing.metadata.finalizers ?? [], options);
+    const finalizers = deletionFinalizers(existing.metadata.finalizers ?? [], options, def.defaultGarbageCollectionPolicy);
     if (finalizers !== existing.metadata.finalizers && (finalizers.length > 0 || existing.metadata.finalizers !== undefined)) {
       if (finalizers.length > 0) next.metadata.finalizers = finalizers;
       else delete next.metadata.finalizers;
@@ -491,16 +491,16 @@ const FOREGROUND_FINALIZER = 'foregroundDeletion';
 /**
  * The finalizers an object carries once deleted with these options, after upstream
  * shouldOrphanDependents / shouldDeleteDependents: an explicit policy (or legacy orphanDependents)
- * wins over the garbage-collection finalizers already present, which win over the default
- * (Background: neither finalizer). The order of other finalizers is kept.
+ * wins over the garbage-collection finalizers already present, which win over the kind's default
+ * (Background: neither finalizer; Orphan: the orphan finalizer). The order of other finalizers is kept.
  */
-export function deletionFinalizers(existing: string[], options: Pick<DeleteOptions, 'propagationPolicy' | 'orphanDependents'>): string[] {
+export function deletionFinalizers(existing: string[], options: Pick<DeleteOptions, 'propagationPolicy' | 'orphanDependents'>, defaultPolicy: 'Background' | 'Orphan' = 'Background'): string[] {
   let policy: 'Orphan' | 'Foreground' | 'Background' | undefined;
   if (options.orphanDependents !== undefined) policy = options.orphanDependents ? 'Orphan' : 'Background';
   else if (options.propagationPolicy) policy = options.propagationPolicy;
   else if (existing.includes(ORPHAN_FINALIZER)) policy = 'Orphan';
   else if (existing.includes(FOREGROUND_FINALIZER)) policy = 'Foreground';
-  else policy = 'Background';
+  else policy = defaultPolicy;
   const kept = existing.filter((finalizer) => finalizer !== ORPHAN_FINALIZER && finalizer !== FOREGROUND_FINALIZER);
   if (policy === 'Orphan') kept.push(ORPHAN_FINALIZER);
   if (policy === 'Foreground') kept.push(FOREGROUND_FINALIZER);

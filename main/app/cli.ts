@@ -6,13 +6,16 @@ import { delimiter, join, resolve } from 'node:path';
 import { Cluster } from './cluster';
 import { removeKubeconfigEntries } from './kubeconfig';
 import { networkNameFor, readClusterId } from './clusterIdentity';
+import { servingKeyTypes, type ServingKeyType } from '../apiserver/pki';
 import { DockerRuntime } from '../docker/dockerRuntime';
 
 const USAGE = `Usage:
   kubedesk serve [--data-dir DIR] [--port N] [--kubeconfig FILE] [--nodes N]
-                 [--ingress-http-port N] [--ingress-https-port N]
+                 [--ingress-http-port N] [--ingress-https-port N] [--serving-key-type rsa|ecdsa]
       Ingress listens on 127.0.0.1: by default 80/443 when free, else 8080/8443, else any free
       port (printed at start); 0 = any free port.
+      --serving-key-type: the API server certificate's key, RSA 2048 (default, as kubeadm) or
+      ECDSA P-256; a certificate of the other type is reissued under the same CA.
   kubedesk reset [--data-dir DIR] [--kubeconfig FILE]
 `;
 
@@ -25,6 +28,7 @@ export interface CliOptions {
   /** undefined = 80/443 when free, else 8080/8443, else any */
   ingressHttpPort?: number;
   ingressHttpsPort?: number;
+  servingKeyType?: ServingKeyType;
 }
 
 export class UsageError extends Error {}
@@ -79,6 +83,13 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
         else options.ingressHttpsPort = port;
         break;
       }
+      case '--serving-key-type': {
+        const text = value();
+        const keyType = servingKeyTypes.find((type) => type === text);
+        if (!keyType) throw new UsageError(`invalid --serving-key-type "${text}": rsa or ecdsa`);
+        options.servingKeyType = keyType;
+        break;
+      }
       default:
         throw new UsageError(`unknown flag "${arg}"`);
     }
@@ -114,6 +125,7 @@ async function serve(options: CliOptions): Promise<number> {
     nodes: options.nodes,
     ingressHttpPort: options.ingressHttpPort,
     ingressHttpsPort: options.ingressHttpsPort,
+    servingKeyType: options.servingKeyType,
   });
   const result = cluster.kubeconfigResult;
   process.stdout.write(`kubedesk: cluster ready at ${cluster.server} in ${Date.now() - started} ms (data dir ${options.dataDir})\n`);

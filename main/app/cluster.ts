@@ -10,7 +10,7 @@ import { ApiServer } from '../apiserver/apiServer';
 import { HttpServer, type Authenticator } from '../apiserver/httpServer';
 import { ResourceRegistry } from '../apiserver/resourceRegistry';
 import { OpenApiService } from '../apiserver/openapi/openapiDocuments';
-import { ensureAdminToken, ensurePki, pkiDirectory } from '../apiserver/pki';
+import { ensureAdminToken, ensurePki, pkiDirectory, type ServingKeyType } from '../apiserver/pki';
 import { ServiceAccountTokens } from '../apiserver/serviceAccountTokens';
 import { tokenRequestHandler } from '../apiserver/subresources/tokenRequest';
 import { ApiClient } from '../client/apiClient';
@@ -18,6 +18,7 @@ import { SharedInformerFactory } from '../client/informer';
 import { NamespaceController } from '../controllers/namespaceController';
 import { NamespaceDefaultsController } from '../controllers/namespaceDefaultsController';
 import { ReplicaSetController } from '../controllers/replicaSetController';
+import { ReplicationManager } from '../controllers/replicationManager';
 import { GarbageCollector } from '../controllers/garbageCollector';
 import { PodGarbageCollector } from '../controllers/podGarbageCollector';
 import { EndpointsController } from '../controllers/endpointsController';
@@ -83,6 +84,8 @@ export interface ClusterOptions {
   nodes: number;
   ingressHttpPort?: number;
   ingressHttpsPort?: number;
+  /** the serving certificate's key (and a new CA's); default rsa */
+  servingKeyType?: ServingKeyType;
 }
 
 interface Disposable {
@@ -139,7 +142,7 @@ export class Cluster {
       () => undefined,
     );
     this.network = resolveNetworkPlan(dataDir, clusterId, actualSubnet);
-    const [pki, token] = await Promise.all([ensurePki(dataDir, { extraIps: [this.network.kubernetesServiceIp] }), Promise.resolve(ensureAdminToken(dataDir))]);
+    const [pki, token] = await Promise.all([ensurePki(dataDir, { extraIps: [this.network.kubernetesServiceIp], keyType: this.options.servingKeyType }), Promise.resolve(ensureAdminToken(dataDir))]);
     const store = this.register(SqliteStore.open(join(dataDir, 'state.db')));
     this.register(startCompactor(store, { intervalMs: 60_000, keepRevisions: 10_000 }));
 
@@ -254,6 +257,7 @@ export class Cluster {
     // the controller manager (upstream kube-controller-manager's default controllers)
     const controllers = [
       new ReplicaSetController(controllerClient('replicaset-controller'), factory),
+      new ReplicationManager(controllerClient('replication-controller'), factory),
       new DeploymentController(controllerClient('deployment-controller'), factory),
       new GarbageCollector(controllerClient('generic-garbage-collector'), factory),
       new PodGarbageCollector(controllerClient('pod-garbage-collector'), factory),

@@ -79,6 +79,27 @@ describe('DisruptionController', () => {
     factory.dispose();
   });
 
+  it('takes the expected pod count of ReplicationController pods from the controller\'s replicas', async () => {
+    const transport = new FakeTransport();
+    transport.seed(resources.poddisruptionbudgets, budget({ maxUnavailable: 1 }));
+    const rc: KubeObject = transport.seed(resources.replicationcontrollers, { apiVersion: 'v1', kind: 'ReplicationController', metadata: { name: 'web', namespace: 'default' }, spec: { replicas: 3, selector: { app: 'web' } } });
+    for (const name of ['a', 'b']) {
+      const owned = pod(name);
+      owned.metadata.ownerReferences = [{ apiVersion: 'v1', kind: 'ReplicationController', name: 'web', uid: rc.metadata.uid ?? '', controller: true }];
+      transport.seed(resources.pods, owned);
+    }
+    const client = new ApiClient(transport);
+    const factory = new SharedInformerFactory(client);
+    const controller = new DisruptionController(client, factory);
+    factory.start();
+    await factory.waitForCacheSync();
+    await controller.reconcile('default/pdb');
+    const status = transport.objectsOf(resources.poddisruptionbudgets)[0].status as Record<string, unknown>;
+    expect(status).toMatchObject({ expectedPods: 3, desiredHealthy: 2, currentHealthy: 2, disruptionsAllowed: 0 });
+    await controller.dispose();
+    factory.dispose();
+  });
+
   it('fails safe with SyncFailed when the expected count cannot be computed', async () => {
     const transport = new FakeTransport();
     transport.seed(resources.poddisruptionbudgets, budget({ maxUnavailable: 1 }, { disruptionsAllowed: 3 }));

@@ -122,6 +122,7 @@ export class DisruptionController extends QueueController {
   private readonly budgets = this.factory.informerFor(resources.poddisruptionbudgets);
   private readonly pods = this.factory.informerFor(resources.pods);
   private readonly replicaSets = this.factory.informerFor(resources.replicasets);
+  private readonly replicationControllers = this.factory.informerFor(resources.replicationcontrollers);
   private readonly deployments = this.factory.informerFor(resources.deployments);
   private readonly statefulSets = this.factory.informerFor(resources.statefulsets);
 
@@ -139,12 +140,12 @@ export class DisruptionController extends QueueController {
       if (specOf(_old).replicas === specOf(controller).replicas) return;
       for (const budget of this.budgets.listByNamespace(controller.metadata.namespace ?? '')) this.enqueue(budget);
     };
-    for (const informer of [this.replicaSets, this.deployments, this.statefulSets]) this.handle(informer, { onUpdate: enqueueNamespace });
+    for (const informer of [this.replicaSets, this.replicationControllers, this.deployments, this.statefulSets]) this.handle(informer, { onUpdate: enqueueNamespace });
   }
 
   /**
-   * upstream finders(): Deployment (through its ReplicaSet), ReplicaSet, StatefulSet. kubedesk does
-   * not serve ReplicationControllers, so that finder is left out.
+   * upstream finders(): Deployment (through its ReplicaSet), ReplicaSet, ReplicationController,
+   * StatefulSet.
    */
   private findScale(pod: KubeObject): { uid: string; scale: number } | undefined {
     const ref = controllerOf(pod);
@@ -165,6 +166,8 @@ export class DisruptionController extends QueueController {
       }
       return { uid: ref.uid, scale: replicas(replicaSet) };
     }
+    const replicationController = owned(this.replicationControllers, 'ReplicationController');
+    if (replicationController) return { uid: ref.uid, scale: replicas(replicationController) };
     const statefulSet = owned(this.statefulSets, 'StatefulSet');
     return statefulSet ? { uid: ref.uid, scale: replicas(statefulSet) } : undefined;
   }

@@ -9,20 +9,59 @@
 // - status (replicas, fullyLabeled, ready, available with minReadySeconds, observedGeneration and
 //   the ReplicaFailure condition) through /status, requeued after minReadySeconds for availability;
 // - events SuccessfulCreate/SuccessfulDelete/FailedCreate/FailedDelete with upstream messages.
+// The same controller runs on core/v1 ReplicationControllers (`ReplicatedKind`, the ReplicationManager
+// of replicationManager.ts), as upstream's pkg/controller/replication wraps this one.
 import type { KubeObject, OwnerReference } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import { formatTime, parseTime } from '../../shared/kubernetes/time';
 import { findCondition, getCondition, removeCondition, statusConditions } from '../../shared/kubernetes/conditions';
-import { selectorIsEmpty } from '../../shared/kubernetes/labelSelector';
+import { selectorIsEmpty, type LabelSelector } from '../../shared/kubernetes/labelSelector';
 import type { ApiClient } from '../client/apiClient';
 import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import { ClientApiError, isInvalid, isNotFound } from '../client/errors';
-import { objectKey, splitKey, type SharedInformerFactory } from '../client/informer';
-import { resources } from '../client/resources';
+import { objectKey, splitKey, type Informer, type SharedInformerFactory } from '../client/informer';
+import { resources, type GroupVersionResource } from '../client/resources';
 import { ControllerExpectations, controllerOf, isPodActive, isPodAvailable, isPodReady, numberOr, podFromTemplate, podPhase, resolveControllerRef, selectorMatches, SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch, specOf, statusOf } from './controllerUtils';
 
-const REPLICA_SET_API_VERSION = 'apps/v1';
-const REPLICA_SET_KIND = 'ReplicaSet';
+/**
+ * The kind a ReplicaSetController manages: what differs between apps/v1 ReplicaSets and core/v1
+ * ReplicationControllers (upstream's informer and clientset adapters in pkg/controller/replication).
+ */
+export interface ReplicatedKind {
+  resource: GroupVersionResource;
+  group: string;
+  apiVersion: string;
+  kind: string;
+  /** The work queue's name and the event source, as upstream names them. */
+  queueName: string;
+  component: string;
+  /** spec.selector as a LabelSelector; undefined when absent. */
+  selectorOf(obj: KubeObject): LabelSelector | undefined;
+}
+
+export const replicaSetKind: ReplicatedKind = {
+  resource: resources.replicasets,
+  group: 'apps',
+  apiVersion: 'apps/v1',
+  kind: 'ReplicaSet',
+  queueName: 'replicaset',
+  component: 'replicaset-controller',
+  selectorOf: (rs) => (isRecord(specOf(rs).selector) ? (specOf(rs).selector as LabelSelector) : undefined),
+};
+
+/** A ReplicationController's selector is a plain label map: its LabelSelector is those labels (upstream's conversion to a ReplicaSet). */
+export const replicationControllerKind: ReplicatedKind = {
+  resource: resources.replicationcontrollers,
+  group: '',
+  apiVersion: 'v1',
+  kind: 'ReplicationController',
+  queueName: 'replicationmanager',
+  component: 'replication-controller',
+  selectorOf: (rc) => {
+    const selector = specOf(rc).selector;
+    return isRecord(selector) ? { matchLabels: selector as Record<string, string> } : undefined;
+  },
+};
 /** upstream BurstReplicas: the most pods one sync creates or deletes. */
 const BURST_REPLICAS = 500;
 /** upstream statusUpdateRetries */
@@ -212,13 +251,15 @@ export interface ReplicaSetControllerOptions extends ControllerOptions {
 }
 
 export class ReplicaSetController extends QueueController {
-  private readonly replicaSets = this.factory.informerFor(resources.replicasets);
+  /** the ReplicaSets (or ReplicationControllers) this controller manages */
+  private readonly replicaSets: Informer;
   private readonly pods = this.factory.informerFor(resources.pods);
   readonly expectations = new ControllerExpectations(this.clock);
   private readonly burstReplicas: number;
 
-  constructor(client: ApiClient, factory: SharedInformerFactory, options: ReplicaSetControllerOptions = {}) {
-    super(client, factory, { name: 'replicaset', component: 'replicaset-controller', workers: 5 }, options);
+  constructor(client: ApiClient, factory: SharedInformerFactory, options: ReplicaSetControllerOptions = {}, private readonly managed: ReplicatedKind = replicaSetKind) {
+    super(client, factory, { name: managed.queueName, component: managed.component, workers: 5 }, options);
+    this.replicaSets = factory.informerFor(managed.resource);
     this.burstReplicas = options.burstReplicas ?? BURST_REPLICAS;
     this.enqueueChanges(this.replicaSets, (rs) => this.expectations.delete(objectKey(rs)));
     this.handle(this.pods, {
@@ -232,14 +273,19 @@ export class ReplicaSetController extends QueueController {
 
   /** The ReplicaSet a controller reference points to, if it still is that object (upstream resolveControllerRef). */
   private resolveControllerRef(namespace: string | undefined, ref: OwnerReference): KubeObject | undefined {
-    return resolveControllerRef(this.replicaSets, namespace, ref, REPLICA_SET_KIND, 'apps');
+    return resolveControllerRef(this.replicaSets, namespace, ref, this.managed.kind, this.managed.group);
+  }
+
+  /** The set's selector, or undefined: an absent selector matches nothing. */
+  private selectorOf(rs: KubeObject): LabelSelector | undefined {
+    return this.managed.selectorOf(rs);
   }
 
   /** Sets in the pod's namespace whose selector matches it (upstream GetPodReplicaSets, which skips empty selectors: they match nothing here). */
   private replicaSetsMatching(pod: KubeObject): KubeObject[] {
     return this.replicaSets
       .listByNamespace(pod.metadata.namespace ?? '')
-      .filter((rs) => !selectorIsEmpty(specOf(rs).selector) && selectorMatches(specOf(rs).selector, pod.metadata.labels));
+      .filter((rs) => !selectorIsEmpty(this.selectorOf(rs)) && selectorMatches(this.selectorOf(rs), pod.metadata.labels));
   }
 
   private addPod(pod: KubeObject): void {
@@ -311,7 +357,7 @@ export class ReplicaSetController extends QueueController {
       return;
     }
     // Objects in a list carry no apiVersion/kind; owner references and events need them.
-    const rs: KubeObject = { ...cached, apiVersion: REPLICA_SET_API_VERSION, kind: REPLICA_SET_KIND };
+    const rs: KubeObject = { ...cached, apiVersion: this.managed.apiVersion, kind: this.managed.kind };
     const needsSync = this.expectations.satisfied(key);
     const active = this.pods.listByNamespace(namespace ?? '').filter(isPodActive);
     const owned = await this.claimPods(rs, active);
@@ -341,7 +387,7 @@ export class ReplicaSetController extends QueueController {
    * matching orphans and releasing owned pods that no longer match.
    */
   private async claimPods(rs: KubeObject, pods: KubeObject[]): Promise<KubeObject[]> {
-    const selector = specOf(rs).selector;
+    const selector = this.selectorOf(rs);
     const matches = (pod: KubeObject) => !selectorIsEmpty(selector) && selectorMatches(selector, pod.metadata.labels);
     const claimed: KubeObject[] = [];
     const errors: unknown[] = [];
@@ -379,8 +425,8 @@ export class ReplicaSetController extends QueueController {
   }
 
   private async recheckNotDeleted(rs: KubeObject): Promise<void> {
-    const fresh = await this.client.resource(resources.replicasets).get(rs.metadata.namespace, rs.metadata.name ?? '');
-    if (fresh.metadata.uid !== rs.metadata.uid) throw new Error(`original ${REPLICA_SET_KIND} ${rs.metadata.namespace}/${rs.metadata.name} is gone: got uid ${fresh.metadata.uid}, wanted ${rs.metadata.uid}`);
+    const fresh = await this.client.resource(this.managed.resource).get(rs.metadata.namespace, rs.metadata.name ?? '');
+    if (fresh.metadata.uid !== rs.metadata.uid) throw new Error(`original ${this.managed.kind} ${rs.metadata.namespace}/${rs.metadata.name} is gone: got uid ${fresh.metadata.uid}, wanted ${rs.metadata.uid}`);
     if (fresh.metadata.deletionTimestamp) throw new Error(`${rs.metadata.namespace}/${rs.metadata.name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
   }
 
@@ -390,7 +436,7 @@ export class ReplicaSetController extends QueueController {
    */
   private async adoptPod(rs: KubeObject, pod: KubeObject): Promise<KubeObject | undefined> {
     const existing = pod.metadata.ownerReferences;
-    const ours: OwnerReference = { apiVersion: REPLICA_SET_API_VERSION, kind: REPLICA_SET_KIND, name: rs.metadata.name ?? '', uid: rs.metadata.uid ?? '', controller: true, blockOwnerDeletion: true };
+    const ours: OwnerReference = { apiVersion: this.managed.apiVersion, kind: this.managed.kind, name: rs.metadata.name ?? '', uid: rs.metadata.uid ?? '', controller: true, blockOwnerDeletion: true };
     const patch: unknown[] = [{ op: 'test', path: '/metadata/uid', value: pod.metadata.uid }];
     if (existing) patch.push({ op: 'test', path: '/metadata/ownerReferences', value: existing });
     patch.push({ op: 'add', path: '/metadata/ownerReferences', value: [...(existing ?? []), ours] });
@@ -478,7 +524,7 @@ export class ReplicaSetController extends QueueController {
     const related: KubeObject[] = [];
     const pods = this.pods.listByNamespace(rs.metadata.namespace ?? '');
     for (const set of sets) {
-      const selector = specOf(set).selector;
+      const selector = this.selectorOf(set);
       if (selectorIsEmpty(selector)) continue;
       for (const pod of pods) {
         const uid = pod.metadata.uid ?? objectKey(pod);
@@ -502,11 +548,11 @@ export class ReplicaSetController extends QueueController {
       JSON.stringify(current.conditions ?? []) === JSON.stringify(status.conditions ?? []);
     if (same) return rs;
     const desired = { ...status, observedGeneration: rs.metadata.generation };
-    const client = this.client.resource(resources.replicasets);
+    const client = this.client.resource(this.managed.resource);
     let target: KubeObject = rs;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await client.updateStatus({ ...structuredClone(target), apiVersion: REPLICA_SET_API_VERSION, kind: REPLICA_SET_KIND, status: desired });
+        return await client.updateStatus({ ...structuredClone(target), apiVersion: this.managed.apiVersion, kind: this.managed.kind, status: desired });
       } catch (error) {
         if (attempt >= STATUS_UPDATE_RETRIES) throw error;
         target = await client.get(rs.metadata.namespace, rs.metadata.name ?? '');

@@ -172,6 +172,12 @@ export interface KindStrategy {
   gracefulDelete(next: KubeObject, context: DeletionContext): KubeObject | undefined;
   /** Whether an object being deleted and holding no finalizer may go (pods wait for their grace period). */
   readyToRemove(obj: KubeObject): boolean;
+  /**
+   * What happens to dependents when a delete names no propagation policy and the object holds no
+   * garbage-collection finalizer (upstream DefaultGarbageCollectionPolicy): `Background` for all but
+   * core/v1 ReplicationControllers, which orphan for backwards compatibility.
+   */
+  defaultGarbageCollectionPolicy: 'Background' | 'Orphan';
   /** DELETE answers with the deleted object rather than a Status (upstream ReturnDeletedObject). */
   returnDeletedObject: boolean;
   allocator?: AllocatorName;
@@ -221,6 +227,7 @@ export function defineKind(description: KindDescription): KindStrategy {
     allowCreateOnUpdate: false,
     gracefulDelete: waitForFinalizers,
     readyToRemove: () => true,
+    defaultGarbageCollectionPolicy: 'Background',
     returnDeletedObject: false,
     selectableFields: () => ({}),
     ...description,

@@ -104,9 +104,7 @@ export class Scheduler {
     this.podInformer = factory.informerFor<Pod>(resources.pods, { fieldSelector: schedulerPodFieldSelector });
     this.nodeInformer = factory.informerFor<Node>(resources.nodes);
     this.namespaceInformer = factory.informerFor(resources.namespaces);
-    // ReplicationControllers are left out: the API server does not serve them, and an informer that
-    // cannot list would keep the factory from ever reporting synced.
-    this.ownerInformers = [resources.services, resources.replicasets, resources.statefulsets].map((gvr) => factory.informerFor(gvr));
+    this.ownerInformers = [resources.services, resources.replicationcontrollers, resources.replicasets, resources.statefulsets].map((gvr) => factory.informerFor(gvr));
   }
 
   /** Registers the event handlers and starts the scheduling loop once pods and nodes are listed. */
@@ -313,17 +311,17 @@ export class Scheduler {
   }
 
   /**
-   * Upstream helper.DefaultSelector: the services selecting the pod (their label sets merged) and
-   * the replica sets and stateful sets selecting it (their requirements added); undefined when
-   * nothing selects the pod.
+   * Upstream helper.DefaultSelector: the services and replication controllers selecting the pod
+   * (their label sets merged) and the replica sets and stateful sets selecting it (their
+   * requirements added); undefined when nothing selects the pod.
    */
   private defaultSpreadSelector(pod: Pod): LabelSelector | undefined {
     const namespace = pod.metadata.namespace ?? '';
     const podLabels = pod.metadata.labels ?? {};
     const matchLabels: Record<string, string> = {};
     const matchExpressions: LabelSelectorRequirement[] = [];
-    const [services, replicaSets, statefulSets] = this.ownerInformers;
-    for (const informer of [services]) {
+    const [services, replicationControllers, replicaSets, statefulSets] = this.ownerInformers;
+    for (const informer of [services, replicationControllers]) {
       for (const owner of informer.listByNamespace(namespace)) {
         const set = selectorFromSet(isRecord(owner.spec) ? owner.spec.selector : undefined);
         if (set && selectorMatches({ matchLabels: set }, podLabels)) Object.assign(matchLabels, set);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { KubeApiError, type KubeClient, type ListPage, type WatchHandlers } from '../api/kubeClient';
-import { cronJobs, daemonSets, deployments, nodes, pods, replicaSets, statefulSets } from '../kinds';
+import { cronJobs, daemonSets, deployments, nodes, pods, replicaSets, replicationControllers, statefulSets } from '../kinds';
 import { createAppStore } from '../store/store';
 import { WatchManager } from '../store/watchManager';
 import { actionIdsFor, actionsFor, drainNode, errorText, type ActionContext } from './actions';
@@ -93,6 +93,7 @@ describe('the object actions', () => {
     ['a stateful set', statefulSets, { metadata: { name: 's' } }, ['scale', 'restart', 'rollback', 'delete']],
     ['a daemon set', daemonSets, { metadata: { name: 'd' } }, ['restart', 'rollback', 'delete']],
     ['a replica set', replicaSets, { metadata: { name: 'r' } }, ['scale', 'delete']],
+    ['a replication controller', replicationControllers, { metadata: { name: 'r' } }, ['scale', 'delete']],
     ['a schedulable node', nodes, node, ['cordon', 'drain', 'delete']],
     ['a cordoned node', nodes, { ...node, spec: { unschedulable: true } }, ['uncordon', 'drain', 'delete']],
     ['a suspended cron job', cronJobs, cronJob, ['resume', 'trigger', 'delete']],

@@ -34,7 +34,7 @@ export interface Action {
 /** Writes name the UI as their field manager, so managedFields (and apply conflicts) say who changed what. */
 const WRITE_OPTIONS = { query: { fieldManager: FIELD_MANAGER } };
 
-const SCALABLE = new Set(['deployments.apps', 'statefulsets.apps', 'replicasets.apps']);
+const SCALABLE = new Set(['deployments.apps', 'statefulsets.apps', 'replicasets.apps', 'replicationcontrollers']);
 const RESTARTABLE = new Set(['deployments.apps', 'statefulsets.apps', 'daemonsets.apps']);
 /** Kinds whose history is ControllerRevisions (kubectl's StatefulSetRollbacker / DaemonSetRollbacker). */
 const REVISION_HISTORY = new Set(['statefulsets.apps', 'daemonsets.apps']);

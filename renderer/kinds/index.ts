@@ -8,7 +8,7 @@ import type { KindConfig } from './kindConfig';
 import { endpoints, ingresses, services } from './network';
 import { pods } from './pods';
 import { portForwards } from './portForwards';
-import { cronJobs, daemonSets, deployments, jobs, replicaSets, statefulSets } from './workloads';
+import { cronJobs, daemonSets, deployments, jobs, replicaSets, replicationControllers, statefulSets } from './workloads';
 
 export const builtinKinds: KindConfig[] = [
   pods,
@@ -16,6 +16,7 @@ export const builtinKinds: KindConfig[] = [
   statefulSets,
   daemonSets,
   replicaSets,
+  replicationControllers,
   jobs,
   cronJobs,
   services,
@@ -60,4 +61,4 @@ export function kindOf(kinds: KindConfig[], apiVersion: string | undefined, kind
   return kinds.find((candidate) => candidate.kind === kind && candidate.group === group);
 }
 
-export { pods, deployments, statefulSets, daemonSets, replicaSets, jobs, cronJobs, services, endpoints, ingresses, configMaps, secrets, persistentVolumeClaims, persistentVolumes, storageClasses, nodes, namespaces, events, customResourceDefinitions };
+export { pods, deployments, statefulSets, daemonSets, replicaSets, replicationControllers, jobs, cronJobs, services, endpoints, ingresses, configMaps, secrets, persistentVolumeClaims, persistentVolumes, storageClasses, nodes, namespaces, events, customResourceDefinitions };

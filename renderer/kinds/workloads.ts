@@ -3,8 +3,9 @@
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { daemonSetTable, deploymentTable, replicaSetTable, statefulSetTable } from '../../shared/printers/apps';
 import { cronJobTable, jobTable } from '../../shared/printers/batch';
+import { replicationControllerTable } from '../../shared/printers/core';
 import type { KindConfig, SummaryField, Tone } from './kindConfig';
-import { conditionStatus, countTone, matchLabels, numberField, stringField } from './tones';
+import { conditionStatus, countTone, matchLabels, numberField, recordField, stringField } from './tones';
 
 /** status.readyReplicas against spec.replicas. */
 function replicasTone(object: KubeObject): Tone {
@@ -96,6 +97,28 @@ export const replicaSets: KindConfig = {
   tone: replicasTone,
   podSelector: matchLabels,
   summary: (object) => replicasSummary(object, 'readyReplicas'),
+};
+
+/** The legacy core/v1 kind: reachable by route and palette (not in the sidebar); its selector is a plain label map. */
+export const replicationControllers: KindConfig = {
+  key: 'replicationcontrollers',
+  kind: 'ReplicationController',
+  group: '',
+  version: 'v1',
+  plural: 'replicationcontrollers',
+  namespaced: true,
+  title: 'ReplicationControllers',
+  section: 'Workloads',
+  inSidebar: false,
+  table: replicationControllerTable,
+  statusColumn: 'Ready',
+  shortNames: ['rc'],
+  tone: replicasTone,
+  podSelector: (object) => {
+    const selector = recordField(object, 'spec', 'selector');
+    return selector ? Object.fromEntries(Object.entries(selector).filter((entry): entry is [string, string] => typeof entry[1] === 'string')) : undefined;
+  },
+  summary: (object) => replicasSummary(object, 'readyReplicas').filter((field) => field.label !== 'Updated'),
 };
 
 export const jobs: KindConfig = {

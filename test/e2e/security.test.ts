@@ -2,17 +2,23 @@
 // answers 401 with a Status to every API request without a valid bearer token (as kube-apiserver's
 // authentication filter does) while the health and version endpoints stay public, keeps its
 // kubeconfig and keys at mode 0600, and edits an existing kubeconfig the way `kubectl config`
-// would: its own cluster, user and context added, every other entry and byte left alone.
+// would: its own cluster, user and context added, every other entry and byte left alone. Its serving
+// certificate is RSA 2048 as kubeadm's (ECDSA P-256 with --serving-key-type ecdsa, reissued under the
+// same CA when the flag changes), and busybox's wget in a pod reaches the API over HTTPS.
+import { X509Certificate } from 'node:crypto';
 import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
+import { connect as tlsConnect, type PeerCertificate } from 'node:tls';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runCommand, startCluster, type TestCluster } from '../support/cluster';
+import { busyboxImage } from '../support/images';
 import { repositoryRoot } from '../support/tools';
+import { kubectlOk, until } from '../support/wait';
 
 interface Reply {
   status: number;
@@ -92,6 +98,35 @@ function expectUnauthorizedStatus(reply: Reply, what: string): void {
 
 function portOf(cluster: TestCluster): number {
   return Number(new URL(cluster.server).port);
+}
+
+/** The certificate the API server presents, verified against the cluster CA as `localhost`. */
+function servedCertificate(cluster: TestCluster): Promise<PeerCertificate> {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ host: '127.0.0.1', port: portOf(cluster), servername: 'localhost', ca: cluster.caPem }, () => {
+      const certificate = socket.getPeerCertificate();
+      socket.end();
+      resolve(certificate);
+    });
+    socket.on('error', reject);
+  });
+}
+
+/**
+ * What busybox's wget prints in a pod for the public /version and, with the pod's service-account
+ * token, for /api — over HTTPS to kubernetes.default.svc (busybox checks no certificate).
+ */
+async function wgetFromPod(cluster: TestCluster, name: string): Promise<string> {
+  const script = [
+    'wget -q -O- https://kubernetes.default.svc/version && echo " version=ok"',
+    'wget -q -O- --header "Authorization: Bearer $(cat /var/run/secrets/kubernetes.io/serviceaccount/token)" https://kubernetes.default.svc/api && echo " api=ok"',
+  ].join('; ');
+  await kubectlOk(cluster, ['run', name, `--image=${busyboxImage}`, '--restart=Never', '--command', '--', 'sh', '-c', script]);
+  await until(`pod ${name} to finish`, async () => {
+    const phase = await kubectlOk(cluster, ['get', 'pod', name, '-o', 'jsonpath={.status.phase}']);
+    return phase === 'Succeeded' || phase === 'Failed' ? phase : undefined;
+  }, 90_000);
+  return kubectlOk(cluster, ['logs', name]);
 }
 
 describe('a fresh cluster', () => {
@@ -223,12 +258,60 @@ describe('a fresh cluster', () => {
     expect(JSON.parse(reply.body)).toMatchObject({ kind: 'NamespaceList' });
   });
 
+  it('presents an RSA 2048 serving certificate, the one in its data dir, signed by the cluster CA', async () => {
+    const served = await servedCertificate(cluster);
+    expect(served.bits).toBe(2048);
+    expect(served.asn1Curve).toBeUndefined();
+    const onDisk = new X509Certificate(readFileSync(join(cluster.dataDir, 'pki', 'apiserver.crt')));
+    expect(served.raw.equals(onDisk.raw)).toBe(true);
+    expect(onDisk.checkIssued(new X509Certificate(cluster.caPem))).toBe(true);
+  });
+
+  it("lets busybox's wget in a pod reach the API over HTTPS", async () => {
+    const output = await wgetFromPod(cluster, 'wget-rsa');
+    expect(output).toMatch(/"gitVersion":"v1\.35\.[^"]*".*\} version=ok/);
+    expect(output).toMatch(/"kind":"APIVersions".* api=ok/);
+  });
+
   it('writes the kubeconfig, the keys and the token with mode 0600', () => {
     expect((statSync(cluster.kubeconfig).mode & 0o777).toString(8)).toBe('600');
     for (const file of ['ca.key', 'apiserver.key', 'admin.token']) {
       expect((statSync(join(cluster.dataDir, 'pki', file)).mode & 0o777).toString(8), file).toBe('600');
     }
     expect(readFileSync(join(cluster.dataDir, 'pki', 'admin.token'), 'utf8').trim()).toBe(cluster.token);
+  });
+});
+
+describe('a cluster started with --serving-key-type ecdsa', () => {
+  let cluster: TestCluster;
+
+  beforeAll(async () => {
+    cluster = await startCluster({ extraArgs: ['--serving-key-type', 'ecdsa'] });
+  });
+
+  afterAll(async () => {
+    await cluster?.destroy();
+  });
+
+  it('presents an ECDSA P-256 serving certificate under an ECDSA CA', async () => {
+    const served = await servedCertificate(cluster);
+    expect(served.asn1Curve).toBe('prime256v1');
+    expect(new X509Certificate(cluster.caPem).publicKey.asymmetricKeyType).toBe('ec');
+  });
+
+  it("lets busybox's wget reach the API with it too: busybox can do ECDSA once SHA-1 handshake signatures are allowed", async () => {
+    const output = await wgetFromPod(cluster, 'wget-ecdsa');
+    expect(output).toContain(' version=ok');
+    expect(output).toContain(' api=ok');
+  });
+
+  it('gets an RSA serving certificate under the same CA when restarted without the flag, and the kubeconfig still works', async () => {
+    const caBefore = cluster.caPem;
+    await cluster.restart({ extraArgs: [] });
+    expect(cluster.caPem).toBe(caBefore);
+    const served = await servedCertificate(cluster);
+    expect(served.bits).toBe(2048);
+    expect(await kubectlOk(cluster, ['get', 'namespace', 'default', '-o', 'name'])).toBe('namespace/default\n');
   });
 });
 

@@ -64,8 +64,8 @@ export interface TestCluster {
   /** Sends `signal` (default SIGTERM) and waits for the process to exit. */
   stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<ExitResult>;
   kill9(): Promise<ExitResult>;
-  /** Stops the server if it runs, then starts it again on the same port and data dir. */
-  restart(): Promise<void>;
+  /** Stops the server if it runs, then starts it again on the same port and data dir (with other flags when given). */
+  restart(options?: { extraArgs?: string[] }): Promise<void>;
   logs(): string;
   /** Stops the server, runs `kubedesk reset` (removes its containers) and deletes `root`. */
   destroy(): Promise<void>;
@@ -99,10 +99,12 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<T
   let exited: Promise<ExitResult> = Promise.resolve({ code: null, signal: null });
   let connection: Connection | undefined;
 
+  let extraArgs = options.extraArgs ?? [];
+
   function launch(port: number): void {
     const args = [cliPath, 'serve', '--data-dir', dataDir, '--port', String(port), '--kubeconfig', kubeconfig];
     if (options.nodes !== undefined) args.push('--nodes', String(options.nodes));
-    args.push(...(options.extraArgs ?? []));
+    args.push(...extraArgs);
     const log = openSync(logPath, 'a');
     try {
       child = spawn(process.execPath, args, {
@@ -210,8 +212,9 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<T
     request: (method, path, body, headers = {}) => send(requireConnection(), method, path, body, headers, 60_000),
     stop,
     kill9: () => stop('SIGKILL'),
-    async restart() {
+    async restart(restartOptions = {}) {
       await stop();
+      if (restartOptions.extraArgs) extraArgs = restartOptions.extraArgs;
       // The same port keeps the kubeconfig and any client's address valid across the restart.
       launch(Number(new URL(requireConnection().server).port));
       try {

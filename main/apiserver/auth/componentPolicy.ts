@@ -152,6 +152,13 @@ const controllerRules: Record<string, PolicyRule[]> = {
     rule(['create', 'delete', 'list', 'patch', 'watch'], [''], ['pods']),
     eventsRule,
   ],
+  'replication-controller': [
+    rule(['get', 'list', 'update', 'watch'], [''], ['replicationcontrollers']),
+    rule(['update'], [''], ['replicationcontrollers/status']),
+    rule(['update'], [''], ['replicationcontrollers/finalizers']),
+    rule(['create', 'delete', 'list', 'patch', 'watch'], [''], ['pods']),
+    eventsRule,
+  ],
   'resourcequota-controller': [rule(['list', 'watch'], ['*'], ['*']), rule(['update'], [''], ['resourcequotas/status']), eventsRule],
   'root-ca-cert-publisher': [rule(['create', 'update'], [''], ['configmaps']), eventsRule],
   'service-account-controller': [rule(['create'], [''], ['serviceaccounts']), eventsRule],

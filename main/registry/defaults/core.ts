@@ -1,6 +1,6 @@
 // Defaults for core/v1 kinds as upstream pkg/apis/core/v1/defaults.go (SetDefaults_Service,
 // SetDefaults_Secret, SetDefaults_Namespace(Status), SetDefaults_NodeStatus, SetDefaults_Endpoints,
-// SetDefaults_LimitRangeItem, SetDefaults_PersistentVolumeClaim), plus the conversion of
+// SetDefaults_LimitRangeItem, SetDefaults_PersistentVolumeClaim, SetDefaults_ReplicationController), plus the conversion of
 // Secret.stringData into data and the Service strategy's clusterIP/clusterIPs/ipFamilies filling.
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { child, entries, existing, isAbsent, isRecord, setDefault, setDefaultString, type FieldRecord } from './fields';
@@ -124,6 +124,25 @@ export function defaultPersistentVolumeClaim(obj: KubeObject): void {
   defaultPersistentVolumeClaimSpec(child(obj, 'spec'));
   const status = child(obj, 'status');
   if (status) setDefaultString(status, 'phase', 'Pending');
+}
+
+/**
+ * SetDefaults_ReplicationController: a template with labels gives an empty selector and empty
+ * object labels its labels; one replica. The template is a pointer upstream: an absent one stays
+ * absent (validation requires it).
+ */
+export function defaultReplicationController(obj: KubeObject): void {
+  const spec = child(obj, 'spec');
+  if (!spec) return;
+  const template = existing(spec, 'template');
+  const metadata = template ? existing(template, 'metadata') : undefined;
+  const labels = metadata && isRecord(metadata.labels) ? metadata.labels : undefined;
+  if (labels) {
+    if (!isRecord(spec.selector) || Object.keys(spec.selector).length === 0) spec.selector = { ...labels };
+    if (!isRecord(obj.metadata.labels) || Object.keys(obj.metadata.labels).length === 0) obj.metadata.labels = { ...labels } as Record<string, string>;
+  }
+  setDefault(spec, 'replicas', 1);
+  defaultPodTemplateSpec(template);
 }
 
 /** Kinds with no upstream defaults. */

@@ -15,6 +15,7 @@ import { nodeStrategy } from './core/node';
 import { limitRangeStrategy } from './core/limitRange';
 import { resourceQuotaStrategy } from './core/resourceQuota';
 import { podTemplateStrategy } from './core/podTemplate';
+import { replicationControllerStrategy } from './core/replicationController';
 import { persistentVolumeClaimStrategy } from './core/persistentVolumeClaim';
 import { persistentVolumeStrategy } from './core/persistentVolume';
 import { deploymentStrategy } from './apps/deployment';
@@ -65,6 +66,7 @@ export const builtinKinds: readonly KindStrategy[] = [
   limitRangeStrategy,
   resourceQuotaStrategy,
   podTemplateStrategy,
+  replicationControllerStrategy,
   persistentVolumeClaimStrategy,
   persistentVolumeStrategy,
   deploymentStrategy,

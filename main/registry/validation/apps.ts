@@ -4,7 +4,7 @@
 // and ControllerRevisions.
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { fieldErrors, type FieldError } from '../fieldErrors';
-import { deepEqual, goValue, immutable, integerAt, intOrStringAt, invalid, nonNegative, objectAt, recordOf, stringAt, type FieldRecord } from './fields';
+import { deepEqual, goValue, immutable, integerAt, intOrStringAt, invalid, invalidStringMap, nonNegative, objectAt, recordOf, stringAt, type FieldRecord } from './fields';
 import { isValidPercent, nameIsDNSLabel, nameIsDNSSubdomain } from './names';
 import { labelsOf, selectorIsEmpty, selectorMatches, validateAnnotations, validateLabels, validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate, type LabelSelector } from './objectMeta';
 import { validatePodTemplateSpec } from './podSpec';
@@ -35,7 +35,7 @@ function validateRequiredSelector(spec: FieldRecord, kind: string, errors: Field
 }
 
 function templateMatchError(template: FieldRecord): FieldError {
-  return invalid('spec.template.metadata.labels', goValue(labelsOfTemplate(template)), '`selector` does not match template `labels`');
+  return invalidStringMap('spec.template.metadata.labels', labelsOfTemplate(template), '`selector` does not match template `labels`');
 }
 
 function labelsOfTemplate(template: FieldRecord): Record<string, string> | null {

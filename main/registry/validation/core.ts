@@ -1,12 +1,12 @@
 // Validation for the core/v1 kinds, as upstream pkg/apis/core/validation/validation.go and
 // events.go: ValidateNamespace, ValidatePodCreate/Update, ValidateService(Update),
 // ValidateEndpoints, ValidateConfigMap, ValidateSecret, ValidateServiceAccount, ValidateNode,
-// ValidateLimitRange, ValidateResourceQuota, ValidatePodTemplate, ValidatePersistentVolumeClaim
-// and the legacy core/v1 Event rules. Each function takes the (defaulted) object as received.
+// ValidateLimitRange, ValidateResourceQuota, ValidatePodTemplate, ValidateReplicationController,
+// ValidatePersistentVolumeClaim and the legacy core/v1 Event rules. Each function takes the (defaulted) object as received.
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { fieldErrors, type FieldError } from '../fieldErrors';
 import {
-  arrayAt, booleanAt, deepEqual, goValue, immutable, integerAt, intOrStringAt, invalid, objectAt, objectsAt,
+  arrayAt, booleanAt, deepEqual, goValue, immutable, integerAt, intOrStringAt, invalid, invalidStringMap, nonNegative, objectAt, objectsAt,
   optionalStringAt, recordOf, stringAt, stringMapAt, type FieldRecord,
 } from './fields';
 import {
@@ -191,6 +191,79 @@ export function validatePodTemplate(obj: KubeObject): FieldError[] {
 export function validatePodTemplateUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   const errors = validateObjectMetaUpdate(obj.metadata, old.metadata);
   errors.push(...validatePodTemplateSpec(obj.template, 'template'));
+  return errors;
+}
+
+// ---------------------------------------------------------------- replicationcontrollers
+
+/**
+ * ValidatePodTemplateSpecForRC: the template is required, the selector (when not empty) must match
+ * its labels, and its pods must restart Always and have no activeDeadlineSeconds.
+ */
+function validateTemplateForReplicationController(template: unknown, selector: Record<string, string>, errors: FieldError[]): void {
+  if (template === undefined || template === null) {
+    errors.push(fieldErrors.required('spec.template', ''));
+    return;
+  }
+  const record = recordOf(template);
+  const metadata = recordOf(record.metadata);
+  const labels = stringMapAt(metadata.labels, 'spec.template.metadata.labels', []);
+  const matches = Object.entries(selector).every(([key, value]) => labels[key] === value);
+  if (Object.keys(selector).length > 0 && !matches) {
+    const badValue = metadata.labels === undefined || metadata.labels === null ? null : labels;
+    errors.push(invalidStringMap('spec.template.metadata.labels', badValue, '`selector` does not match template `labels`'));
+  }
+  errors.push(...validatePodTemplateSpec(template, 'spec.template'));
+  const spec = recordOf(record.spec);
+  const restartPolicy = typeof spec.restartPolicy === 'string' ? spec.restartPolicy : '';
+  if (restartPolicy !== 'Always') errors.push(fieldErrors.notSupported('spec.template.spec.restartPolicy', restartPolicy, ['Always']));
+  if (spec.activeDeadlineSeconds !== undefined && spec.activeDeadlineSeconds !== null) {
+    errors.push(fieldErrors.forbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in ReplicationController is not Supported'));
+  }
+}
+
+/** ValidateReplicationControllerSpec: spec.selector is a plain label map here, required and non-empty. */
+function validateReplicationControllerSpec(obj: KubeObject, errors: FieldError[]): void {
+  const spec = specOf(obj, errors);
+  nonNegative(integerAt(spec.minReadySeconds, 'spec.minReadySeconds', errors), 'spec.minReadySeconds', errors);
+  const selector = stringMapAt(spec.selector, 'spec.selector', errors);
+  if (Object.keys(selector).length === 0) errors.push(fieldErrors.required('spec.selector', ''));
+  nonNegative(integerAt(spec.replicas, 'spec.replicas', errors), 'spec.replicas', errors);
+  validateTemplateForReplicationController(spec.template, selector, errors);
+}
+
+/** ValidateReplicationController. Unlike a ReplicaSet's, the selector may change on update. */
+export function validateReplicationController(obj: KubeObject): FieldError[] {
+  const errors = validateObjectMeta(obj.metadata, { namespaced: true, nameValidator: nameIsDNSSubdomain });
+  validateReplicationControllerSpec(obj, errors);
+  return errors;
+}
+
+export function validateReplicationControllerUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+  const errors = validateObjectMetaUpdate(obj.metadata, old.metadata);
+  validateReplicationControllerSpec(obj, errors);
+  return errors;
+}
+
+/** ValidateReplicationControllerStatus, for writes through /status. */
+export function validateReplicationControllerStatus(obj: KubeObject): FieldError[] {
+  const errors: FieldError[] = [];
+  const status = objectAt(obj.status, 'status', errors) ?? {};
+  const count = (name: string) => {
+    const value = integerAt(status[name], `status.${name}`, errors) ?? 0;
+    nonNegative(value, `status.${name}`, errors);
+    return value;
+  };
+  const replicas = count('replicas');
+  const fullyLabeled = count('fullyLabeledReplicas');
+  const ready = count('readyReplicas');
+  const available = count('availableReplicas');
+  count('observedGeneration');
+  const most = 'cannot be greater than status.replicas';
+  if (fullyLabeled > replicas) errors.push(invalid('status.fullyLabeledReplicas', fullyLabeled, most));
+  if (ready > replicas) errors.push(invalid('status.readyReplicas', ready, most));
+  if (available > replicas) errors.push(invalid('status.availableReplicas', available, most));
+  if (available > ready) errors.push(invalid('status.availableReplicas', available, 'cannot be greater than readyReplicas'));
   return errors;
 }
 

@@ -132,3 +132,13 @@ export function deepEqual(left: unknown, right: unknown): boolean {
 export function recordOf(value: unknown): FieldRecord {
   return isRecord(value) ? value : {};
 }
+
+/**
+ * field.Invalid with a map[string]string bad value (template labels, selectors), which upstream
+ * prints with Go's %#v: `map[string]string{"app":"web", "tier":"front"}`, keys sorted, or
+ * `map[string]string(nil)` when absent.
+ */
+export function invalidStringMap(field: string, value: Record<string, string> | null, detail: string): FieldError {
+  const text = value === null ? 'map[string]string(nil)' : `map[string]string{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${JSON.stringify(value[key])}`).join(', ')}}`;
+  return { type: 'FieldValueInvalid', field, badValue: value, detail: `Invalid value: ${text}: ${detail}` };
+}

@@ -141,7 +141,7 @@ describe('validation messages match upstream', () => {
       name: 'a deployment whose selector does not match its template',
       resource: 'deployments.apps',
       obj: deployment({ app: 'web' }, { app: 'x' }),
-      expected: ['spec.template.metadata.labels: Invalid value: {"app":"x"}: `selector` does not match template `labels`'],
+      expected: ['spec.template.metadata.labels: Invalid value: map[string]string{"app":"x"}: `selector` does not match template `labels`'],
     },
     {
       name: 'a deployment without a selector',

@@ -23,6 +23,7 @@ const BODIES: Record<string, (name: string) => string> = {
   'statefulsets.apps': (name) => `spec:\n  replicas: 1\n  serviceName: ${name}\n  selector:\n    matchLabels: { app: ${name} }\n  template:\n    metadata:\n      labels: { app: ${name} }\n    spec:\n${podSpec('      ')}\n`,
   'daemonsets.apps': (name) => `spec:\n  selector:\n    matchLabels: { app: ${name} }\n  template:\n    metadata:\n      labels: { app: ${name} }\n    spec:\n${podSpec('      ')}\n`,
   'replicasets.apps': (name) => `spec:\n  replicas: 1\n  selector:\n    matchLabels: { app: ${name} }\n  template:\n    metadata:\n      labels: { app: ${name} }\n    spec:\n${podSpec('      ')}\n`,
+  replicationcontrollers: (name) => `spec:\n  replicas: 1\n  selector: { app: ${name} }\n  template:\n    metadata:\n      labels: { app: ${name} }\n    spec:\n${podSpec('      ')}\n`,
   'jobs.batch': () => `spec:\n  backoffLimit: 2\n  template:\n    spec:\n      restartPolicy: Never\n${podSpec('      ', "['sh', '-c', 'echo done']")}\n`,
   'cronjobs.batch': () => `spec:\n  schedule: '*/5 * * * *'\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          restartPolicy: OnFailure\n${podSpec('          ', "['sh', '-c', 'date']")}\n`,
   services: (name) => `spec:\n  type: ClusterIP\n  selector: { app: ${name} }\n  ports:\n    - name: http\n      port: 80\n      targetPort: 8080\n`,

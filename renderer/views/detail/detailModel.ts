@@ -63,6 +63,7 @@ export function childKindKeys(kindKey: string): string[] {
     case 'deployments.apps':
       return ['replicasets.apps'];
     case 'replicasets.apps':
+    case 'replicationcontrollers':
     case 'statefulsets.apps':
     case 'daemonsets.apps':
     case 'jobs.batch':
@@ -178,7 +179,7 @@ export function chipsOf(record: Record<string, string> | undefined): { key: stri
 
 /** Kinds that run pods, whose detail page offers a merged "Logs" of all of them. */
 export function isWorkload(kindKey: string): boolean {
-  return ['deployments.apps', 'statefulsets.apps', 'daemonsets.apps', 'replicasets.apps', 'jobs.batch'].includes(kindKey);
+  return ['deployments.apps', 'statefulsets.apps', 'daemonsets.apps', 'replicasets.apps', 'replicationcontrollers', 'jobs.batch'].includes(kindKey);
 }
 
 function text(value: unknown): string {
