@@ -355,7 +355,7 @@ function containerNames(pod: KubeObject, key: 'containers' | 'initContainers'): 
 
 function waitingReason(pod: KubeObject, container: string): string | undefined {
   const status = isRecord(pod.status) ? pod.status : {};
-  for (const key of ['containerStatuses', 'initContainerStatuses']) {
+  for (const key of ['containerStatuses', 'initContainerStatuses', 'ephemeralContainerStatuses']) {
     const list = Array.isArray(status[key]) ? (status[key] as unknown[]) : [];
     for (const entry of list) {
       if (!isRecord(entry) || entry.name !== container || !isRecord(entry.state) || !isRecord(entry.state.waiting)) continue;
