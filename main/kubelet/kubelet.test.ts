@@ -227,7 +227,7 @@ describe('Kubelet', () => {
       await until(() => runtime.containerByName(uid, 'setup')?.status.state === 'running', 'init container running');
       await addEphemeral('stuck', { name: 'look' }, { name: 'aim', targetContainerName: 'app' });
       const status = await until(() => (ephemeralStatus('stuck', 'look')?.state as { running?: unknown })?.running && ephemeralStatus('stuck', 'look'), 'look Running');
-      expect(status.ready).toBe(false);
+      expect(status).toMatchObject({ ready: false });
       const waiting = await until(() => (ephemeralStatus('stuck', 'aim')?.state as { waiting?: { reason: string; message: string } })?.waiting, 'aim waiting');
       expect(waiting).toEqual({ reason: 'CreateContainerConfigError', message: 'unable to find target container app' });
       expect((current('stuck')?.status as { phase: string }).phase).toBe('Pending');

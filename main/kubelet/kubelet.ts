@@ -143,7 +143,8 @@ export class Kubelet {
   }
 
   async attach(pod: KubeObject, container: string, options: StreamOptions): Promise<StreamSession> {
-    const instance = await this.runningInstance(pod, container);
+    // GetAttach's own text (GetExec says `container not found ("c")`)
+    const instance = await this.runningInstance(pod, container, `container ${container} not found in pod ${pod.metadata.name ?? ''}_${pod.metadata.namespace ?? ''}`);
     return this.options.runtime.attach(instance.id, options);
   }
 
@@ -170,10 +171,10 @@ export class Kubelet {
     return latest;
   }
 
-  private async runningInstance(pod: KubeObject, container: string): Promise<ContainerStatus> {
+  private async runningInstance(pod: KubeObject, container: string, notFound = `container not found ("${container}")`): Promise<ContainerStatus> {
     const observed = await this.cache.get(pod.metadata.uid ?? '');
     const running = observed.containers.find((candidate) => candidate.name === container && candidate.state === 'running');
-    if (!running) throw new StreamError(400, `container not found ("${container}")`);
+    if (!running) throw new StreamError(400, notFound);
     return running;
   }
 
