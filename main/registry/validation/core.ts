@@ -1,5 +1,5 @@
 // Validation for the core/v1 kinds, as upstream pkg/apis/core/validation/validation.go and
-// events.go: ValidateNamespace, ValidatePodCreate/Update, ValidateService(Update),
+// events.go: ValidateNamespace, ValidatePodCreate/Update, ValidatePodEphemeralContainersUpdate, ValidateService(Update),
 // ValidateEndpoints, ValidateConfigMap, ValidateSecret, ValidateServiceAccount, ValidateNode,
 // ValidateLimitRange, ValidateResourceQuota, ValidatePodTemplate, ValidatePersistentVolumeClaim
 // and the legacy core/v1 Event rules. Each function takes the (defaulted) object as received.

@@ -1,5 +1,5 @@
 // PodSpec and PodTemplateSpec validation as upstream pkg/apis/core/validation/validation.go
-// (ValidatePodSpec, validateContainers, validateInitContainers, ValidateVolumes, ValidateEnv,
+// (ValidatePodSpec, validateContainers, validateInitContainers, validateEphemeralContainers, ValidateVolumes, ValidateEnv,
 // validateContainerPorts, validateProbe, ValidateTolerations, validateResourceRequirements …),
 // with the same field paths and messages. Expects defaults already applied, as upstream does.
 import { fieldErrors, type FieldError } from '../fieldErrors';
