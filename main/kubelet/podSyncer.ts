@@ -2,7 +2,8 @@
 // (computePodActions + SyncPod), kuberuntime_container.go (startContainer, killContainer with
 // preStop and grace), images/image_manager.go (pull policies, ErrImagePull/ImagePullBackOff) and
 // kubelet.go (syncTerminatingPod, back-off via CrashLoopBackOff). Each call compares the pod's spec
-// with what the runtime shows, takes the next steps, and writes the resulting status.
+// with what the runtime shows, takes the next steps (ephemeral containers once, init containers in
+// order, app containers), and writes the resulting status.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { KubeObject } from '../../shared/kubernetes/types';

@@ -87,8 +87,9 @@ class Terminal {
     }
   }
 
-  /** Types a command and waits for the line it prints after a fresh tag. */
   private tag = 0;
+
+  /** Types a command between two fresh tags and checks what it printed between them. */
   async ask(command: string, expected: RegExp): Promise<string> {
     const tag = `t${++this.tag}x`;
     this.type(`echo ${tag}-begin; ${command}; echo ${tag}-end`);
