@@ -104,6 +104,8 @@ export interface AdmissionAttributes {
   old?: KubeObject;
   options: WriteOptions;
   objects: ResourceStore;
+  /** a subresource the write goes through, when its kind lets admission see it (absent: the main resource) */
+  subresource?: string;
 }
 export type ValidatingAdmission = (attributes: AdmissionAttributes) => void;
 
@@ -217,7 +219,7 @@ export class ResourceStore {
       applyDefaults(def, obj);
       this.recordManager(obj, options, def, undefined);
       for (const admit of this.admission) admit(def, obj, this);
-      return def.validateCreate(obj);
+      return [...def.validateCreate(obj), ...(def.validateCreateOnly?.(obj) ?? [])];
     });
     this.allocate(def, obj, undefined);
     this.validateAdmission({ operation: 'CREATE', def, obj, options, objects: this });
@@ -328,16 +330,18 @@ export class ResourceStore {
       if (subresource?.type === 'update') subresource.prepareForUpdate(next, existing);
       else if (mainResource) def.prepareForUpdate(next, existing);
       applyDefaults(def, next);
-      const errors = def.validateCreate(next);
+      const ownValidation = subresource?.type === 'update' && subresource.replacesKindValidation === true;
+      const errors = ownValidation ? [] : def.validateCreate(next);
       // pods/binding writes fields the main resource may not change (spec.nodeName): the binding's
       // own checks ran before, as upstream's BindingREST does not go through pod update validation.
       if (subresource?.type === 'create') return errors;
-      const updateErrors = def.validateUpdate(next, existing);
+      const updateErrors = ownValidation ? [] : def.validateUpdate(next, existing);
       const subresourceErrors = subresource?.type === 'update' ? (subresource.validateUpdate?.(next, existing) ?? []) : [];
       return dedupe([...errors, ...updateErrors, ...subresourceErrors]);
     });
     if (mainResource) this.allocate(def, next, existing);
     if (mainResource) this.validateAdmission({ operation: 'UPDATE', def, obj: next, old: existing, options, objects: this });
+    else if (subresource?.type === 'update' && subresource.admitted) this.validateAdmission({ operation: 'UPDATE', def, obj: next, old: existing, options, objects: this, subresource: subresource.name });
     if (def.hasGeneration && subresource?.type !== 'update' && !jsonEqual(withoutMetaAndStatus(next), withoutMetaAndStatus(existing))) {
       next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
     }

@@ -14,7 +14,7 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTestImages } from '../../test/support/images';
 import { RuntimeLabels, type ContainerConfig, type SandboxStatus, type StreamSession } from '../kubelet/runtime/containerRuntime';
-import { DockerRuntime, ImagePullError, ensurePauseImage, entrypointAndCmd, normalizeImageReference, splitImageReference } from './dockerRuntime';
+import { DockerRuntime, ImagePullError, containerCreateOptions, ensurePauseImage, entrypointAndCmd, normalizeImageReference, splitImageReference } from './dockerRuntime';
 import { parseCidr, cidrsOverlap } from '../../shared/net/ipv4';
 import { pauseImageTag } from './pauseImage';
 
@@ -358,6 +358,37 @@ describe('DockerRuntime on the real Docker daemon', () => {
     await runtime.removeSandbox(old.id);
   });
 
+  it('puts a container in a target container\'s processes, the sandbox\'s, or the host\'s namespaces', async () => {
+    const target = await runContainer('pid-target', ['sleep', '601']);
+    const debug = await runContainer('pid-debugger', ['sleep', '602'], { namespaces: { pid: 'target', targetId: target, ipc: 'pod' } });
+    expect((await docker.getContainer(debug).inspect()).HostConfig).toMatchObject({ PidMode: `container:${target}`, IpcMode: `container:${sandbox.id}`, NetworkMode: `container:${sandbox.id}` });
+    const seen = await runtime.execSync(debug, ['ps', '-o', 'args'], 5_000);
+    expect(seen.stdout).toContain('sleep 601');
+    expect(seen.stdout).toContain('sleep 602');
+    // a container with processes of its own sees neither
+    const own = await runContainer('pid-own', ['sleep', '605']);
+    const ownView = (await runtime.execSync(own, ['ps', '-o', 'args'], 5_000)).stdout;
+    expect(ownView).toContain('sleep 605');
+    expect(ownView).not.toContain('sleep 601');
+
+    const shared = await runContainer('pid-shared', ['sleep', '603'], { namespaces: { pid: 'pod', ipc: 'pod' } });
+    expect((await runtime.execSync(shared, ['ps', '-o', 'args'], 5_000)).stdout).toContain('/pause');
+
+    const hostSandbox = await runtime.runSandbox({ podUid: 'uid-node', podName: 'node-debugger', namespace: 'default', attempt: 0, hostname: 'node', hostNetwork: true, hostPID: true, hostIPC: true, portMappings: [], labels: {} });
+    try {
+      expect((await docker.getContainer(hostSandbox.id).inspect()).HostConfig).toMatchObject({ NetworkMode: 'host', PidMode: 'host', IpcMode: 'host' });
+      const onHost = await runtime.createContainer(hostSandbox.id, containerConfig('node-shell', ['sleep', '604'], { podUid: 'uid-node', podName: 'node-debugger', namespaces: { pid: 'node', ipc: 'node' } }));
+      await runtime.startContainer(onHost);
+      expect((await docker.getContainer(onHost).inspect()).HostConfig).toMatchObject({ PidMode: 'host', IpcMode: 'host', NetworkMode: `container:${hostSandbox.id}` });
+      // the host's processes include this cluster's other containers
+      expect((await runtime.execSync(onHost, ['ps', '-o', 'args'], 5_000)).stdout).toContain('sleep 601');
+    } finally {
+      for (const container of await runtime.listContainers()) if (container.podUid === 'uid-node') await runtime.removeContainer(container.id);
+      await runtime.removeSandbox(hostSandbox.id);
+    }
+    for (const id of [debug, shared, own, target]) await runtime.removeContainer(id);
+  });
+
   it('stops the sandbox fast thanks to docker-init', async () => {
     await timed('sandbox stop', () => runtime.stopSandbox(sandbox.id, 10));
     expect(timings['sandbox stop']).toBeLessThan(2_000);
@@ -409,6 +440,40 @@ describe('DockerRuntime against a daemon that stops answering', () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+describe('containerCreateOptions', () => {
+  const base: ContainerConfig = {
+    podUid: 'uid-1', podName: 'web', namespace: 'default', name: 'debugger', image: 'busybox', env: [], mounts: [], stdin: true, stdinOnce: false, tty: true,
+    resources: {}, security: {}, restartCount: 0, init: false, specHash: 'h', labels: {},
+  };
+  const create = (overrides: Partial<ContainerConfig>) => containerCreateOptions('c1', 'sandbox-1', { ...base, ...overrides }, { [RuntimeLabels.cluster]: 'c1' });
+
+  it.each([
+    ['its own processes and the sandbox IPC by default', {}, { NetworkMode: 'container:sandbox-1', IpcMode: 'container:sandbox-1' }, ['PidMode']],
+    ['the sandbox processes (shareProcessNamespace)', { namespaces: { pid: 'pod', ipc: 'pod' } }, { PidMode: 'container:sandbox-1', IpcMode: 'container:sandbox-1' }, []],
+    ['a target container\'s processes', { namespaces: { pid: 'target', targetId: 'app-7', ipc: 'pod' } }, { PidMode: 'container:app-7' }, []],
+    ['the host processes and IPC', { namespaces: { pid: 'node', ipc: 'node' } }, { PidMode: 'host', IpcMode: 'host', NetworkMode: 'container:sandbox-1' }, []],
+    ['privileged (the sysadmin profile)', { security: { privileged: true } }, { Privileged: true }, ['SecurityOpt']],
+    ['added capabilities (general, netadmin)', { security: { capabilitiesAdd: ['NET_ADMIN', 'NET_RAW'] } }, { CapAdd: ['NET_ADMIN', 'NET_RAW'], Privileged: false }, ['CapDrop']],
+    [
+      'the restricted profile: drop all, no_new_privs, the default seccomp',
+      { security: { capabilitiesDrop: ['ALL'], noNewPrivileges: true, seccomp: 'RuntimeDefault' } },
+      { CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges:true'] },
+      ['CapAdd'],
+    ],
+    ['seccomp Unconfined', { security: { seccomp: 'Unconfined' } }, { SecurityOpt: ['seccomp=unconfined'] }, []],
+  ] as Array<[string, Partial<ContainerConfig>, Record<string, unknown>, string[]]>)('%s', (_name, overrides, expected, absent) => {
+    const hostConfig = create(overrides).HostConfig as Record<string, unknown>;
+    expect(hostConfig).toMatchObject(expected);
+    for (const key of absent) expect(hostConfig).not.toHaveProperty(key);
+  });
+
+  it('keeps stdin open for attach without closing it after the first client, with a tty and the adoption labels', () => {
+    const options = create({});
+    expect(options).toMatchObject({ name: 'kd-c1_k8s_debugger_web_default_uid-1_0', Image: 'busybox', OpenStdin: true, StdinOnce: false, Tty: true, AttachStdin: true });
+    expect(options.Labels).toMatchObject({ [RuntimeLabels.cluster]: 'c1', [RuntimeLabels.containerName]: 'debugger', [RuntimeLabels.sandboxId]: 'sandbox-1', [RuntimeLabels.init]: 'false', [RuntimeLabels.restartCount]: '0' });
   });
 });
 

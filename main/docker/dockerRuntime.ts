@@ -1,7 +1,8 @@
 // DockerRuntime: the ContainerRuntime on a Docker daemon, after dockershim/cri-dockerd
 // (core/sandbox_run.go, naming.go, container_create.go, docker_container.go, logs.go, exec.go):
 // one "pause" sandbox container per pod holding the network and IPC namespaces on the cluster's
-// bridge network, app containers joined with `container:<sandbox>`, restart policy `no` (the
+// bridge network (or the host's, for hostNetwork, hostIPC and hostPID pods), app containers joined
+// with `container:<sandbox>` (see containerCreateOptions for processes), restart policy `no` (the
 // kubelet owns restarts), and every container named and labelled so that a restarted kubelet
 // rebuilds its view from Docker alone. Names carry a cluster prefix and every list filters by the
 // cluster and node labels, so two clusters on one daemon never see each other's containers.
@@ -96,6 +97,79 @@ export function entrypointAndCmd(command: string[] | undefined, args: string[] |
   if (command && command.length > 0) result.Entrypoint = command;
   if (args && args.length > 0) result.Cmd = args;
   return result;
+}
+
+/**
+ * Docker's create options for a pod container (cri-dockerd's CreateContainer with
+ * modifyContainerNamespaceOptions and the security-context mapping): joined to the sandbox's
+ * network, IPC from the sandbox or the host (hostIPC), processes of its own, the sandbox's
+ * (shareProcessNamespace), the host's (hostPID) or a target container's (an ephemeral container's
+ * targetContainerName); restart policy `no`, json-file logs, limits, user, capabilities, privileged,
+ * no_new_privs and seccomp, and the labels adoption reads.
+ */
+export function containerCreateOptions(clusterId: string, sandboxId: string, config: ContainerConfig, ownLabels: Record<string, string>): Docker.ContainerCreateOptions {
+  const labels: Record<string, string> = {
+    ...config.labels,
+    ...ownLabels,
+    [RuntimeLabels.podUid]: config.podUid,
+    [RuntimeLabels.podName]: config.podName,
+    [RuntimeLabels.podNamespace]: config.namespace,
+    [RuntimeLabels.containerName]: config.name,
+    [RuntimeLabels.restartCount]: String(config.restartCount),
+    [RuntimeLabels.containerHash]: config.specHash,
+    [RuntimeLabels.sandboxId]: sandboxId,
+    [RuntimeLabels.init]: String(config.init),
+  };
+  if (config.terminationMessagePath) labels[RuntimeLabels.terminationMessagePath] = config.terminationMessagePath;
+  const security = config.security;
+  const namespaces = config.namespaces ?? { pid: 'container', ipc: 'pod' };
+  const hostConfig: Docker.HostConfig = {
+    NetworkMode: `container:${sandboxId}`,
+    IpcMode: namespaces.ipc === 'node' ? 'host' : `container:${sandboxId}`,
+    RestartPolicy: { Name: 'no' },
+    Binds: config.mounts.map((mount) => `${mount.hostPath}:${mount.containerPath}${mount.readOnly ? ':ro' : ''}`),
+    LogConfig: { Type: 'json-file', Config: {} },
+    Privileged: security.privileged ?? false,
+    ReadonlyRootfs: security.readOnlyRootFilesystem ?? false,
+  };
+  if (namespaces.pid === 'node') hostConfig.PidMode = 'host';
+  else if (namespaces.pid === 'pod') hostConfig.PidMode = `container:${sandboxId}`;
+  else if (namespaces.pid === 'target' && namespaces.targetId) hostConfig.PidMode = `container:${namespaces.targetId}`;
+  if (config.tmpfs && Object.keys(config.tmpfs).length > 0) hostConfig.Tmpfs = config.tmpfs;
+  if (config.resources.cpuMillis !== undefined && config.resources.cpuMillis > 0) hostConfig.NanoCpus = config.resources.cpuMillis * 1_000_000;
+  if (config.resources.cpuRequestMillis !== undefined) hostConfig.CpuShares = milliCpuToShares(config.resources.cpuRequestMillis);
+  if (config.resources.memoryLimitBytes !== undefined && config.resources.memoryLimitBytes > 0) {
+    hostConfig.Memory = config.resources.memoryLimitBytes;
+    // No swap beyond the limit, as the kubelet configures it: the limit is what OOM-kills.
+    hostConfig.MemorySwap = config.resources.memoryLimitBytes;
+  }
+  if (security.supplementalGroups && security.supplementalGroups.length > 0) hostConfig.GroupAdd = security.supplementalGroups.map(String);
+  if (security.capabilitiesAdd && security.capabilitiesAdd.length > 0) hostConfig.CapAdd = security.capabilitiesAdd;
+  if (security.capabilitiesDrop && security.capabilitiesDrop.length > 0) hostConfig.CapDrop = security.capabilitiesDrop;
+  const securityOptions: string[] = [];
+  if (security.noNewPrivileges) securityOptions.push('no-new-privileges:true');
+  if (security.seccomp === 'Unconfined') securityOptions.push('seccomp=unconfined');
+  if (securityOptions.length > 0) hostConfig.SecurityOpt = securityOptions;
+  const create: Docker.ContainerCreateOptions = {
+    name: appContainerName(clusterId, config),
+    Image: config.image,
+    ...entrypointAndCmd(config.command, config.args),
+    Env: config.env,
+    Labels: labels,
+    OpenStdin: config.stdin,
+    StdinOnce: config.stdinOnce,
+    Tty: config.tty,
+    AttachStdin: config.stdin,
+    AttachStdout: true,
+    AttachStderr: true,
+    // The kubelet probes; an image's HEALTHCHECK would only add load (dockershim disabled it too).
+    Healthcheck: { Test: ['NONE'] },
+    HostConfig: hostConfig,
+  };
+  if (config.workingDir) create.WorkingDir = config.workingDir;
+  // runAsGroup without runAsUser cannot be expressed in Docker's User field; it is dropped.
+  if (security.runAsUser !== undefined) create.User = security.runAsGroup !== undefined ? `${security.runAsUser}:${security.runAsGroup}` : String(security.runAsUser);
+  return create;
 }
 
 /** The kubelet's MilliCPUToShares: 1024 shares per CPU, at least 2. */
@@ -397,7 +471,7 @@ export class DockerRuntime implements ContainerRuntime {
   async imageStatus(reference: string): Promise<ImageInfo | undefined> {
     try {
       const image = await this.docker.getImage(normalizeImageReference(reference)).inspect();
-      return { id: image.Id, repoTags: image.RepoTags ?? [], repoDigests: image.RepoDigests ?? [], sizeBytes: image.Size };
+      return { id: image.Id, repoTags: image.RepoTags ?? [], repoDigests: image.RepoDigests ?? [], sizeBytes: image.Size, user: image.Config?.User ?? '' };
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
@@ -510,13 +584,14 @@ export class DockerRuntime implements ContainerRuntime {
       // The pod's packet filter (NetworkPolicy) is set from inside the sandbox (runInSandboxNetwork);
       // app containers join its network namespace but not this capability.
       CapAdd: config.hostNetwork ? [] : ['NET_ADMIN'],
-      IpcMode: 'shareable',
+      IpcMode: config.hostIPC ? 'host' : 'shareable',
       // docker-init as PID 1 forwards SIGTERM to the pause loop: stop takes 0.1 s, not the timeout.
       Init: true,
       RestartPolicy: { Name: 'no' },
       PortBindings: portBindings,
       ExtraHosts: config.extraHosts ?? [],
     };
+    if (config.hostPID) hostConfig.PidMode = 'host';
     // DNS settings are allowed on the sandbox only; joined containers share its resolv.conf.
     if (config.dns) {
       if (config.dns.servers.length > 0) hostConfig.Dns = config.dns.servers;
@@ -620,60 +695,7 @@ export class DockerRuntime implements ContainerRuntime {
   // ---- containers ----
 
   async createContainer(sandboxId: string, config: ContainerConfig): Promise<string> {
-    const labels: Record<string, string> = {
-      ...config.labels,
-      ...this.ownLabels(containerTypes.container),
-      [RuntimeLabels.podUid]: config.podUid,
-      [RuntimeLabels.podName]: config.podName,
-      [RuntimeLabels.podNamespace]: config.namespace,
-      [RuntimeLabels.containerName]: config.name,
-      [RuntimeLabels.restartCount]: String(config.restartCount),
-      [RuntimeLabels.containerHash]: config.specHash,
-      [RuntimeLabels.sandboxId]: sandboxId,
-      [RuntimeLabels.init]: String(config.init),
-    };
-    if (config.terminationMessagePath) labels[RuntimeLabels.terminationMessagePath] = config.terminationMessagePath;
-    const security = config.security;
-    const hostConfig: Docker.HostConfig = {
-      NetworkMode: `container:${sandboxId}`,
-      IpcMode: `container:${sandboxId}`,
-      RestartPolicy: { Name: 'no' },
-      Binds: config.mounts.map((mount) => `${mount.hostPath}:${mount.containerPath}${mount.readOnly ? ':ro' : ''}`),
-      LogConfig: { Type: 'json-file', Config: {} },
-      Privileged: security.privileged ?? false,
-      ReadonlyRootfs: security.readOnlyRootFilesystem ?? false,
-    };
-    if (config.tmpfs && Object.keys(config.tmpfs).length > 0) hostConfig.Tmpfs = config.tmpfs;
-    if (config.resources.cpuMillis !== undefined && config.resources.cpuMillis > 0) hostConfig.NanoCpus = config.resources.cpuMillis * 1_000_000;
-    if (config.resources.cpuRequestMillis !== undefined) hostConfig.CpuShares = milliCpuToShares(config.resources.cpuRequestMillis);
-    if (config.resources.memoryLimitBytes !== undefined && config.resources.memoryLimitBytes > 0) {
-      hostConfig.Memory = config.resources.memoryLimitBytes;
-      // No swap beyond the limit, as the kubelet configures it: the limit is what OOM-kills.
-      hostConfig.MemorySwap = config.resources.memoryLimitBytes;
-    }
-    if (security.supplementalGroups && security.supplementalGroups.length > 0) hostConfig.GroupAdd = security.supplementalGroups.map(String);
-    if (security.capabilitiesAdd && security.capabilitiesAdd.length > 0) hostConfig.CapAdd = security.capabilitiesAdd;
-    if (security.capabilitiesDrop && security.capabilitiesDrop.length > 0) hostConfig.CapDrop = security.capabilitiesDrop;
-    const create: Docker.ContainerCreateOptions = {
-      name: appContainerName(this.clusterId, config),
-      Image: config.image,
-      ...entrypointAndCmd(config.command, config.args),
-      Env: config.env,
-      Labels: labels,
-      OpenStdin: config.stdin,
-      StdinOnce: config.stdinOnce,
-      Tty: config.tty,
-      AttachStdin: config.stdin,
-      AttachStdout: true,
-      AttachStderr: true,
-      // The kubelet probes; an image's HEALTHCHECK would only add load (dockershim disabled it too).
-      Healthcheck: { Test: ['NONE'] },
-      HostConfig: hostConfig,
-    };
-    if (config.workingDir) create.WorkingDir = config.workingDir;
-    // runAsGroup without runAsUser cannot be expressed in Docker's User field; it is dropped.
-    if (security.runAsUser !== undefined) create.User = security.runAsGroup !== undefined ? `${security.runAsUser}:${security.runAsGroup}` : String(security.runAsUser);
-    const container = await this.createNamed(create);
+    const container = await this.createNamed(containerCreateOptions(this.clusterId, sandboxId, config, this.ownLabels(containerTypes.container)));
     return container.id;
   }
 

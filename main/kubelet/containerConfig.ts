@@ -1,15 +1,19 @@
 // From a pod's container spec to the runtime's ContainerConfig and SandboxConfig, after upstream
-// pkg/kubelet/kuberuntime/kuberuntime_container.go (generateContainerConfig),
-// kuberuntime_sandbox.go (generatePodSandboxConfig) and the dockershim security-context mapping.
+// pkg/kubelet/kuberuntime/kuberuntime_container.go (generateContainerConfig, verifyRunAsNonRoot in
+// security_context_others.go), kuberuntime_sandbox.go (generatePodSandboxConfig), util.go
+// (namespacesForPod) and the dockershim security-context mapping.
 import { createHash } from 'node:crypto';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import { parseMilliValue, parseValue } from '../../shared/kubernetes/quantity';
-import type { ContainerConfig, Mount, PortMapping, SandboxConfig } from './runtime/containerRuntime';
+import type { ContainerConfig, ContainerNamespaces, Mount, PortMapping, SandboxConfig } from './runtime/containerRuntime';
 
 export type ContainerSpec = Record<string, unknown> & { name: string; image: string };
 
-export function containersOf(pod: KubeObject, key: 'containers' | 'initContainers'): ContainerSpec[] {
+/** Which list of the pod spec a container comes from. */
+export type ContainerKind = 'init' | 'regular' | 'ephemeral';
+
+export function containersOf(pod: KubeObject, key: 'containers' | 'initContainers' | 'ephemeralContainers'): ContainerSpec[] {
   const spec = isRecord(pod.spec) ? pod.spec : {};
   const list = Array.isArray(spec[key]) ? spec[key] : [];
   return list.filter(isRecord).map((container) => ({ ...container, name: String(container.name ?? ''), image: String(container.image ?? '') }));
@@ -34,10 +38,53 @@ function numberOrUndefined(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
+/**
+ * namespacesForPod: the host's process namespace (hostPID), the sandbox's (shareProcessNamespace),
+ * else the container's own — or, for an ephemeral container with a targetContainerName, the
+ * target's (`targetId`, its runtime id), as generateLinuxContainerConfig turns CONTAINER into
+ * TARGET; IPC the host's (hostIPC) or the sandbox's.
+ */
+export function containerNamespaces(pod: KubeObject, targetId?: string): ContainerNamespaces {
+  const spec = isRecord(pod.spec) ? pod.spec : {};
+  const ipc = spec.hostIPC === true ? 'node' : 'pod';
+  if (spec.hostPID === true) return { pid: 'node', ipc };
+  if (spec.shareProcessNamespace === true) return { pid: 'pod', ipc };
+  if (targetId) return { pid: 'target', targetId, ipc };
+  return { pid: 'container', ipc };
+}
+
+/** A field of the container's securityContext, else of the pod's (DetermineEffectiveSecurityContext). */
+function effectiveSecurity(pod: KubeObject, container: ContainerSpec, key: string): unknown {
+  const podSpec = isRecord(pod.spec) ? pod.spec : {};
+  const podSecurity = isRecord(podSpec.securityContext) ? podSpec.securityContext : {};
+  const security = isRecord(container.securityContext) ? container.securityContext : {};
+  return security[key] ?? podSecurity[key];
+}
+
+/**
+ * verifyRunAsNonRoot: with runAsNonRoot, the container must run as a user other than 0 — its
+ * runAsUser, else the image's user (none set means root; a name cannot be checked). Returns the
+ * kubelet's error text (a CreateContainerConfigError), or undefined.
+ */
+export function verifyRunAsNonRoot(pod: KubeObject, container: ContainerSpec, imageUser: string): string | undefined {
+  if (effectiveSecurity(pod, container, 'runAsNonRoot') !== true) return undefined;
+  const podRef = `${pod.metadata.name ?? ''}_${pod.metadata.namespace ?? ''}(${pod.metadata.uid ?? ''})`;
+  const runAsUser = effectiveSecurity(pod, container, 'runAsUser');
+  if (typeof runAsUser === 'number') {
+    return runAsUser === 0 ? `container's runAsUser breaks non-root policy (pod: ${JSON.stringify(podRef)}, container: ${container.name})` : undefined;
+  }
+  const user = imageUser.split(':')[0];
+  if (user === '' || user === '0') return `container has runAsNonRoot and image will run as root (pod: ${JSON.stringify(podRef)}, container: ${container.name})`;
+  if (!/^\d+$/.test(user)) return `container has runAsNonRoot and image has non-numeric user (${user}), cannot verify user is non-root (pod: ${JSON.stringify(podRef)}, container: ${container.name})`;
+  return undefined;
+}
+
 export interface ContainerConfigInput {
   pod: KubeObject;
   container: ContainerSpec;
   init: boolean;
+  /** an ephemeral container's target: the runtime id of the container whose processes it shares */
+  targetId?: string;
   restartCount: number;
   env: string[];
   mounts: Mount[];
@@ -87,7 +134,10 @@ export function containerConfig(input: ContainerConfigInput): ContainerConfig {
       readOnlyRootFilesystem: security.readOnlyRootFilesystem === true,
       capabilitiesAdd: stringList(capabilities.add),
       capabilitiesDrop: stringList(capabilities.drop),
+      noNewPrivileges: security.allowPrivilegeEscalation === false,
+      seccomp: seccompOf(effectiveSecurity(pod, container, 'seccompProfile')),
     },
+    namespaces: containerNamespaces(pod, input.targetId),
     restartCount: input.restartCount,
     init: input.init,
     specHash: containerHash(container),
@@ -95,6 +145,13 @@ export function containerConfig(input: ContainerConfigInput): ContainerConfig {
     labels: {},
   };
   return config;
+}
+
+/** The seccomp profile type the runtime applies: Unconfined, else the engine's default (RuntimeDefault). */
+function seccompOf(profile: unknown): 'RuntimeDefault' | 'Unconfined' | undefined {
+  if (!isRecord(profile)) return undefined;
+  if (profile.type === 'Unconfined') return 'Unconfined';
+  return profile.type === 'RuntimeDefault' ? 'RuntimeDefault' : undefined;
 }
 
 export interface ClusterDns {
@@ -153,6 +210,8 @@ export function sandboxConfig(pod: KubeObject, attempt: number, clusterDns: Clus
     ...(typeof spec.subdomain === 'string' && spec.subdomain !== '' && !hostNetwork ? { domainname: `${spec.subdomain}.${namespace}.svc.${clusterDns?.domain ?? 'cluster.local'}` } : {}),
     dns,
     hostNetwork,
+    hostPID: spec.hostPID === true,
+    hostIPC: spec.hostIPC === true,
     portMappings,
     extraHosts,
     labels: {},

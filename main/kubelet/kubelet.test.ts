@@ -58,7 +58,16 @@ async function startKubelet() {
     const status = current(name)?.status as { containerStatuses?: Record<string, unknown>[] } | undefined;
     return status?.containerStatuses?.[0];
   };
-  return { transport, runtime, kubelet, pod, current, containerStatus };
+  const ephemeralStatus = (name: string, container: string) => {
+    const status = current(name)?.status as { ephemeralContainerStatuses?: Array<Record<string, unknown>> } | undefined;
+    return status?.ephemeralContainerStatuses?.find((entry) => entry.name === container);
+  };
+  /** Adds ephemeral containers as the API server's pods/ephemeralcontainers would store them (the fake does not serve it). */
+  const addEphemeral = (name: string, ...containers: Record<string, unknown>[]) => {
+    const existing = ((current(name)?.spec as { ephemeralContainers?: unknown[] }).ephemeralContainers ?? []);
+    return new ApiClient(transport).resource(resources.pods).patch('default', name, { spec: { ephemeralContainers: [...existing, ...containers.map((container) => ({ image: 'busybox:1', imagePullPolicy: 'IfNotPresent', terminationMessagePolicy: 'File', ...container }))] } }, 'merge');
+  };
+  return { transport, runtime, kubelet, pod, current, containerStatus, ephemeralStatus, addEphemeral };
 }
 
 describe('Kubelet', () => {
@@ -159,5 +168,113 @@ describe('Kubelet', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect([...first.runtime.containers.keys()]).toEqual(before);
     expect(first.containerStatus('steady')?.restartCount).toBe(0);
+  });
+
+  describe('ephemeral containers', () => {
+    it('starts one added to a running pod in the target container\'s processes and reports it, never ready', async () => {
+      const { pod, runtime, current, addEphemeral, ephemeralStatus } = await startKubelet();
+      const uid = pod('web').metadata.uid ?? '';
+      await until(() => (current('web')?.status as { phase?: string })?.phase === 'Running', 'Running');
+      const app = runtime.containerByName(uid, 'app');
+      await addEphemeral('web', { name: 'debugger', targetContainerName: 'app', stdin: true, tty: true });
+      const debug = await until(() => runtime.containerByName(uid, 'debugger'), 'debugger container');
+      expect(debug.config.namespaces).toEqual({ pid: 'target', targetId: app?.status.id, ipc: 'pod' });
+      expect(debug.config).toMatchObject({ stdin: true, tty: true, init: false, restartCount: 0 });
+      expect(debug.status.sandboxId).toBe(app?.status.sandboxId);
+      const status = await until(() => (ephemeralStatus('web', 'debugger')?.state as { running?: unknown })?.running && ephemeralStatus('web', 'debugger'), 'debugger Running');
+      expect(status).toMatchObject({ name: 'debugger', ready: false, restartCount: 0, image: 'busybox:1', containerID: `docker://${debug.status.id}`, lastState: {} });
+      expect(status).not.toHaveProperty('started');
+      const conditions = (current('web')?.status as { conditions: { type: string; status: string }[] }).conditions;
+      expect(conditions.find((condition) => condition.type === 'Ready')?.status).toBe('True');
+    });
+
+    it('never restarts one that exited, and lists them by name', async () => {
+      const { pod, runtime, current, addEphemeral, ephemeralStatus } = await startKubelet();
+      const uid = pod('web').metadata.uid ?? '';
+      await until(() => (current('web')?.status as { phase?: string })?.phase === 'Running', 'Running');
+      await addEphemeral('web', { name: 'second' });
+      const second = await until(() => runtime.containerByName(uid, 'second'), 'second container');
+      runtime.exitContainer(second.status.id, 3);
+      await until(() => (ephemeralStatus('web', 'second')?.state as { terminated?: unknown })?.terminated, 'second terminated');
+      // a later write of the pod makes the kubelet sync it again: the new container starts, the old one stays down
+      await addEphemeral('web', { name: 'first' });
+      await until(() => (ephemeralStatus('web', 'first')?.state as { running?: unknown })?.running, 'first Running');
+      expect([...runtime.containers.values()].filter((container) => container.status.name === 'second')).toHaveLength(1);
+      expect(ephemeralStatus('web', 'second')).toMatchObject({ restartCount: 0, state: { terminated: { exitCode: 3, reason: 'Error' } } });
+      const names = (current('web')?.status as { ephemeralContainerStatuses: { name: string }[] }).ephemeralContainerStatuses.map((entry) => entry.name);
+      expect(names).toEqual(['first', 'second']);
+      expect((current('web')?.status as { phase: string }).phase).toBe('Running');
+    });
+
+    it('keeps a terminated status when the runtime no longer has the container, instead of starting it again', async () => {
+      const { pod, runtime, current, addEphemeral, ephemeralStatus } = await startKubelet();
+      const uid = pod('web').metadata.uid ?? '';
+      await until(() => (current('web')?.status as { phase?: string })?.phase === 'Running', 'Running');
+      await addEphemeral('web', { name: 'once' });
+      const once = await until(() => runtime.containerByName(uid, 'once'), 'container');
+      runtime.exitContainer(once.status.id, 0);
+      await until(() => (ephemeralStatus('web', 'once')?.state as { terminated?: unknown })?.terminated, 'terminated');
+      await runtime.removeContainer(once.status.id);
+      await addEphemeral('web', { name: 'later' });
+      await until(() => (ephemeralStatus('web', 'later')?.state as { running?: unknown })?.running, 'later Running');
+      expect(runtime.containerByName(uid, 'once')).toBeUndefined();
+      expect(ephemeralStatus('web', 'once')).toMatchObject({ containerID: `docker://${once.status.id}`, state: { terminated: { exitCode: 0, reason: 'Completed' } } });
+    });
+
+    it('runs while init containers have not finished, and waits with a config error for a target that never started', async () => {
+      const { pod, runtime, current, addEphemeral, ephemeralStatus } = await startKubelet();
+      const uid = pod('stuck', { initContainers: [{ name: 'setup', image: 'busybox:1', imagePullPolicy: 'IfNotPresent' }] }).metadata.uid ?? '';
+      await until(() => runtime.containerByName(uid, 'setup')?.status.state === 'running', 'init container running');
+      await addEphemeral('stuck', { name: 'look' }, { name: 'aim', targetContainerName: 'app' });
+      const status = await until(() => (ephemeralStatus('stuck', 'look')?.state as { running?: unknown })?.running && ephemeralStatus('stuck', 'look'), 'look Running');
+      expect(status).toMatchObject({ ready: false });
+      const waiting = await until(() => (ephemeralStatus('stuck', 'aim')?.state as { waiting?: { reason: string; message: string } })?.waiting, 'aim waiting');
+      expect(waiting).toEqual({ reason: 'CreateContainerConfigError', message: 'unable to find target container app' });
+      expect((current('stuck')?.status as { phase: string }).phase).toBe('Pending');
+    });
+
+    it('refuses runAsNonRoot for an image that runs as root, with the kubelet\'s message', async () => {
+      const { pod, current, addEphemeral, ephemeralStatus } = await startKubelet();
+      const uid = pod('web').metadata.uid ?? '';
+      await until(() => (current('web')?.status as { phase?: string })?.phase === 'Running', 'Running');
+      await addEphemeral('web', { name: 'strict', securityContext: { runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } } });
+      const waiting = await until(() => (ephemeralStatus('web', 'strict')?.state as { waiting?: { reason: string; message: string } })?.waiting?.message && (ephemeralStatus('web', 'strict')?.state as { waiting: { reason: string; message: string } }).waiting, 'strict waiting');
+      expect(waiting).toEqual({ reason: 'CreateContainerConfigError', message: `container has runAsNonRoot and image will run as root (pod: "web_default(${uid})", container: strict)` });
+    });
+
+    it('adopts a running ephemeral container after a restart instead of starting another', async () => {
+      const first = await startKubelet();
+      const uid = first.pod('web').metadata.uid ?? '';
+      await until(() => (first.current('web')?.status as { phase?: string })?.phase === 'Running', 'Running');
+      await first.addEphemeral('web', { name: 'debugger' });
+      const debug = await until(() => first.runtime.containerByName(uid, 'debugger'), 'debugger');
+      await until(() => (first.ephemeralStatus('web', 'debugger')?.state as { running?: unknown })?.running, 'debugger Running');
+      await first.kubelet.dispose();
+      const client = new ApiClient(first.transport);
+      const factory = new SharedInformerFactory(client);
+      const dataDir = mkdtempSync(join(tmpdir(), 'kubelet-'));
+      const again = new Kubelet({ client, factory, runtime: first.runtime, recorder: new EventRecorder(client, { component: 'kubelet' }), identity: { nodeName: 'node-a', zone: 'zone-a', controlPlane: true, internalIP: '10.0.0.1', dataDir }, podsDir: join(dataDir, 'pods'), caCertPem: 'PEM', kubernetesService: { host: '10.96.0.1', port: 443 }, heartbeatMs: 100, relistMs: 50, resyncMs: 1000 });
+      factory.start();
+      await again.start();
+      cleanups.push(() => again.dispose(), () => factory.dispose());
+      // the adopted kubelet answers streams for it, and a new ephemeral container proves it synced the pod
+      await first.addEphemeral('web', { name: 'after' });
+      await until(() => (first.ephemeralStatus('web', 'after')?.state as { running?: unknown })?.running, 'after Running');
+      expect([...first.runtime.containers.values()].filter((container) => container.status.name === 'debugger').map((container) => container.status.id)).toEqual([debug.status.id]);
+      const pod = first.current('web');
+      if (!pod) throw new Error('pod gone');
+      const session = await again.exec(pod, 'debugger', ['true'], { stdin: false, stdout: true, stderr: true, tty: false });
+      expect(await session.exitCode).toBe(0);
+    });
+
+    it('stops them with the pod', async () => {
+      const { pod, runtime, current, addEphemeral, transport } = await startKubelet();
+      const uid = pod('web').metadata.uid ?? '';
+      await until(() => (current('web')?.status as { phase?: string })?.phase === 'Running', 'Running');
+      await addEphemeral('web', { name: 'debugger' });
+      await until(() => runtime.containerByName(uid, 'debugger')?.status.state === 'running', 'debugger running');
+      await new ApiClient(transport).resource(resources.pods).delete('default', 'web');
+      await until(() => runtime.containers.size === 0, 'containers removed');
+    });
   });
 });

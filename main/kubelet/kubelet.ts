@@ -143,7 +143,8 @@ export class Kubelet {
   }
 
   async attach(pod: KubeObject, container: string, options: StreamOptions): Promise<StreamSession> {
-    const instance = await this.runningInstance(pod, container);
+    // GetAttach's own text (GetExec says `container not found ("c")`)
+    const instance = await this.runningInstance(pod, container, `container ${container} not found in pod ${pod.metadata.name ?? ''}_${pod.metadata.namespace ?? ''}`);
     return this.options.runtime.attach(instance.id, options);
   }
 
@@ -170,10 +171,10 @@ export class Kubelet {
     return latest;
   }
 
-  private async runningInstance(pod: KubeObject, container: string): Promise<ContainerStatus> {
+  private async runningInstance(pod: KubeObject, container: string, notFound = `container not found ("${container}")`): Promise<ContainerStatus> {
     const observed = await this.cache.get(pod.metadata.uid ?? '');
     const running = observed.containers.find((candidate) => candidate.name === container && candidate.state === 'running');
-    if (!running) throw new StreamError(400, `container not found ("${container}")`);
+    if (!running) throw new StreamError(400, notFound);
     return running;
   }
 
@@ -355,7 +356,7 @@ function containerNames(pod: KubeObject, key: 'containers' | 'initContainers'): 
 
 function waitingReason(pod: KubeObject, container: string): string | undefined {
   const status = isRecord(pod.status) ? pod.status : {};
-  for (const key of ['containerStatuses', 'initContainerStatuses']) {
+  for (const key of ['containerStatuses', 'initContainerStatuses', 'ephemeralContainerStatuses']) {
     const list = Array.isArray(status[key]) ? (status[key] as unknown[]) : [];
     for (const entry of list) {
       if (!isRecord(entry) || entry.name !== container || !isRecord(entry.state) || !isRecord(entry.state.waiting)) continue;

@@ -101,4 +101,39 @@ describe('podPhase', () => {
   it('fails a Never pod whose init container failed', () => {
     expect(podPhase({ restartPolicy: 'Never' }, [{ name: 'i', state: { terminated: { exitCode: 1 } } }], [{ name: 'c', state: { waiting: { reason: 'PodInitializing' } } }], undefined)).toBe('Failed');
   });
+
+  describe('ephemeral containers', () => {
+    const withDebuggers = (status: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
+      pod({ ephemeralContainers: [{ name: 'zeta', image: 'busybox' }, { name: 'alpha', image: 'busybox:2' }], ...extra }, status);
+
+    it('lists them by name, waiting ContainerCreating until they run, never ready, and outside phase and readiness', () => {
+      const result = status(withDebuggers(), { sandbox, containers: [container('app', 'running'), container('zeta', 'running')] });
+      const statuses = result.ephemeralContainerStatuses as Array<Record<string, unknown>>;
+      expect(statuses.map((entry) => entry.name)).toEqual(['alpha', 'zeta']);
+      expect(statuses[0]).toEqual({ name: 'alpha', image: 'busybox:2', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } }, lastState: {} });
+      expect(statuses[1]).toMatchObject({ name: 'zeta', ready: false, containerID: 'docker://zeta-0', state: { running: { startedAt: '2026-01-01T00:01:00Z' } } });
+      expect(statuses[1]).not.toHaveProperty('started');
+      expect(result.phase).toBe('Running');
+      expect((result.conditions as Array<{ type: string; status: string }>).find((condition) => condition.type === 'Ready')?.status).toBe('True');
+    });
+
+    it('waits PodInitializing by default in a pod with init containers, and shows why it waits', () => {
+      const result = status(withDebuggers({}, { initContainers: [{ name: 'setup', image: 'busybox' }] }), { sandbox, containers: [] }, { zeta: { reason: 'CreateContainerConfigError', message: 'unable to find target container app' } });
+      const statuses = result.ephemeralContainerStatuses as Array<{ name: string; state: unknown }>;
+      expect(statuses.find((entry) => entry.name === 'alpha')?.state).toEqual({ waiting: { reason: 'PodInitializing' } });
+      expect(statuses.find((entry) => entry.name === 'zeta')?.state).toEqual({ waiting: { reason: 'CreateContainerConfigError', message: 'unable to find target container app' } });
+    });
+
+    it('keeps what it reported for one the runtime lost: terminated stays, running becomes ContainerStatusUnknown', () => {
+      const reported = {
+        ephemeralContainerStatuses: [
+          { name: 'alpha', image: 'busybox:2', imageID: 'x', containerID: 'docker://a', ready: false, restartCount: 0, lastState: {}, state: { terminated: { exitCode: 0, reason: 'Completed', containerID: 'docker://a' } } },
+          { name: 'zeta', image: 'busybox', imageID: 'y', containerID: 'docker://z', ready: false, restartCount: 0, lastState: {}, state: { running: { startedAt: '2026-01-01T00:01:00Z' } } },
+        ],
+      };
+      const statuses = status(withDebuggers(reported), { sandbox, containers: [container('app', 'running')] }).ephemeralContainerStatuses as Array<Record<string, unknown>>;
+      expect(statuses[0]).toEqual(reported.ephemeralContainerStatuses[0]);
+      expect(statuses[1]).toMatchObject({ containerID: 'docker://z', ready: false, state: { terminated: { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated' } } });
+    });
+  });
 });

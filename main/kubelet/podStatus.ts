@@ -1,5 +1,6 @@
 // Pod status from what the runtime shows, after upstream pkg/kubelet/kubelet_pods.go
-// (generateAPIPodStatus, getPhase, convertToAPIContainerStatuses) and pkg/kubelet/status
+// (generateAPIPodStatus, getPhase, convertToAPIContainerStatuses — for regular, init and
+// ephemeral containers) and pkg/kubelet/status
 // (generate.go: GeneratePodReadyCondition, GenerateContainersReadyCondition,
 // GeneratePodInitializedCondition). Pure: the pod worker passes the runtime's containers, the
 // waiting reasons it decided (ContainerCreating, CrashLoopBackOff, ErrImagePull, …) and the probe
@@ -53,7 +54,7 @@ interface SpecContainer {
   restartPolicy?: string;
 }
 
-function specContainers(spec: Record<string, unknown>, key: 'containers' | 'initContainers'): SpecContainer[] {
+function specContainers(spec: Record<string, unknown>, key: 'containers' | 'initContainers' | 'ephemeralContainers'): SpecContainer[] {
   const list = Array.isArray(spec[key]) ? spec[key] : [];
   return list.filter(isRecord).map((container) => ({
     name: String(container.name ?? ''),
@@ -112,6 +113,29 @@ function containerStatusFor(spec: SpecContainer, input: StatusInput, init: boole
   }
   status.lastState = lastState;
   return status;
+}
+
+/**
+ * An ephemeral container's status: as any container's, never ready and without `started` (no
+ * prober looks at it). One the runtime no longer shows keeps what was reported last — terminated
+ * stays terminated, running becomes terminated with ContainerStatusUnknown — since the kubelet
+ * never starts it again.
+ */
+function ephemeralContainerStatusFor(spec: SpecContainer, input: StatusInput, defaultWaiting: string): Record<string, unknown> {
+  const status = containerStatusFor(spec, input, false, defaultWaiting);
+  delete status.started;
+  status.ready = false;
+  if (instancesOf(input.observed, spec.name, false).length > 0) return status;
+  const oldStatus = isRecord(input.pod.status) ? input.pod.status : {};
+  const reported = (Array.isArray(oldStatus.ephemeralContainerStatuses) ? oldStatus.ephemeralContainerStatuses : []).find((entry): entry is Record<string, unknown> => isRecord(entry) && entry.name === spec.name);
+  if (!reported || typeof reported.containerID !== 'string') return status;
+  const state = isRecord(reported.state) ? reported.state : {};
+  if (isRecord(state.terminated)) return reported;
+  return {
+    ...reported,
+    ready: false,
+    state: { terminated: { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated', startedAt: null, finishedAt: null } },
+  };
 }
 
 function condition(type: string, ok: boolean, previous: Condition[], now: Date, reason?: string, message?: string): Condition {
@@ -225,6 +249,13 @@ export function computePodStatus(input: StatusInput): Record<string, unknown> {
     qosClass: oldStatus.qosClass,
   };
   if (inits.length) status.initContainerStatuses = initStatuses;
+  // Ephemeral containers count for neither the phase nor readiness; listed by name, as upstream sorts them.
+  const ephemeral = specContainers(spec, 'ephemeralContainers');
+  if (ephemeral.length) {
+    status.ephemeralContainerStatuses = ephemeral
+      .map((container) => ephemeralContainerStatusFor(container, input, inits.length ? 'PodInitializing' : 'ContainerCreating'))
+      .sort((a, b) => (String(a.name) < String(b.name) ? -1 : String(a.name) > String(b.name) ? 1 : 0));
+  }
   const ip = observed.sandbox?.ip ?? (typeof oldStatus.podIP === 'string' ? oldStatus.podIP : '');
   if (ip) {
     status.podIP = ip;

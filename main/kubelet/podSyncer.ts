@@ -2,7 +2,8 @@
 // (computePodActions + SyncPod), kuberuntime_container.go (startContainer, killContainer with
 // preStop and grace), images/image_manager.go (pull policies, ErrImagePull/ImagePullBackOff) and
 // kubelet.go (syncTerminatingPod, back-off via CrashLoopBackOff). Each call compares the pod's spec
-// with what the runtime shows, takes the next steps, and writes the resulting status.
+// with what the runtime shows, takes the next steps (ephemeral containers once, init containers in
+// order, app containers), and writes the resulting status.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { KubeObject } from '../../shared/kubernetes/types';
@@ -16,7 +17,7 @@ import { registryAuthFor } from './imagePullSecrets';
 import { Backoff } from './backoff';
 import { computePodStatus, instancesOf, type ObservedPod, type WaitingReason } from './podStatus';
 import type { PodRuntimeCache } from './podRuntimeCache';
-import { containerConfig, containerHash, containersOf, pullPolicy, sandboxConfig, type ClusterDns, type ContainerSpec } from './containerConfig';
+import { containerConfig, containerHash, containersOf, pullPolicy, sandboxConfig, verifyRunAsNonRoot, type ClusterDns, type ContainerKind, type ContainerSpec } from './containerConfig';
 import { VolumeError, type PodVolumes, type VolumeManager } from './volumes/volumeManager';
 import { ContainerConfigError, resolveEnv, serviceEnvironment } from './env/resolveEnv';
 import { expandContainerCommandAndArgs } from './env/expansion';
@@ -164,6 +165,13 @@ export class PodSyncer {
     }
     const restartPolicy = stringField(pod.spec, 'restartPolicy') ?? 'Always';
 
+    // Ephemeral containers first (they may debug a pod stuck initializing), and only once: one that
+    // ran — the runtime shows it, or the pod's status reported it — is never started again.
+    for (const container of containersOf(pod, 'ephemeralContainers')) {
+      if (instancesOf(observed, container.name, false).length > 0 || reportedContainer(pod, container.name, 'ephemeral')?.containerID) continue;
+      await this.startContainer(pod, container, 'ephemeral', 0, state, observed);
+    }
+
     // Init containers, in order: each must succeed before the next starts.
     let initsDone = true;
     for (const container of containersOf(pod, 'initContainers')) {
@@ -180,7 +188,7 @@ export class PodSyncer {
         initsDone = false;
         break;
       }
-      await this.startOrBackOff(pod, container, true, latest, state);
+      await this.startOrBackOff(pod, container, 'init', latest, state);
       initsDone = false;
       break;
     }
@@ -206,7 +214,7 @@ export class PodSyncer {
           const restart = restartPolicy === 'Always' || (restartPolicy === 'OnFailure' && failed) || latest.state === 'created';
           if (!restart) continue;
         }
-        await this.startOrBackOff(pod, container, false, latest, state);
+        await this.startOrBackOff(pod, container, 'regular', latest, state);
       }
     }
 
@@ -220,7 +228,7 @@ export class PodSyncer {
   }
 
   /** Starts a new instance of the container unless it is backing off after a crash. */
-  private async startOrBackOff(pod: KubeObject, container: ContainerSpec, init: boolean, latest: ContainerStatus | undefined, state: PodState): Promise<void> {
+  private async startOrBackOff(pod: KubeObject, container: ContainerSpec, kind: ContainerKind, latest: ContainerStatus | undefined, state: PodState): Promise<void> {
     const uid = pod.metadata.uid ?? '';
     const key = `${uid}/${container.name}`;
     const podRef = `${pod.metadata.name}_${pod.metadata.namespace}(${uid})`;
@@ -229,7 +237,7 @@ export class PodSyncer {
       if (this.restartBackoff.isInBackoffSince(key, finished)) {
         const delay = this.restartBackoff.delay(key);
         state.waiting.set(container.name, { reason: 'CrashLoopBackOff', message: `back-off ${formatDelay(delay)} restarting failed container=${container.name} pod=${podRef}` });
-        this.options.recorder.event(pod, 'Warning', 'BackOff', `Back-off restarting failed container ${container.name} in pod ${podRef}`, fieldPathOf(container, init));
+        this.options.recorder.event(pod, 'Warning', 'BackOff', `Back-off restarting failed container ${container.name} in pod ${podRef}`, fieldPathOf(container, kind));
         this.options.requeue(uid, this.restartBackoff.remaining(key, finished) + 50);
         return;
       }
@@ -238,9 +246,9 @@ export class PodSyncer {
     if (latest && latest.state === 'created') await this.options.runtime.removeContainer(latest.id).catch(() => undefined);
     // Without a runtime record (Docker lost or removed the old containers, e.g. across a daemon
     // restart) the count continues from the pod's last reported status, as upstream's kubelet does.
-    const reported = reportedContainer(pod, container.name, init);
+    const reported = reportedContainer(pod, container.name, kind);
     const restartCount = latest ? latest.restartCount + (latest.state === 'created' ? 0 : 1) : reported?.containerID ? reported.restartCount + 1 : 0;
-    await this.startContainer(pod, container, init, restartCount, state);
+    await this.startContainer(pod, container, kind, restartCount, state);
   }
 
   /**
@@ -262,10 +270,32 @@ export class PodSyncer {
     return path;
   }
 
-  private async startContainer(pod: KubeObject, container: ContainerSpec, init: boolean, restartCount: number, state: PodState): Promise<void> {
+  private async startContainer(pod: KubeObject, container: ContainerSpec, kind: ContainerKind, restartCount: number, state: PodState, observedBefore?: ObservedPod): Promise<void> {
     const uid = pod.metadata.uid ?? '';
-    const fieldPath = fieldPathOf(container, init);
+    const fieldPath = fieldPathOf(container, kind);
     if (!(await this.ensureImage(pod, container, fieldPath, state))) return;
+    const configError = (message: string): void => {
+      state.waiting.set(container.name, { reason: 'CreateContainerConfigError', message });
+      this.options.recorder.event(pod, 'Warning', 'Failed', `Error: ${message}`, fieldPath);
+      this.options.requeue(uid, 2000);
+    };
+    // An ephemeral container's targetContainerName: it shares that container's processes (getTargetID).
+    let targetId: string | undefined;
+    const target = kind === 'ephemeral' && typeof container.targetContainerName === 'string' ? container.targetContainerName : '';
+    if (target !== '') {
+      const observedNow = observedBefore ?? (await this.options.cache.get(uid));
+      targetId = observedNow.containers.filter((candidate) => candidate.name === target).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0]?.id;
+      if (!targetId) {
+        configError(`unable to find target container ${target}`);
+        return;
+      }
+    }
+    const imageUser = (await this.options.runtime.imageStatus(container.image).catch(() => undefined))?.user ?? '';
+    const nonRootError = verifyRunAsNonRoot(pod, container, imageUser);
+    if (nonRootError) {
+      configError(nonRootError);
+      return;
+    }
     let env: string[];
     let mounts;
     let tmpfs;
@@ -285,9 +315,7 @@ export class PodSyncer {
       tmpfs = this.options.volumes.tmpfsFor(specContainer, state.volumes ?? {});
     } catch (error) {
       if (error instanceof ContainerConfigError || error instanceof VolumeError) {
-        state.waiting.set(container.name, { reason: 'CreateContainerConfigError', message: error.message });
-        this.options.recorder.event(pod, 'Warning', 'Failed', `Error: ${error.message}`, fieldPath);
-        this.options.requeue(uid, 2000);
+        configError(error.message);
         return;
       }
       throw error;
@@ -298,7 +326,7 @@ export class PodSyncer {
     if (!sandbox) return;
     let id: string;
     try {
-      id = await this.options.runtime.createContainer(sandbox.id, containerConfig({ pod, container, init, restartCount, env, mounts, tmpfs, command: expanded.command, args: expanded.args }));
+      id = await this.options.runtime.createContainer(sandbox.id, containerConfig({ pod, container, init: kind === 'init', targetId, restartCount, env, mounts, tmpfs, command: expanded.command, args: expanded.args }));
     } catch (error) {
       state.waiting.set(container.name, { reason: 'CreateContainerError', message: errorText(error) });
       this.options.recorder.event(pod, 'Warning', 'Failed', `Error: ${errorText(error)}`, fieldPath);
@@ -494,7 +522,7 @@ export class PodSyncer {
   // ---- termination ------------------------------------------------------------------------------
 
   private async killContainer(pod: KubeObject, container: ContainerSpec | undefined, instance: ContainerStatus, message: string, graceSeconds?: number): Promise<void> {
-    const fieldPath = container ? fieldPathOf(container, instance.init) : undefined;
+    const fieldPath = container ? fieldPathOf(container, instance.init ? 'init' : kindOf(pod, container.name)) : undefined;
     this.options.recorder.event(pod, 'Normal', 'Killing', message, fieldPath);
     const spec = isRecord(pod.spec) ? pod.spec : {};
     let grace = graceSeconds ?? (typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : 30);
@@ -513,7 +541,7 @@ export class PodSyncer {
   private async terminate(pod: KubeObject, observed: ObservedPod, deleted: boolean): Promise<void> {
     const uid = pod.metadata.uid ?? '';
     const grace = typeof pod.metadata.deletionGracePeriodSeconds === 'number' ? pod.metadata.deletionGracePeriodSeconds : undefined;
-    const specs = [...containersOf(pod, 'initContainers'), ...containersOf(pod, 'containers')];
+    const specs = [...containersOf(pod, 'initContainers'), ...containersOf(pod, 'containers'), ...containersOf(pod, 'ephemeralContainers')];
     const running = observed.containers.filter((container) => container.state === 'running');
     await Promise.all(running.map((instance) => this.killContainer(pod, specs.find((spec) => spec.name === instance.name), instance, `Stopping container ${instance.name}`, grace)));
     for (const sandbox of observed.sandboxes ?? []) await this.options.runtime.stopSandbox(sandbox.id, 0).catch(() => undefined);
@@ -618,8 +646,16 @@ export function containerIdOf(status: Record<string, unknown> | undefined, name:
   return statusContainerId(status, name)?.replace(/^docker:\/\//, '');
 }
 
-function fieldPathOf(container: ContainerSpec, init: boolean): string {
-  return `spec.${init ? 'initContainers' : 'containers'}{${container.name}}`;
+function fieldPathOf(container: ContainerSpec, kind: ContainerKind): string {
+  return `spec.${listOf[kind]}{${container.name}}`;
+}
+
+const listOf: Record<ContainerKind, string> = { init: 'initContainers', regular: 'containers', ephemeral: 'ephemeralContainers' };
+const statusListOf: Record<ContainerKind, string> = { init: 'initContainerStatuses', regular: 'containerStatuses', ephemeral: 'ephemeralContainerStatuses' };
+
+/** Whether a (non-init) runtime container is a regular or an ephemeral one of the pod. */
+function kindOf(pod: KubeObject, name: string): ContainerKind {
+  return containersOf(pod, 'ephemeralContainers').some((container) => container.name === name) ? 'ephemeral' : 'regular';
 }
 
 function stringField(value: unknown, key: string): string | undefined {
@@ -648,9 +684,9 @@ function describeHandler(handler: Record<string, unknown>): string {
 }
 
 /** The container's entry in the pod's reported status, if it has one. */
-function reportedContainer(pod: KubeObject, name: string, init: boolean): { containerID?: string; restartCount: number } | undefined {
+function reportedContainer(pod: KubeObject, name: string, kind: ContainerKind): { containerID?: string; restartCount: number } | undefined {
   const status = isRecord(pod.status) ? pod.status : {};
-  const list = status[init ? 'initContainerStatuses' : 'containerStatuses'];
+  const list = status[statusListOf[kind]];
   if (!Array.isArray(list)) return undefined;
   for (const entry of list) {
     if (!isRecord(entry) || entry.name !== name) continue;

@@ -59,6 +59,17 @@ export interface UpdateSubresource extends SubresourceCommon {
   prepareForUpdate(obj: KubeObject, old: KubeObject): void;
   /** Validation beyond the kind's own (e.g. finalizer names). */
   validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /**
+   * `validateUpdate` is the whole validation of a write through this subresource, the kind's own
+   * create and update validation do not run (upstream strategies whose ValidateUpdate stands alone:
+   * pods/ephemeralcontainers, which the pod's update rules would refuse).
+   */
+  replacesKindValidation?: boolean;
+  /**
+   * The built-in validating admission plugins see writes through this subresource, named in their
+   * attributes (upstream PodSecurity checks pods/ephemeralcontainers; quota and limits skip it).
+   */
+  admitted?: boolean;
 }
 
 /**
@@ -161,6 +172,8 @@ export interface KindStrategy {
   prepareForUpdate(obj: KubeObject, old: KubeObject): void;
   /** Upstream ValidateXxx, on the defaulted object; also run on every update. */
   validateCreate(obj: KubeObject): FieldError[];
+  /** What upstream's ValidateXxxCreate checks beyond ValidateXxx, on create only (a pod's ephemeral containers). */
+  validateCreateOnly?(obj: KubeObject): FieldError[];
   /** Upstream ValidateXxxUpdate (immutable fields etc.). */
   validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
   /** PUT of a missing object creates it (upstream AllowCreateOnUpdate). */

@@ -91,7 +91,7 @@ export class FakeRuntime implements ContainerRuntime {
   /** Makes an image present locally (as after `docker build`). */
   addImage(reference: string, info: Partial<ImageInfo> = {}): ImageInfo {
     const name = normalize(reference);
-    const image: ImageInfo = { id: info.id ?? `sha256:${this.hex(64)}`, repoTags: info.repoTags ?? [name], repoDigests: info.repoDigests ?? [], sizeBytes: info.sizeBytes ?? 1_000_000 };
+    const image: ImageInfo = { id: info.id ?? `sha256:${this.hex(64)}`, repoTags: info.repoTags ?? [name], repoDigests: info.repoDigests ?? [], sizeBytes: info.sizeBytes ?? 1_000_000, user: info.user ?? '' };
     this.images.set(name, image);
     return image;
   }
@@ -265,6 +265,11 @@ export class FakeRuntime implements ContainerRuntime {
       throw new Error(`starting container: ${failure}`);
     }
     if (container.status.state === 'running') return;
+    // Joining another container's processes needs that container running, as Docker checks.
+    const namespaces = container.config.namespaces;
+    if (namespaces?.pid === 'target' && this.containers.get(namespaces.targetId ?? '')?.status.state !== 'running') {
+      throw new Error(`starting container: Error response from daemon: cannot join PID of a non running container: ${namespaces.targetId ?? ''}`);
+    }
     container.status.state = 'running';
     container.status.startedAt = this.now();
   }

@@ -2,9 +2,10 @@
 // the host's node binary inside a busybox pod: HTTPS on :8443 with the certificate mounted at
 // /webhook/tls.crt and /webhook/tls.key. POST /validate refuses objects labelled `forbidden`
 // (Status 403 Forbidden with its own message); POST /mutate adds the label `mutated-by=webhook`
-// with a JSONPatch; POST /subresources (test/e2e/subresourceAdmission.test.ts) logs what it was
-// sent as one `review {json}` line and refuses scales above 5 replicas and evictions of pods named
-// `keep-…`. All answer admission.k8s.io/v1 AdmissionReviews.
+// with a JSONPatch; POST /subresources (test/e2e/subresourceAdmission.test.ts, debug.test.ts) logs
+// what it was sent as one `review {json}` line and refuses scales above 5 replicas, evictions of pods
+// named `keep-…` and ephemeral containers named `denied-…`. All answer admission.k8s.io/v1
+// AdmissionReviews.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 
@@ -34,7 +35,13 @@ function subresources(request) {
     requestKind: request.requestKind,
     name: request.name,
     namespace: request.namespace,
-    object: { apiVersion: request.object?.apiVersion, kind: request.object?.kind, name: request.object?.metadata?.name, replicas: request.object?.spec?.replicas },
+    object: {
+      apiVersion: request.object?.apiVersion,
+      kind: request.object?.kind,
+      name: request.object?.metadata?.name,
+      replicas: request.object?.spec?.replicas,
+      ephemeralContainers: request.object?.spec?.ephemeralContainers?.map((container) => container.name),
+    },
   };
   console.log(`review ${JSON.stringify(seen)}`);
   const replicas = request.object?.spec?.replicas;
@@ -43,6 +50,10 @@ function subresources(request) {
   }
   if (request.subResource === 'eviction' && String(request.name ?? '').startsWith('keep-')) {
     return { allowed: false, status: { code: 403, reason: 'Forbidden', message: `pod ${request.name} must not be evicted` } };
+  }
+  const denied = (request.object?.spec?.ephemeralContainers ?? []).find((container) => String(container.name).startsWith('denied-'));
+  if (request.subResource === 'ephemeralcontainers' && denied) {
+    return { allowed: false, status: { code: 403, reason: 'Forbidden', message: `ephemeral container ${denied.name} is not allowed` } };
   }
   return { allowed: true };
 }

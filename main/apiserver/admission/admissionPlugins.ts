@@ -40,8 +40,13 @@ export function installAdmissionPlugins(objects: ResourceStore, registry: Resour
     if (def.group === '' && def.resource === 'pods' && obj.metadata.namespace) applyLimitRangeDefaults(obj, limitRanges(obj.metadata.namespace));
   });
 
-  objects.addValidatingAdmission(({ operation, def, obj, old, options }) => {
+  objects.addValidatingAdmission(({ operation, def, obj, old, options, subresource }) => {
     const namespace = obj.metadata.namespace ?? '';
+    // Of the subresources admission sees, PodSecurity alone checks (pods/ephemeralcontainers).
+    if (subresource) {
+      if (def.group === '' && def.resource === 'pods' && namespace) admitPodSecurity(obj, old, namespaceLabels(namespace), options.warnings);
+      return;
+    }
     // LimitRanger: pods on create only (their resources are immutable), claims on create and update.
     if (def.group === '' && namespace) {
       if (def.resource === 'pods' && operation === 'CREATE') enforceLimitViolations('pods', obj.metadata.name ?? '', podLimitViolations(obj, limitRanges(namespace)));

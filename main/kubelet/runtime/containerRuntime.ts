@@ -37,6 +37,8 @@ export interface ImageInfo {
   repoTags: string[];
   repoDigests: string[];
   sizeBytes: number;
+  /** the user the image runs as (its config's User: a uid or name, optionally `:group`); '' when it sets none (root) */
+  user?: string;
 }
 
 export interface RegistryAuth {
@@ -72,6 +74,10 @@ export interface SandboxConfig {
   /** DNS for the pod (written to the sandbox; app containers share it) */
   dns?: { servers: string[]; searches: string[]; options: string[] };
   hostNetwork: boolean;
+  /** the host's process namespace (hostPID) */
+  hostPID?: boolean;
+  /** the host's IPC namespace (hostIPC) */
+  hostIPC?: boolean;
   portMappings: PortMapping[];
   extraHosts?: string[]; // "name:ip"
   labels: Record<string, string>; // extra labels (pod labels as annotations-style copies)
@@ -93,6 +99,19 @@ export interface Mount {
   hostPath: string;
   containerPath: string;
   readOnly: boolean;
+}
+
+/**
+ * The Linux namespaces a container joins besides the sandbox's network (CRI NamespaceOption):
+ * processes its own (`container`), the sandbox's shared by the pod (`pod`, shareProcessNamespace),
+ * the host's (`node`, hostPID) or another container's (`target`, an ephemeral container's
+ * targetContainerName); IPC the sandbox's (`pod`) or the host's (`node`, hostIPC).
+ */
+export interface ContainerNamespaces {
+  pid: 'container' | 'pod' | 'node' | 'target';
+  /** the runtime id of the container whose processes `target` shares */
+  targetId?: string;
+  ipc: 'pod' | 'node';
 }
 
 export interface ContainerConfig {
@@ -120,7 +139,13 @@ export interface ContainerConfig {
     readOnlyRootFilesystem?: boolean;
     capabilitiesAdd?: string[];
     capabilitiesDrop?: string[];
+    /** allowPrivilegeEscalation: false (no_new_privs) */
+    noNewPrivileges?: boolean;
+    /** the seccomp profile; RuntimeDefault is the engine's default */
+    seccomp?: 'RuntimeDefault' | 'Unconfined';
   };
+  /** default: processes of its own, the sandbox's IPC */
+  namespaces?: ContainerNamespaces;
   restartCount: number;
   init: boolean;
   /** hash of the container spec, for restart-on-change decisions */

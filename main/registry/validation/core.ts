@@ -1,5 +1,5 @@
 // Validation for the core/v1 kinds, as upstream pkg/apis/core/validation/validation.go and
-// events.go: ValidateNamespace, ValidatePodCreate/Update, ValidateService(Update),
+// events.go: ValidateNamespace, ValidatePodCreate/Update, ValidatePodEphemeralContainersUpdate, ValidateService(Update),
 // ValidateEndpoints, ValidateConfigMap, ValidateSecret, ValidateServiceAccount, ValidateNode,
 // ValidateLimitRange, ValidateResourceQuota, ValidatePodTemplate, ValidateReplicationController,
 // ValidatePersistentVolumeClaim and the legacy core/v1 Event rules. Each function takes the (defaulted) object as received.
@@ -82,13 +82,20 @@ function validatePodMetadataAndSpec(obj: KubeObject, errors: FieldError[]): Fiel
   return spec;
 }
 
+/** validatePodMetadataAndSpec: what every write of a pod must satisfy (create, update, status, ephemeral containers). */
 export function validatePod(obj: KubeObject): FieldError[] {
   const errors: FieldError[] = [];
-  const spec = validatePodMetadataAndSpec(obj, errors);
-  if (Array.isArray(spec.ephemeralContainers) && spec.ephemeralContainers.length > 0) {
-    errors.push(fieldErrors.forbidden('spec.ephemeralContainers', 'cannot be set on create'));
-  }
+  validatePodMetadataAndSpec(obj, errors);
   return errors;
+}
+
+/** What ValidatePodCreate adds to validatePod: ephemeral containers come only through their subresource. */
+export function validatePodCreate(obj: KubeObject): FieldError[] {
+  const spec = recordOf(obj.spec);
+  if (Array.isArray(spec.ephemeralContainers) && spec.ephemeralContainers.length > 0) {
+    return [fieldErrors.forbidden('spec.ephemeralContainers', 'cannot be set on create')];
+  }
+  return [];
 }
 
 const updatablePodSpecFields = [
@@ -164,7 +171,6 @@ export function validatePodUpdate(obj: KubeObject, old: KubeObject): FieldError[
     activeDeadlineSeconds: oldSpec.activeDeadlineSeconds,
     tolerations: oldSpec.tolerations,
     schedulingGates: oldSpec.schedulingGates,
-    ephemeralContainers: oldSpec.ephemeralContainers,
   };
   const oldGrace = typeof oldSpec.terminationGracePeriodSeconds === 'number' ? oldSpec.terminationGracePeriodSeconds : undefined;
   if (oldGrace !== undefined && oldGrace < 0 && spec.terminationGracePeriodSeconds === 1) mutated.terminationGracePeriodSeconds = oldGrace;
@@ -178,6 +184,45 @@ export function validatePodUpdate(obj: KubeObject, old: KubeObject): FieldError[
     errors.push(fieldErrors.forbidden('spec', `pod updates may not change fields other than ${updatablePodSpecFields.join(',')}\n${specDifference(oldSpec, mutated)}`));
   }
   return errors;
+}
+
+const mirrorPodAnnotation = 'kubernetes.io/config.mirror';
+
+/** A short description of how an ephemeral container differs, standing in for upstream's cmp.Diff. */
+function containerDifference(old: FieldRecord, changed: FieldRecord): string {
+  const keys = [...new Set([...Object.keys(old), ...Object.keys(changed)])].sort();
+  const lines: string[] = [];
+  for (const key of keys) {
+    if (deepEqual(old[key], changed[key])) continue;
+    lines.push(`-\t${key}: ${JSON.stringify(goValue(old[key]))}`, `+\t${key}: ${JSON.stringify(goValue(changed[key]))}`);
+  }
+  return `  core.EphemeralContainer{\n${lines.join('\n')}\n  }\n`;
+}
+
+/**
+ * ValidatePodEphemeralContainersUpdate, for writes through pods/ephemeralcontainers (whose
+ * strategy already kept everything but spec.ephemeralContainers): metadata and spec as on every pod
+ * write, no static (mirror) pod, and existing ephemeral containers neither removed nor changed —
+ * matched by name, since a patch need not keep their order.
+ */
+export function validatePodEphemeralContainersUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+  const errors = validateObjectMetaUpdate(obj.metadata, old.metadata);
+  validatePodMetadataAndSpec(obj, errors);
+  if (old.metadata.annotations?.[mirrorPodAnnotation] !== undefined) return [fieldErrors.forbidden('', 'static pods do not support ephemeral containers')];
+  const current = new Map<string, FieldRecord>();
+  for (const container of arrayOf(recordOf(obj.spec).ephemeralContainers)) current.set(String(recordOf(container).name), recordOf(container));
+  for (const container of arrayOf(recordOf(old.spec).ephemeralContainers)) {
+    const previous = recordOf(container);
+    const name = String(previous.name);
+    const now = current.get(name);
+    if (!now) errors.push(fieldErrors.forbidden('spec.ephemeralContainers', `existing ephemeral containers ${JSON.stringify(name)} may not be removed\n`));
+    else if (!deepEqual(previous, now)) errors.push(fieldErrors.forbidden('spec.ephemeralContainers', `existing ephemeral containers ${JSON.stringify(name)} may not be changed\n${containerDifference(previous, now)}`));
+  }
+  return errors;
+}
+
+function arrayOf(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
 }
 
 // ---------------------------------------------------------------- podtemplates

@@ -1,5 +1,5 @@
 // PodSpec and PodTemplateSpec validation as upstream pkg/apis/core/validation/validation.go
-// (ValidatePodSpec, validateContainers, validateInitContainers, ValidateVolumes, ValidateEnv,
+// (ValidatePodSpec, validateContainers, validateInitContainers, validateEphemeralContainers, ValidateVolumes, ValidateEnv,
 // validateContainerPorts, validateProbe, ValidateTolerations, validateResourceRequirements …),
 // with the same field paths and messages. Expects defaults already applied, as upstream does.
 import { fieldErrors, type FieldError } from '../fieldErrors';
@@ -807,6 +807,8 @@ export function validatePodSpec(spec: unknown, path: string, options: PodSpecOpt
     }
   }
 
+  validateEphemeralContainers(record.ephemeralContainers, allNames, volumes, `${path}.ephemeralContainers`, errors);
+
   const securityContext = objectAt(record.securityContext, `${path}.securityContext`, []);
   const hostNetwork = record.hostNetwork === true || securityContext?.hostNetwork === true;
   if (hostNetwork) {
@@ -894,6 +896,48 @@ export function validatePodSpec(spec: unknown, path: string, options: PodSpecOpt
     validateImageWhitespace(record.initContainers, `${path}.initContainers`);
   }
   return errors;
+}
+
+/**
+ * The fields of EphemeralContainerCommon that an ephemeral container may not set (upstream
+ * allowedEphemeralContainerFields, in the struct's field order): an ephemeral container must not be
+ * relied on for the pod's own service, so no ports, resources, probes, lifecycle or restart rules.
+ */
+const ephemeralContainerForbiddenFields = ['ports', 'resources', 'resizePolicy', 'restartPolicy', 'restartPolicyRules', 'livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle'];
+
+/**
+ * Whether a field holds Go's zero value after decoding: absent or null; `resources` also when none
+ * of its lists is set (kubectl sends `resources: {}`). An empty list or map is set, as in Go.
+ */
+function isZeroField(key: string, value: unknown): boolean {
+  if (value === undefined || value === null) return true;
+  if (key === 'resources' && typeof value === 'object' && !Array.isArray(value)) return Object.values(value).every((item) => item === undefined || item === null);
+  return false;
+}
+
+/**
+ * validateEphemeralContainers: each as a container (validateContainerCommon, image whitespace), a
+ * name unique across every container of the pod, a targetContainerName naming a regular or init
+ * container, only the allowed fields, and no subPath mounts.
+ */
+function validateEphemeralContainers(value: unknown, otherNames: ReadonlySet<string>, volumes: Map<string, FieldRecord>, field: string, errors: FieldError[]): void {
+  const allNames = new Set(otherNames);
+  for (const { item, path } of objectsAt(value, field, errors)) {
+    const name = validateContainerCommon(item, volumes, path, errors);
+    const image = typeof item.image === 'string' ? item.image : '';
+    if (image.length !== image.trim().length) errors.push(fieldErrors.invalid(`${path}.image`, image, 'must not have leading or trailing whitespace'));
+    if (allNames.has(name)) errors.push(fieldErrors.duplicate(`${path}.name`, name));
+    else allNames.add(name);
+    const target = stringAt(item.targetContainerName, `${path}.targetContainerName`, errors);
+    if (target !== '' && !otherNames.has(target)) errors.push(notFound(`${path}.targetContainerName`, target));
+    for (const key of ephemeralContainerForbiddenFields) {
+      if (!isZeroField(key, item[key])) errors.push(fieldErrors.forbidden(`${path}.${key}`, 'cannot be set for an Ephemeral Container'));
+    }
+    for (const { item: mount, path: mountPath } of objectsAt(item.volumeMounts, `${path}.volumeMounts`, [])) {
+      if (typeof mount.subPath === 'string' && mount.subPath !== '') errors.push(fieldErrors.forbidden(`${mountPath}.subPath`, 'cannot be set for an Ephemeral Container'));
+      if (typeof mount.subPathExpr === 'string' && mount.subPathExpr !== '') errors.push(fieldErrors.forbidden(`${mountPath}.subPathExpr`, 'cannot be set for an Ephemeral Container'));
+    }
+  }
 }
 
 /** ValidatePodTemplateSpec: template labels/annotations and the pod spec; no ephemeral containers. */

@@ -3,14 +3,17 @@
 // a node is graceful — it waits terminationGracePeriodSeconds (or the request's grace period) for
 // the kubelet to stop it and confirm with a delete at grace 0 — while unscheduled or finished pods
 // go at once. /binding assigns the node once (BindingREST); /eviction deletes it within its
-// PodDisruptionBudget (EvictionREST, provided by main/apiserver/subresources/eviction.ts); log,
-// exec, attach, port-forward and proxy are streams the API server's plugins provide.
+// PodDisruptionBudget (EvictionREST, provided by main/apiserver/subresources/eviction.ts);
+// /ephemeralcontainers adds debugging containers and changes nothing else (EphemeralContainersREST
+// with podEphemeralContainersStrategy); log, exec, attach, port-forward and proxy are streams the
+// API server's plugins provide.
 import { isRecord, type KubeObject } from '../../../../shared/kubernetes/types';
 import { podTable } from '../../../../shared/printers/pod';
 import { fieldErrors, type FieldError } from '../../fieldErrors';
 import { defaultPod } from '../../defaults/core';
 import { podQosClass } from '../../podQos';
-import { validatePod, validatePodUpdate } from '../../validation/core';
+import { validatePod, validatePodCreate, validatePodEphemeralContainersUpdate, validatePodUpdate } from '../../validation/core';
+import { deepEqual } from '../../validation/fields';
 import { defineKind, fieldText, keepStoredStatus, statusSubresource, StrategyError, timestamp, valueAt, type DeletionContext } from '../../strategy';
 
 /** Upstream CheckGracefulDelete plus BeforeDelete: the grace period a deletion of this pod waits. */
@@ -52,6 +55,29 @@ function bindPod(pod: KubeObject, binding: Record<string, unknown>, now: Date): 
   return { ...pod, spec: { ...spec, nodeName }, status: { ...status, conditions } };
 }
 
+/**
+ * podEphemeralContainersStrategy.PrepareForUpdate (dropNonEphemeralContainerUpdates): the stored pod
+ * with only spec.ephemeralContainers taken from the request; status and the metadata a status write
+ * may not change (ResetObjectMetaForStatus: labels, annotations, finalizers, owners) stay as stored.
+ * The generation counts the change (updatePodGeneration), compared once defaults are applied.
+ */
+function keepAllButEphemeralContainers(pod: KubeObject, old: KubeObject): void {
+  const requested = isRecord(pod.spec) ? pod.spec.ephemeralContainers : undefined;
+  const spec: Record<string, unknown> = structuredClone(isRecord(old.spec) ? old.spec : {});
+  if (requested === undefined || requested === null) delete spec.ephemeralContainers;
+  else spec.ephemeralContainers = requested;
+  pod.spec = spec;
+  if (old.status === undefined) delete pod.status;
+  else pod.status = structuredClone(old.status);
+  const { labels, annotations, finalizers, ownerReferences } = structuredClone(old.metadata);
+  pod.metadata = { ...pod.metadata, labels, annotations, finalizers, ownerReferences };
+  for (const key of ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const) if (pod.metadata[key] === undefined) delete pod.metadata[key];
+  const metadata = pod.metadata;
+  const defaulted = structuredClone(pod);
+  defaultPod(defaulted);
+  if (!deepEqual(defaulted.spec, old.spec)) metadata.generation = (old.metadata.generation ?? 0) + 1;
+}
+
 function podFields(pod: KubeObject): Record<string, string> {
   return {
     'spec.nodeName': fieldText(valueAt(pod, 'spec', 'nodeName')),
@@ -77,7 +103,14 @@ export const podStrategy = defineKind({
   subresources: [
     { name: 'attach', type: 'connect', provider: 'podAttach', kind: 'PodAttachOptions', verbs: ['create', 'get'] },
     { name: 'binding', type: 'create', kind: 'Binding', validate: validateBinding, apply: bindPod },
-    { name: 'ephemeralcontainers', type: 'unserved' },
+    {
+      name: 'ephemeralcontainers',
+      type: 'update',
+      prepareForUpdate: keepAllButEphemeralContainers,
+      validateUpdate: validatePodEphemeralContainersUpdate,
+      replacesKindValidation: true,
+      admitted: true,
+    },
     { name: 'eviction', type: 'create', provider: 'eviction', group: 'policy', version: 'v1', kind: 'Eviction' },
     { name: 'exec', type: 'connect', provider: 'podExec', kind: 'PodExecOptions', verbs: ['create', 'get'] },
     { name: 'log', type: 'connect', provider: 'podLog', verbs: ['get'] },
@@ -92,6 +125,7 @@ export const podStrategy = defineKind({
   prepareForUpdate: keepStoredStatus,
   defaults: defaultPod,
   validateCreate: validatePod,
+  validateCreateOnly: validatePodCreate,
   validateUpdate: validatePodUpdate,
   gracefulDelete: gracefulPodDelete,
   readyToRemove: (pod) => (pod.metadata.deletionGracePeriodSeconds ?? 0) === 0,
