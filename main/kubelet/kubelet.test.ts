@@ -104,6 +104,20 @@ describe('Kubelet', () => {
     expect(containerStatus('crashy')?.lastState).toMatchObject({ terminated: { exitCode: 1, reason: 'Error' } });
   });
 
+  it('shows a crashed container as not ready before restarting it, so Ready gets a new transition time', async () => {
+    const { pod, runtime, current } = await startKubelet();
+    const uid = pod('flappy').metadata.uid ?? '';
+    const readyOf = () => ((current('flappy')?.status as { conditions?: { type: string; status: string; lastTransitionTime: string }[] })?.conditions ?? []).find((c) => c.type === 'Ready');
+    const first = await until(() => runtime.containerByName(uid, 'app'), 'first container');
+    await until(() => readyOf()?.status === 'True', 'Ready');
+    const firstReadySince = readyOf()?.lastTransitionTime;
+    // Ready's transition time has one-second resolution: let a second pass before the crash.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    runtime.exitContainer(first.status.id, 1);
+    await until(() => [...runtime.containers.values()].find((c) => c.status.restartCount === 1 && c.status.state === 'running'), 'restarted container');
+    await until(() => readyOf()?.status === 'True' && readyOf()?.lastTransitionTime !== firstReadySince && readyOf(), 'Ready again with a new transition time', 3000);
+  });
+
   it('turns a pod Ready once its readiness probe passes, and unready when it fails', async () => {
     const { pod, runtime, current } = await startKubelet();
     let healthy = true;

@@ -213,6 +213,13 @@ export class PodSyncer {
           const failed = (latest.exitCode ?? 0) !== 0 || latest.state === 'created';
           const restart = restartPolicy === 'Always' || (restartPolicy === 'OnFailure' && failed) || latest.state === 'created';
           if (!restart) continue;
+          if (latest.state === 'exited' && reportedContainer(pod, container.name, 'regular')?.running) {
+            // Report the exit before acting on it, as upstream's kubelet writes the status it observed
+            // before starting anything: Ready goes False, so the restarted container's Ready has a new
+            // transition time and a crash loop never counts as available through minReadySeconds.
+            await this.writeStatus(pod, observed, state);
+            if (state.lastStatus) pod = { ...pod, status: state.lastStatus };
+          }
         }
         await this.startOrBackOff(pod, container, 'regular', latest, state);
       }
@@ -684,13 +691,17 @@ function describeHandler(handler: Record<string, unknown>): string {
 }
 
 /** The container's entry in the pod's reported status, if it has one. */
-function reportedContainer(pod: KubeObject, name: string, kind: ContainerKind): { containerID?: string; restartCount: number } | undefined {
+function reportedContainer(pod: KubeObject, name: string, kind: ContainerKind): { containerID?: string; restartCount: number; running: boolean } | undefined {
   const status = isRecord(pod.status) ? pod.status : {};
   const list = status[statusListOf[kind]];
   if (!Array.isArray(list)) return undefined;
   for (const entry of list) {
     if (!isRecord(entry) || entry.name !== name) continue;
-    return { containerID: typeof entry.containerID === 'string' && entry.containerID ? entry.containerID : undefined, restartCount: typeof entry.restartCount === 'number' ? entry.restartCount : 0 };
+    return {
+      containerID: typeof entry.containerID === 'string' && entry.containerID ? entry.containerID : undefined,
+      restartCount: typeof entry.restartCount === 'number' ? entry.restartCount : 0,
+      running: isRecord(entry.state) && isRecord(entry.state.running),
+    };
   }
   return undefined;
 }
