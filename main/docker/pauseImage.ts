@@ -3,7 +3,7 @@
 // exits on SIGTERM/SIGINT. We generate an equivalent static ELF in a few bytes, put it alone in a
 // tar and `docker import` it under a tag derived from its content. Sandboxes run with
 // HostConfig.Init=true so docker-init (tini) is PID 1 and forwards SIGTERM: `docker stop` takes
-// ~0.1 s with exit code 143 instead of waiting out the grace period (docker-internals §4).
+// ~0.1 s with exit code 143 instead of waiting out the grace period.
 import { createHash } from 'node:crypto';
 
 /** Label on the pause image, so `kubedesk reset` and tests can tell it from user images. */

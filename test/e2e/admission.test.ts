@@ -1,4 +1,4 @@
-// Admission plugins end to end (issue 7), with the real kubectl 1.35 against `kubedesk serve`:
+// Admission plugins end to end, with the real kubectl 1.35 against `kubedesk serve`:
 // LimitRange defaults on a created pod and a too-large limit refused; ResourceQuota usage in
 // `kubectl describe quota` and a create beyond it refused; PodSecurity enforce refusing a
 // privileged pod and warn printing kubectl's `Warning:` line; and no new content in a terminating

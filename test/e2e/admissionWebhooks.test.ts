@@ -1,4 +1,4 @@
-// Dynamic admission end to end (issue 7), with the real kubectl 1.35 against `kubedesk serve`:
+// Dynamic admission end to end, with the real kubectl 1.35 against `kubedesk serve`:
 // a validating webhook served by a pod in the cluster (Node inside a busybox pod, HTTPS with a
 // certificate for `<service>.<namespace>.svc` made here with openssl, trusted through caBundle)
 // refuses an object with its own message, a mutating webhook from the same pod adds a label, the

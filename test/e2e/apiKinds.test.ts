@@ -1,4 +1,4 @@
-// The remaining built-in kinds end to end (issue 7) with the real kubectl 1.35: `kubectl explain`
+// The remaining built-in kinds end to end with the real kubectl 1.35: `kubectl explain`
 // answers for every resource `kubectl api-resources` lists; PriorityClasses (the two system
 // classes exist, pods get spec.priority from their class, unknown classes are refused with the
 // upstream message), RuntimeClasses, NetworkPolicies and IngressClasses print upstream's columns;

@@ -1,4 +1,4 @@
-// CustomResourceDefinitions end to end (issue 7) with the real kubectl 1.35: apply a CRD with a
+// CustomResourceDefinitions end to end with the real kubectl 1.35: apply a CRD with a
 // schema, wait for Established, create valid objects and see invalid ones rejected with upstream
 // field paths, unknown fields pruned (a warning, or an error under --validate=strict), printer
 // columns in `kubectl get`, `kubectl explain`, `kubectl api-resources`, `kubectl scale` through the

@@ -1,4 +1,4 @@
-// DaemonSets on a three-node cluster with the real kubectl (issue 4 point 4): one pod per node, bound
+// DaemonSets on a three-node cluster with the real kubectl: one pod per node, bound
 // through node affinity; a tainted node is skipped unless the template tolerates the taint (a new
 // NoSchedule taint leaves running daemon pods alone, an untolerated NoExecute taint removes them, as
 // upstream NodeShouldRunDaemonPod); a template change rolls out with `kubectl rollout status` returning.

@@ -1,5 +1,5 @@
-// Deployments on Docker, driven by the real kubectl 1.35 against one real `kubedesk serve` (issue 4,
-// point 2): `create deployment` and `rollout status`, scaling, `set image`/`set env` rolling out
+// Deployments on Docker, driven by the real kubectl 1.35 against one real `kubedesk serve`:
+// `create deployment` and `rollout status`, scaling, `set image`/`set env` rolling out
 // through a new ReplicaSet, `rollout history|undo|restart|pause|resume`, Recreate removing the old
 // pods before creating new ones (seen through `kubectl get pods -w`), the progress deadline of a
 // crash-looping template, and Deployments with overlapping selectors that do not fight. Expected

@@ -1,5 +1,5 @@
 // Endpoints, EndpointSlices, PodDisruptionBudgets and `kubectl drain`, driven by the real kubectl
-// 1.35 against a real three-node `kubedesk serve` on Docker: issue 4's points on service endpoints
+// 1.35 against a real three-node `kubedesk serve` on Docker: service endpoints
 // (ready and not-ready addresses, ports by name) and on cordon + drain honouring a budget. Texts
 // asserted are upstream's (the eviction API's 429 message, kubectl's printers and drain output).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
-// Garbage collection on Docker, driven by the real kubectl 1.35 against one real `kubedesk serve`
-// (issue 4, point 7): ownerReferences written by hand (ConfigMaps and a Pod owned by a ConfigMap)
+// Garbage collection on Docker, driven by the real kubectl 1.35 against one real `kubedesk serve`:
+// ownerReferences written by hand (ConfigMaps and a Pod owned by a ConfigMap)
 // with kubectl's default Background cascade, `--cascade=orphan` and `--cascade=foreground`
 // (the owner keeps the foregroundDeletion finalizer until its blocking dependents are gone, and
 // kubectl waits), a dependent of an owner that never existed, deleting a namespace with a running

@@ -1,4 +1,4 @@
-// helm 4 end to end (issue 7, acceptance): a chart from `helm create` (its image switched to the
+// helm 4 end to end: a chart from `helm create` (its image switched to the
 // local busybox test image serving HTTP on the chart's port 80, so the generated liveness and
 // readiness probes on `/` pass) goes through install --wait, list, upgrade (a changed value),
 // history, rollback and uninstall against `kubedesk serve`, and a second install under a name in

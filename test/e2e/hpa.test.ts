@@ -1,5 +1,5 @@
-// The real kubectl 1.35 against a real `kubedesk serve` on real Docker: issue 4's HPA acceptance
-// point. `kubectl autoscale` creates an autoscaling/v2 HorizontalPodAutoscaler; a Deployment whose
+// The real kubectl 1.35 against a real `kubedesk serve` on real Docker: the HorizontalPodAutoscaler
+// as a user meets it. `kubectl autoscale` creates an autoscaling/v2 HorizontalPodAutoscaler; a Deployment whose
 // pod burns CPU (request 100m, limit 200m, so ~200% of its request) is scaled up by the controller
 // from the metrics.k8s.io figures, and scaled back down to minReplicas once a rollout makes its pods
 // idle (with spec.behavior.scaleDown.stabilizationWindowSeconds shortened to a few seconds, as

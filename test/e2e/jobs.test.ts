@@ -1,5 +1,5 @@
 // Batch workloads on Docker, driven by the real kubectl 1.35 against one real `kubedesk serve`:
-// issue 4's acceptance points for Jobs and CronJobs — a Job completes (`kubectl wait
+// Jobs and CronJobs — a Job completes (`kubectl wait
 // --for=condition=complete`), a failing Job stops after backoffLimit (`condition=failed`,
 // BackoffLimitExceeded), an Indexed Job runs its completion indexes in parallel with
 // JOB_COMPLETION_INDEX and `<job>-<index>` hostnames, a `* * * * *` CronJob fires within 70 s of

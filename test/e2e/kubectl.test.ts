@@ -1,5 +1,5 @@
-// The real kubectl 1.35 against a real `kubedesk serve`: the foundation issue's acceptance points
-// for discovery, OpenAPI, CRUD, patch types, apply/diff, watch, wait and Kubernetes-style errors.
+// The real kubectl 1.35 against a real `kubedesk serve`: discovery, OpenAPI, CRUD, patch types,
+// apply/diff, watch, wait and Kubernetes-style errors.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

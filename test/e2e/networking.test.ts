@@ -1,4 +1,4 @@
-// Service networking end to end (issue 5), with the real kubectl 1.35 against a real `kubedesk
+// Service networking end to end, with the real kubectl 1.35 against a real `kubedesk
 // serve` on Docker: ClusterIP traffic from pods by short name and FQDN following scaling,
 // readiness and pod replacement; cluster DNS (headless Services, StatefulSet pod names,
 // ExternalName, outside names, dnsPolicy); session affinity; UDP; NodePort, LoadBalancer and

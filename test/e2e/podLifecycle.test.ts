@@ -1,5 +1,5 @@
 // The pod lifecycle on Docker, driven by the real kubectl 1.35 against one real `kubedesk serve`:
-// issue 3's acceptance points for crash loops, image pull failures, restarts after `docker kill`,
+// the pod lifecycle as a user meets it: crash loops, image pull failures, restarts after `docker kill`,
 // restart policies, init containers, probes, volumes and env, resources and QoS, securityContext and
 // graceful deletion. Expected texts are upstream's (kubectl's printers and describers, the kubelet's
 // event reasons and messages), so a real cluster would pass the same assertions.

@@ -1,4 +1,4 @@
-// The real kubectl 1.35 against pods on real Docker: issue 3's acceptance points for `kubectl run`,
+// The real kubectl 1.35 against pods on real Docker: `kubectl run`,
 // logs with every flag (follow, tail, since, timestamps, container, limit-bytes, previous), exec
 // (exit codes, piped stdin, a real terminal in tmux with resize), attach, cp both ways and
 // port-forward (SPDY tunnelled in WebSocket, and plain SPDY). Expected output follows upstream kubectl

@@ -1,5 +1,5 @@
-// ReplicaSets on Docker, driven by the real kubectl 1.35 against one real `kubedesk serve` (issue 4,
-// point 1): pods named `<rs>-<5 chars>` with controller references, `kubectl scale` up and down with
+// ReplicaSets on Docker, driven by the real kubectl 1.35 against one real `kubedesk serve`:
+// pods named `<rs>-<5 chars>` with controller references, `kubectl scale` up and down with
 // upstream's deletion ranking (an unscheduled Pending pod goes first), replacement of deleted pods,
 // adoption of matching orphans and release of relabelled pods, and the DESIRED/CURRENT/READY columns.
 // Expected texts are upstream's (replicaset-controller events, kubectl's printers), so a real cluster

@@ -1,4 +1,4 @@
-// Server-side apply end to end (issue 7) with the real kubectl 1.35 and helm 4 against `kubedesk
+// Server-side apply end to end with the real kubectl 1.35 and helm 4 against `kubedesk
 // serve`: two field managers conflict on a field with upstream's message and kubectl's advice,
 // --force-conflicts moves ownership, a manager dropping a field it alone owned removes it,
 // --show-managed-fields lists the managers (plain -o yaml hides them), client-side apply followed

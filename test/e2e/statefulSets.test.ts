@@ -1,4 +1,4 @@
-// StatefulSets with the real kubectl against one real `kubedesk serve` on Docker (issue 4 point 3):
+// StatefulSets with the real kubectl against one real `kubedesk serve` on Docker:
 // a set of three with volumeClaimTemplates creates web-0, web-1, web-2 in order (each only once the
 // previous is Ready), gives each its own PVC bound by the local-path provisioner, keeps a file written
 // in web-1 across the pod's deletion and recreation, scales down from the highest ordinal, and

@@ -1,5 +1,5 @@
-// The real kubectl 1.35 `top` against a real `kubedesk serve` with pods on real Docker: issue 3's
-// metrics acceptance point. kubectl discovers metrics.k8s.io/v1beta1, lists PodMetrics/NodeMetrics
+// The real kubectl 1.35 `top` against a real `kubedesk serve` with pods on real Docker: the
+// metrics API as kubectl uses it. kubectl discovers metrics.k8s.io/v1beta1, lists PodMetrics/NodeMetrics
 // and prints them as upstream does (`NAME CPU(cores) MEMORY(bytes)`, node percentages of the Node's
 // allocatable), answers `No resources found in <ns> namespace.` when nothing is there and
 // `error: metrics not available yet` while pods have no figures (kubectl/pkg/cmd/top).

@@ -1,4 +1,4 @@
-// The web UI end to end (issue 6 acceptance): Debian's Chromium driven by playwright-core against a
+// The web UI end to end: Debian's Chromium driven by playwright-core against a
 // real `kubedesk serve` on real Docker. Signs in with the printed one-time URL, creates a Deployment
 // from YAML, watches its pods turn Running, scales it from the UI, opens a shell and runs
 // `hostname`, follows logs, forwards a port and fetches through it, edits a ConfigMap's YAML,
