@@ -7,12 +7,14 @@ import { Cluster } from './cluster';
 import { removeKubeconfigEntries } from './kubeconfig';
 import { networkNameFor, readClusterId } from './clusterIdentity';
 import { DockerRuntime } from '../kubelet/runtime/dockerRuntime';
+import { StartupPhases, startupDebugRequested } from './startupPhases';
 
 const USAGE = `Usage:
   kubedesk serve [--data-dir DIR] [--port N] [--kubeconfig FILE] [--nodes N]
-                 [--ingress-http-port N] [--ingress-https-port N]
+                 [--ingress-http-port N] [--ingress-https-port N] [--debug-startup]
       Ingress listens on 127.0.0.1: by default 80/443 when free, else 8080/8443, else any free
-      port (printed at start); 0 = any free port.
+      port (printed at start); 0 = any free port. --debug-startup (or KUBEDESK_DEBUG_STARTUP=1)
+      prints how long each start-up phase took.
   kubedesk reset [--data-dir DIR] [--kubeconfig FILE]
 `;
 
@@ -25,6 +27,8 @@ export interface CliOptions {
   /** undefined = 80/443 when free, else 8080/8443, else any */
   ingressHttpPort?: number;
   ingressHttpsPort?: number;
+  /** print how long each start-up phase took (also KUBEDESK_DEBUG_STARTUP=1) */
+  debugStartup?: boolean;
 }
 
 export class UsageError extends Error {}
@@ -79,6 +83,10 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
         else options.ingressHttpsPort = port;
         break;
       }
+      case '--debug-startup':
+        if (inline !== undefined) throw new UsageError(`flag ${flag} takes no value`);
+        options.debugStartup = true;
+        break;
       default:
         throw new UsageError(`unknown flag "${arg}"`);
     }
@@ -107,7 +115,9 @@ export async function main(argv: string[]): Promise<number> {
 
 async function serve(options: CliOptions): Promise<number> {
   const started = Date.now();
+  const phases = new StartupPhases(options.debugStartup || startupDebugRequested());
   const cluster = await Cluster.start({
+    phases,
     dataDir: options.dataDir,
     port: options.port,
     kubeconfigPath: options.kubeconfig,
@@ -119,11 +129,15 @@ async function serve(options: CliOptions): Promise<number> {
   process.stdout.write(`kubedesk: cluster ready at ${cluster.server} in ${Date.now() - started} ms (data dir ${options.dataDir})\n`);
   process.stdout.write(`kubedesk: kubeconfig ${options.kubeconfig}, context "kubedesk"\n`);
   process.stdout.write(`kubedesk: UI at ${cluster.uiLoginUrl()}\n`);
-  const ingress = cluster.ingressPorts();
-  if (ingress) process.stdout.write(`kubedesk: Ingress on http://127.0.0.1:${ingress.http} and https://127.0.0.1:${ingress.https}\n`);
   if (result && !result.currentContextSet) {
     process.stdout.write(`kubedesk: your current context is "${result.previousContext ?? ''}"; switch with: kubectl config use-context kubedesk\n`);
   }
+  // what starts after readiness: its line follows once it listens
+  void cluster.whenStarted().then(() => {
+    const ingress = cluster.ingressPorts();
+    if (ingress && ingress.http !== 0) process.stdout.write(`kubedesk: Ingress on http://127.0.0.1:${ingress.http} and https://127.0.0.1:${ingress.https}\n`);
+    phases.print('serve');
+  });
   await new Promise<void>((resolveStop) => {
     const stop = () => resolveStop();
     process.once('SIGTERM', stop);
