@@ -24,8 +24,11 @@ export interface Pki {
 }
 
 export interface PkiOptions {
-  /** IP addresses to add to the serving certificate besides 127.0.0.1 and ::1. */
-  extraIps?: string[];
+  /**
+   * IP addresses to add to the serving certificate besides 127.0.0.1 and ::1. A promise lets the
+   * CA be loaded or made while they are still being worked out (the cluster's network plan).
+   */
+  extraIps?: string[] | Promise<string[]>;
   /** Injectable clock for tests. */
   now?: Date;
 }
@@ -69,7 +72,6 @@ export async function ensurePki(dataDir: string, options: PkiOptions = {}): Prom
   const now = options.now ?? new Date();
   const directory = pkiDirectory(dataDir);
   mkdirSync(directory, { recursive: true, mode: 0o700 });
-  const extraIps = normalizeIps(options.extraIps ?? []);
   const paths = {
     caCert: join(directory, pkiFileNames.caCert),
     caKey: join(directory, pkiFileNames.caKey),
@@ -84,6 +86,7 @@ export async function ensurePki(dataDir: string, options: PkiOptions = {}): Prom
     writePublicFile(paths.caCert, ca.certPem);
   }
 
+  const extraIps = normalizeIps((await options.extraIps) ?? []);
   let server = loadKeyPair(paths.serverCert, paths.serverKey);
   if (!server || !isUsableServingCertificate(server.certificate, ca.certificate, now, extraIps)) {
     const issued = await createServingCertificate(ca, now, extraIps);

@@ -71,6 +71,7 @@ import { componentClients, controllerUser, nodeUser, schedulerUser, type Compone
 import { ClusterRoleAggregationController } from '../controllers/clusterRoleAggregationController';
 import { startCustomResourceDefinitions } from '../apiserver/crd/customResourceDefinitions';
 import { kubernetesVersion } from './version';
+import { StartupPhases } from './startupPhases';
 
 export interface ClusterOptions {
   dataDir: string;
@@ -80,6 +81,8 @@ export interface ClusterOptions {
   nodes: number;
   ingressHttpPort?: number;
   ingressHttpsPort?: number;
+  /** start-up phases to mark (printed by the caller when asked for) */
+  phases?: StartupPhases;
 }
 
 interface Disposable {
@@ -102,6 +105,7 @@ export class Cluster {
   private uiSessions: UiSessions | undefined;
   private caCertPem = '';
   private firstRuntime: DockerRuntime | undefined;
+  private afterReady: Promise<void> = Promise.resolve();
 
   private constructor(readonly options: ClusterOptions) {}
 
@@ -123,19 +127,30 @@ export class Cluster {
 
   private async run(): Promise<void> {
     const { dataDir } = this.options;
+    const phases = this.options.phases ?? new StartupPhases(false);
+    phases.mark('modules loaded');
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     // The address plan comes first: Service IPs go on the serving certificate and into the API
     // server's allocator. Node 0's runtime creates the Docker network (with the remembered subnet).
     const clusterId = ensureClusterId(dataDir);
     this.clusterId = clusterId;
     this.firstRuntime = new DockerRuntime({ clusterId, nodeName: nodeNameFor(0), networkName: networkNameFor(clusterId), dataDir: join(dataDir, 'nodes', nodeNameFor(0)), preferredSubnet: rememberedSubnet(dataDir) });
-    const actualSubnet = await this.firstRuntime.start().then(
-      (prepared) => prepared.network.subnet || undefined,
-      () => undefined,
+    // Docker makes the network while the store opens and the CA is loaded or made; the serving
+    // certificate waits for the plan (the `kubernetes` Service's address is one of its SANs).
+    const plan = this.firstRuntime.start().then(
+      (prepared) => resolveNetworkPlan(dataDir, clusterId, prepared.network.subnet || undefined),
+      () => resolveNetworkPlan(dataDir, clusterId, undefined),
     );
-    this.network = resolveNetworkPlan(dataDir, clusterId, actualSubnet);
-    const [pki, token] = await Promise.all([ensurePki(dataDir, { extraIps: [this.network.kubernetesServiceIp] }), Promise.resolve(ensureAdminToken(dataDir))]);
+    const pkiReady = ensurePki(dataDir, { extraIps: plan.then((network) => [network.kubernetesServiceIp]) });
+    // settled below; a failure here must not be reported as unhandled before that
+    pkiReady.catch(() => undefined);
+    const token = ensureAdminToken(dataDir);
     const store = this.register(SqliteStore.open(join(dataDir, 'state.db')));
+    phases.mark('store opened');
+    this.network = await plan;
+    phases.mark('container runtime and network plan');
+    const pki = await pkiReady;
+    phases.mark('PKI and admin token');
     this.register(startCompactor(store, { intervalMs: 60_000, keepRevisions: 10_000 }));
 
     // kubedesk's own kind beside the built-ins: PortForward (kubedesk.dev/v1alpha1)
@@ -224,6 +239,7 @@ export class Cluster {
       );
     }
 
+    phases.mark('API server and plugins wired');
     this.client = new ApiClient(new InProcessTransport(this.api, { userAgent: componentUserAgent('kubedesk') }));
     // each component writes under its upstream name, so managedFields read as on a real cluster,
     // and acts as its upstream identity: controllers as their kube-system ServiceAccounts
@@ -233,15 +249,19 @@ export class Cluster {
     const controllerClient = (serviceAccount: string) => components.clientFor(controllerUser(serviceAccount), `${componentUserAgent('kube-controller-manager')}/${serviceAccount}`);
     const schedulerClient = components.clientFor(schedulerUser(), componentUserAgent('kube-scheduler'));
     await bootstrapObjects(this.client, this.network);
+    phases.mark('bootstrap objects');
     ensureBootstrapPolicy(this.api);
     ensureComponentPolicy(this.api);
+    phases.mark('bootstrap RBAC policy');
     port = await http.listen();
     this.server = `https://127.0.0.1:${port}`;
+    phases.mark('HTTPS listening');
     // Pods reach the API server and cluster DNS through unix sockets in the directory kd-netd
     // mounts (docs/architecture.md, "Service networking"), so nothing listens beyond loopback.
     await http.listenUnix(join(runDir, 'apiserver.sock'));
 
     const factory = this.register(new SharedInformerFactory(this.client));
+    phases.mark('API unix socket listening');
     const namespaces = new NamespaceController(controllerClient('namespace-controller'), factory);
     this.register(namespaces);
     // service-account-controller and root-ca-cert-publisher in one (both roles are bound to its ServiceAccount)
@@ -297,9 +317,12 @@ export class Cluster {
     // kubedesk's network components act as kube-system/kubedesk-network (ClusterRole system:kubedesk:network)
     this.ingress = this.register(new IngressController(controllerClient(NETWORK_SERVICE_ACCOUNT), factory, { dialer, httpPort: ingressPorts.http, httpsPort: ingressPorts.https }));
     const scheduler = this.register(new Scheduler(schedulerClient, factory, new EventRecorder(schedulerClient, { component: 'default-scheduler' })));
+    phases.mark('components constructed');
     this.kubelets = await this.createKubelets(factory, pki.caCertPem);
+    phases.mark('kubelets constructed');
     factory.start();
     await factory.waitForCacheSync();
+    phases.mark('informers synced');
     namespaces.start();
     namespaceDefaults.start();
     for (const controller of controllers) controller.start();
@@ -307,12 +330,27 @@ export class Cluster {
     hostPorts.start();
     portForwards.start();
     serviceProxy.start();
-    await this.ingress.start();
+    phases.mark('controllers started');
     for (const kubelet of this.kubelets) await kubelet.start();
+    phases.mark('kubelets started');
     for (const collector of this.metricsCollectors) collector.start();
 
     this.kubeconfigResult = writeKubeconfig({ path: this.options.kubeconfigPath, server: this.server, caCertPem: pki.caCertPem, token });
     this.ready = true;
+    phases.mark('kubeconfig written, ready');
+    // Readiness is the API server's (as upstream's /readyz): the Ingress controller, like an
+    // ingress-nginx pod, starts listening once the API serves (its fallback certificate takes a
+    // moment to make).
+    const ingress = this.ingress;
+    this.afterReady = ingress.start().then(
+      () => phases.mark('ingress started'),
+      (error: unknown) => console.error('kubedesk: the Ingress controller could not start:', error instanceof Error ? error.message : error),
+    );
+  }
+
+  /** Resolves once what starts after readiness (the Ingress controller's listeners) has started or failed. */
+  whenStarted(): Promise<void> {
+    return this.afterReady;
   }
 
   /** One kubelet per virtual node, each with its own runtime view of the one Docker daemon. */
