@@ -1,8 +1,9 @@
 // Builds dist/: the cluster (main/) bundled by esbuild into one ESM file for fast start-up, with
-// native and Docker modules left external; the web UI (renderer/) into dist/renderer, which the
-// cluster serves at /ui/.
+// native modules left external; the web UI (renderer/) into dist/renderer, which the cluster
+// serves at /ui/.
 import { build } from 'esbuild';
-import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 
 const schemas = 'main/apiserver/openapi/schemas.generated.json';
@@ -12,17 +13,69 @@ if (!existsSync(schemas)) execFileSync(process.execPath, ['scripts/generateOpena
 // better-sqlite3's native build needs anyway.
 execFileSync(process.execPath, ['scripts/buildNetd.mjs'], { stdio: 'inherit' });
 
+// dockerode and docker-modem are bundled, but what they load for transports and features kubedesk
+// does not use at start — ssh2 (DOCKER_HOST=ssh://), gRPC and protobuf (BuildKit sessions), tar
+// and .dockerignore handling (image builds) — is required from node_modules on first use: loading
+// them eagerly cost more than the rest of the bundle. Each such import becomes a small stand-in
+// that loads the package when first touched; `__kubedeskRequire` is node's require for the bundle.
+const onFirstUse = {
+  ssh2: 'client',
+  '@grpc/grpc-js': 'object',
+  '@grpc/proto-loader': 'object',
+  protobufjs: 'object',
+  'tar-fs': 'object',
+  '@balena/dockerignore': 'function',
+};
+function standIn(name, shape) {
+  const load = `let loaded; const load = () => (loaded ??= __kubedeskRequire(${JSON.stringify(name)}));`;
+  // docker-modem reads require('ssh2').Client when it loads: a constructor that builds the real one
+  if (shape === 'client') return `${load} module.exports = new Proxy({ Client: function Client(...args) { return new (load().Client)(...args); } }, { get: (target, key) => (key in target ? target[key] : load()[key]) });`;
+  const target = shape === 'function' ? 'function () {}' : '{}';
+  return `${load} module.exports = new Proxy(${target}, { get: (_, key) => load()[key], has: (_, key) => key in load(), apply: (_, self, args) => load().apply(self, args), construct: (_, args) => new (load())(...args) });`;
+}
+const loadOnFirstUse = {
+  name: 'load-on-first-use',
+  setup(bundle) {
+    const names = Object.keys(onFirstUse).map((name) => name.replace(/[/@.-]/g, '\\$&')).join('|');
+    bundle.onResolve({ filter: new RegExp(`^(${names})$`) }, (args) => ({ path: args.path, namespace: 'on-first-use' }));
+    bundle.onLoad({ filter: /.*/, namespace: 'on-first-use' }, (args) => ({ contents: standIn(args.path, onFirstUse[args.path]), loader: 'js' }));
+    // dockerode's BuildKit support reads .proto files beside its own sources
+    bundle.onLoad({ filter: /[\\/]node_modules[\\/]dockerode[\\/]lib[\\/][^\\/]+\.js$/ }, async (args) => ({
+      contents: (await readFile(args.path, 'utf8')).replaceAll('__dirname', "require('node:path').join(require('node:path').dirname(__kubedeskRequire.resolve('dockerode/package.json')), 'lib')"),
+      loader: 'js',
+    }));
+  },
+};
+
+// Large JSON (the OpenAPI schemas) goes into the bundle as a string for JSON.parse: V8 parses JSON
+// several times faster than the same data as an object literal in the source.
+const jsonAsString = {
+  name: 'json-as-string',
+  setup(bundle) {
+    bundle.onLoad({ filter: /\.generated\.json$/ }, async (args) => ({
+      contents: `export default JSON.parse(${JSON.stringify(await readFile(args.path, 'utf8'))});`,
+      loader: 'js',
+    }));
+  },
+};
+
+// The cluster: code reached only through import() (certificate making, …) goes into chunks that
+// load when first used, so start-up compiles less.
+rmSync('dist/chunks', { recursive: true, force: true });
 await build({
   entryPoints: { kubedesk: 'main/app/cliMain.ts' },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },
+  chunkNames: 'chunks/[name]-[hash]',
+  splitting: true,
   bundle: true,
   platform: 'node',
   target: 'node20',
   format: 'esm',
   sourcemap: 'linked',
-  external: ['better-sqlite3', 'dockerode', 'electron', 'cpu-features', 'ssh2'],
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  external: ['better-sqlite3', 'electron', 'cpu-features'],
+  plugins: [loadOnFirstUse, jsonAsString],
+  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url); const __kubedeskRequire = require;" },
   logLevel: 'warning',
 });
 
@@ -37,8 +90,9 @@ await build({
   format: 'cjs',
   // import.meta.url (kd-netd's binary is found next to the bundle) from the CommonJS file's own path
   define: { 'import.meta.url': '__importMetaUrl' },
-  banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-  external: ['better-sqlite3', 'dockerode', 'electron', 'cpu-features', 'ssh2'],
+  banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href; const __kubedeskRequire = require;" },
+  external: ['better-sqlite3', 'electron', 'cpu-features'],
+  plugins: [loadOnFirstUse],
   logLevel: 'warning',
 });
 
