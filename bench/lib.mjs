@@ -66,6 +66,8 @@ export async function startServer({ name, timeoutMs = 30_000 }) {
     readyMs: NaN,
     /** SIGTERM → exit of the last stop() */
     stopMs: NaN,
+    /** CPU time (user + system) the server had used when /readyz first answered ok */
+    cpuMsAtReady: NaN,
     url: '',
     ca: '',
     token: '',
@@ -109,6 +111,7 @@ export async function startServer({ name, timeoutMs = 30_000 }) {
       await sleep(2);
     }
     server.readyMs = performance.now() - started;
+    server.cpuMsAtReady = cpuMsOf(child.pid);
     return server;
   } catch (error) {
     await server.stop().catch(() => undefined);
