@@ -9,8 +9,8 @@ describe('StartupPhases', () => {
     phases.mark('modules loaded');
     phases.mark('store opened');
     phases.print('serve');
-    expect(lines[0]).toBe('kubedesk: start-up phases (serve; ms since the process started, ms in the phase)');
-    expect(lines.slice(1).map((line) => line.trim().split(/\s+/).slice(2).join(' '))).toEqual(['modules loaded', 'store opened']);
+    expect(lines[0]).toBe('kubedesk: start-up phases (serve; ms since the process started, ms in the phase, CPU ms in the phase)');
+    expect(lines.slice(1).map((line) => line.trim().split(/\s+/).slice(3).join(' '))).toEqual(['modules loaded', 'store opened']);
     const [first, second] = phases.list();
     expect(second.at).toBeGreaterThanOrEqual(first.at);
     // the first phase runs from the process's start, so its duration is its end
