@@ -44,6 +44,14 @@ const loadOnFirstUse = {
       contents: (await readFile(args.path, 'utf8')).replaceAll('__dirname', "require('node:path').join(require('node:path').dirname(__kubedeskRequire.resolve('dockerode/package.json')), 'lib')"),
       loader: 'js',
     }));
+    // docker-modem formats every request's options in depth for its debug log even when that log
+    // is off (about a millisecond per Docker call): only when DEBUG enables it
+    bundle.onLoad({ filter: /[\\/]node_modules[\\/]docker-modem[\\/]lib[\\/]modem\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const call = "debug('Sending: %s', util.inspect(";
+      if (!source.includes(call)) throw new Error(`${args.path}: the debug call to guard is gone; check docker-modem's update`);
+      return { contents: source.replace(call, `debug.enabled && ${call}`), loader: 'js' };
+    });
   },
 };
 
