@@ -2,7 +2,8 @@
 // native modules left external; the web UI (renderer/) into dist/renderer, which the cluster
 // serves at /ui/.
 import { build } from 'esbuild';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 
@@ -55,22 +56,45 @@ const loadOnFirstUse = {
   },
 };
 
-// Large JSON (the OpenAPI schemas) goes into the bundle as a string for JSON.parse: V8 parses JSON
-// several times faster than the same data as an object literal in the source.
-const jsonAsString = {
-  name: 'json-as-string',
+// The OpenAPI schemas (generated JSON, ~0.8 MB) are copied beside the bundle and parsed from the
+// file when the bundle loads: JSON.parse is several times faster than the same data as an object
+// literal in the source, and the text is garbage once parsed (a string literal in the bundle would
+// stay in memory with its code). The bundles live in dist/, dist/chunks/ and dist/app/.
+const generatedJson = {
+  name: 'generated-json-from-file',
   setup(bundle) {
-    bundle.onLoad({ filter: /\.generated\.json$/ }, async (args) => ({
-      contents: `export default JSON.parse(${JSON.stringify(await readFile(args.path, 'utf8'))});`,
-      loader: 'js',
-    }));
+    bundle.onLoad({ filter: /\.generated\.json$/ }, (args) => {
+      const name = basename(args.path);
+      mkdirSync('dist/data', { recursive: true });
+      cpSync(args.path, `dist/data/${name}`);
+      const candidates = [`./data/${name}`, `../data/${name}`].map((relative) => `new URL(${JSON.stringify(relative)}, import.meta.url)`).join(', ');
+      return {
+        contents: `import { existsSync, readFileSync } from 'node:fs'; const file = [${candidates}].find((url) => existsSync(url)); export default JSON.parse(readFileSync(file, 'utf8'));`,
+        loader: 'js',
+        resolveDir: dirname(args.path),
+      };
+    });
   },
 };
 
-// The cluster: code reached only through import() (certificate making, …) goes into chunks that
-// load when first used, so start-up compiles less.
+/**
+ * Writes esbuild's output files with every non-ASCII character escaped. esbuild escapes strings and
+ * identifiers but leaves comments and regular expressions as they are, and one such character makes
+ * V8 keep the whole source (megabytes, kept for the life of the process) as a two-byte string.
+ */
+function writeAscii(outputFiles) {
+  for (const file of outputFiles) {
+    mkdirSync(dirname(file.path), { recursive: true });
+    const text = file.path.endsWith('.map') ? file.text : file.text.replace(/[^\x00-\x7f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    writeFileSync(file.path, text);
+  }
+}
+
+// The cluster: code reached only through import() (certificate making, the components that start
+// after readiness, …) goes into chunks that load when first used, so start-up compiles less.
 rmSync('dist/chunks', { recursive: true, force: true });
-await build({
+const cluster = await build({
+  write: false,
   entryPoints: { kubedesk: 'main/app/cliMain.ts' },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },
@@ -82,13 +106,15 @@ await build({
   format: 'esm',
   sourcemap: 'linked',
   external: ['better-sqlite3', 'electron', 'cpu-features'],
-  plugins: [loadOnFirstUse, jsonAsString],
+  plugins: [loadOnFirstUse, generatedJson],
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url); const __kubedeskRequire = require;" },
   logLevel: 'warning',
 });
+writeAscii(cluster.outputFiles);
 
 // The Electron shell and its preload script are CommonJS, as Electron's main process loads them.
-await build({
+const shell = await build({
+  write: false,
   entryPoints: { electronMain: 'main/app/electronMain.ts' },
   outdir: 'dist/app',
   outExtension: { '.js': '.cjs' },
@@ -100,9 +126,10 @@ await build({
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href; const __kubedeskRequire = require;" },
   external: ['better-sqlite3', 'electron', 'cpu-features'],
-  plugins: [loadOnFirstUse],
+  plugins: [loadOnFirstUse, generatedJson],
   logLevel: 'warning',
 });
+writeAscii(shell.outputFiles);
 
 // The preload runs in Electron's sandbox: no __filename, `require` only for 'electron' — so it gets
 // no banner and no import.meta.url shim.
