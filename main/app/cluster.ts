@@ -82,6 +82,7 @@ export class Cluster {
   private caCertPem = '';
   private firstRuntime: DockerRuntime | undefined;
   private afterReady: Promise<void> = Promise.resolve();
+  private ingressStarted: Promise<void> = Promise.resolve();
   private stopping = false;
 
   private constructor(readonly options: ClusterOptions) {}
@@ -254,7 +255,7 @@ export class Cluster {
     // network components and the kubelets start now, as their upstream processes start against a
     // serving kube-apiserver (the kubelets register their Nodes a moment later).
     const firstRuntime = this.firstRuntime;
-    this.afterReady = import('./clusterComponents')
+    const started = import('./clusterComponents')
       .then(({ startClusterComponents }) =>
         startClusterComponents(
           {
@@ -283,18 +284,21 @@ export class Cluster {
             this.ingress = components.ingress;
           },
         ),
-      )
-      .catch((error: unknown) => {
-        if (!this.stopping) console.error('kubedesk: a cluster component could not start:', error instanceof Error ? error.message : error);
-      });
+      );
+    const report = (what: string) => (error: unknown) => {
+      if (!this.stopping) console.error(`kubedesk: ${what} could not start:`, error instanceof Error ? error.message : error);
+    };
+    this.afterReady = started.then(() => undefined, report('a cluster component'));
+    this.ingressStarted = started.then(({ ingressStarted }) => ingressStarted.catch(report('the Ingress controller')), () => undefined);
   }
 
   /**
    * Resolves once what starts after readiness (controllers, scheduler, network components, kubelets,
    * the Ingress controller's listeners) has started or failed.
    */
-  whenStarted(): Promise<void> {
-    return this.afterReady;
+  async whenStarted(): Promise<void> {
+    await this.afterReady;
+    await this.ingressStarted;
   }
 
   /** kd-netd's container, made on first use (Docker may come up after kubedesk). */

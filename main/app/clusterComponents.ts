@@ -83,10 +83,12 @@ export interface ClusterComponents {
 
 /**
  * Constructs every component, syncs the shared informers, starts the controllers, the scheduler
- * and the network components, then the kubelets (each registers its Node), then the Ingress
- * controller's listeners. `onCreated` receives the components once they exist, before they start.
+ * and the network components, then the kubelets (each registers its Node). `onCreated` receives
+ * the components once they exist, before they start. Resolves with the start of the Ingress
+ * controller's listeners, which is not waited for: its fallback certificate takes a while to make,
+ * and a cluster stopped meanwhile need not wait for it (the controller stops itself once made).
  */
-export async function startClusterComponents(context: ClusterComponentsContext, onCreated: (components: ClusterComponents) => void): Promise<void> {
+export async function startClusterComponents(context: ClusterComponentsContext, onCreated: (components: ClusterComponents) => void): Promise<{ ingressStarted: Promise<void> }> {
   const { register, clients, userAgent, phases, runDir, dialer, network } = context;
   const controllerClient = (serviceAccount: string) => clients.clientFor(controllerUser(serviceAccount), `${userAgent('kube-controller-manager')}/${serviceAccount}`);
   const schedulerClient = clients.clientFor(schedulerUser(), userAgent('kube-scheduler'));
@@ -147,14 +149,15 @@ export async function startClusterComponents(context: ClusterComponentsContext, 
   const kubelets = await createKubelets(context, factory, metricsCollectors);
   onCreated({ kubelets, metricsCollectors, ingress });
   phases.mark('components constructed');
-  if (context.stopping()) return;
+  const notStarted = { ingressStarted: Promise.resolve() };
+  if (context.stopping()) return notStarted;
 
   await dns.listenUnix(join(runDir, 'dns.sock'));
   await dns.listenUnix(join(runDir, 'dns-udp.sock'), { transport: 'udp' });
   factory.start();
   await factory.waitForCacheSync();
   phases.mark('informers synced');
-  if (context.stopping()) return;
+  if (context.stopping()) return notStarted;
   namespaces.start();
   namespaceDefaults.start();
   for (const controller of controllers) controller.start();
@@ -164,14 +167,13 @@ export async function startClusterComponents(context: ClusterComponentsContext, 
   serviceProxy.start();
   phases.mark('controllers started');
   for (const kubelet of kubelets) {
-    if (context.stopping()) return;
+    if (context.stopping()) return notStarted;
     await kubelet.start();
   }
   phases.mark('kubelets started');
   for (const collector of metricsCollectors) collector.start();
-  if (context.stopping()) return;
-  await ingress.start();
-  phases.mark('ingress started');
+  if (context.stopping()) return notStarted;
+  return { ingressStarted: ingress.start().then(() => phases.mark('ingress started')) };
 }
 
 /** One kubelet per virtual node, each with its own runtime view of the one Docker daemon. */
