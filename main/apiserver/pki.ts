@@ -3,17 +3,15 @@
 // ("kubernetes-ca", here "kubedesk-ca", 10 years), a shorter-lived serving certificate whose SANs
 // cover the in-cluster names of the `kubernetes` Service and the loopback addresses, renewed when it
 // nears expiry. Keys are ECDSA P-256 (kubeadm's `EncryptionAlgorithmECDSAP256`).
-import {
-  X509Certificate,
-  createPrivateKey,
-  createPublicKey,
-  randomBytes,
-  webcrypto,
-} from 'node:crypto';
+import { X509Certificate, createPrivateKey, createPublicKey, generateKeyPair, randomBytes, type KeyObject } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { createSelfSignedPair, exportPrivateKeyPem, generateKeyPair, keyAlgorithms, loadX509, randomSerialNumber } from '../../shared/pki/x509';
+import { randomSerialNumber } from '../../shared/pki/x509';
+import {
+  authorityKeyIdentifier, basicConstraints, commonName, keyIdentifier, keyUsage, serverAuthExtendedKeyUsage, subjectAlternativeName,
+  subjectKeyIdentifier, subjectOf, writeCertificate,
+} from '../../shared/pki/certificateWriter';
 
 export interface Pki {
   caCertPem: string;
@@ -152,61 +150,61 @@ function isUsableServingCertificate(certificate: X509Certificate, ca: X509Certif
 }
 
 async function createCa(now: Date): Promise<LoadedPair> {
-  const pair = await createSelfSignedPair({
-    keyType: 'ecdsa-p256',
-    subject: 'CN=kubedesk-ca',
-    notBefore: new Date(now.getTime() - backdateMs),
-    validityDays: caValidityDays,
-    extensions: async (x509, keys) => [
-      new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(
-        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
-        true,
-      ),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-    ],
-  });
-  return { ...pair, certificate: new X509Certificate(pair.certPem) };
+  const keys = await newKeyPair();
+  const name = commonName('kubedesk-ca');
+  const notBefore = new Date(now.getTime() - backdateMs);
+  const certPem = writeCertificate(
+    {
+      serialNumber: Buffer.from(randomSerialNumber(), 'hex'),
+      issuer: name,
+      subject: name,
+      notBefore,
+      notAfter: new Date(notBefore.getTime() + caValidityDays * dayMs),
+      publicKey: keys.publicKey,
+      extensions: [basicConstraints(true), keyUsage(['digitalSignature', 'keyCertSign', 'cRLSign']), subjectKeyIdentifier(keyIdentifier(keys.publicKey))],
+    },
+    keys.privateKey,
+  );
+  return { certPem, keyPem: privateKeyPem(keys.privateKey), certificate: new X509Certificate(certPem) };
 }
 
 async function createServingCertificate(ca: LoadedPair, now: Date, extraIps: string[]): Promise<LoadedPair> {
-  const x509 = await loadX509();
-  const caKey = await webcrypto.subtle.importKey(
-    'pkcs8',
-    createPrivateKey(ca.keyPem).export({ type: 'pkcs8', format: 'der' }),
-    keyAlgorithms['ecdsa-p256'].key,
-    false,
-    ['sign'],
-  );
-  const caCertificate = new x509.X509Certificate(ca.certPem);
-  const keys = await generateKeyPair('ecdsa-p256');
+  const keys = await newKeyPair();
   const notBefore = new Date(now.getTime() - backdateMs);
-  const caNotAfter = caCertificate.notAfter.getTime();
+  const caNotAfter = new Date(ca.certificate.validTo).getTime();
   const notAfter = new Date(Math.min(notBefore.getTime() + servingValidityDays * dayMs, caNotAfter));
-  const alternativeNames = [
-    ...servingDnsNames.map((value) => ({ type: 'dns' as const, value })),
-    ...[...servingIps, ...extraIps].map((value) => ({ type: 'ip' as const, value })),
-  ];
-  const certificate = await x509.X509CertificateGenerator.create({
-    serialNumber: randomSerialNumber(),
-    subject: 'CN=kube-apiserver',
-    issuer: caCertificate.subject,
-    notBefore,
-    notAfter,
-    signingAlgorithm: keyAlgorithms['ecdsa-p256'].signing,
-    publicKey: keys.publicKey as CryptoKey,
-    signingKey: caKey as CryptoKey,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension(alternativeNames),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-      await x509.AuthorityKeyIdentifierExtension.create(caCertificate.publicKey),
-    ],
+  const certPem = writeCertificate(
+    {
+      serialNumber: Buffer.from(randomSerialNumber(), 'hex'),
+      issuer: subjectOf(ca.certificate.raw),
+      subject: commonName('kube-apiserver'),
+      notBefore,
+      notAfter,
+      publicKey: keys.publicKey,
+      extensions: [
+        basicConstraints(false),
+        keyUsage(['digitalSignature']),
+        serverAuthExtendedKeyUsage(),
+        subjectAlternativeName(servingDnsNames, [...servingIps, ...extraIps]),
+        subjectKeyIdentifier(keyIdentifier(keys.publicKey)),
+        authorityKeyIdentifier(keyIdentifier(ca.certificate.publicKey)),
+      ],
+    },
+    createPrivateKey(ca.keyPem),
+  );
+  return { certPem, keyPem: privateKeyPem(keys.privateKey), certificate: new X509Certificate(certPem) };
+}
+
+/** An ECDSA P-256 key pair (kubeadm's `EncryptionAlgorithmECDSAP256`), made off the main thread. */
+function newKeyPair(): Promise<{ publicKey: KeyObject; privateKey: KeyObject }> {
+  return new Promise((resolve, reject) => {
+    generateKeyPair('ec', { namedCurve: 'prime256v1' }, (error, publicKey, privateKey) => (error ? reject(error) : resolve({ publicKey, privateKey })));
   });
-  const certPem = certificate.toString('pem');
-  return { certPem, keyPem: await exportPrivateKeyPem(keys.privateKey), certificate: new X509Certificate(certPem) };
+}
+
+/** PKCS#8 PEM, which Go's tls.X509KeyPair and Node's tls both accept. */
+function privateKeyPem(key: KeyObject): string {
+  return key.export({ type: 'pkcs8', format: 'pem' }).toString();
 }
 
 function normalizeIps(ips: string[]): string[] {
