@@ -17,7 +17,6 @@ import { tokenRequestHandler } from '../apiserver/subresources/tokenRequest';
 import { ApiClient } from '../client/apiClient';
 import type { Kubelet } from '../kubelet/kubelet';
 import { DockerRuntime } from '../kubelet/runtime/dockerRuntime';
-import { ensureClusterId, networkNameFor, nodeNameFor } from './clusterIdentity';
 import { portForwardResourceDef } from '../network/portForwards/portForwardResource';
 import { directDialer, podIpsRoutable, tunnelDialer } from '../network/dialer';
 import { apiServerLookup, createProxyHandlers } from '../apiserver/proxy/proxyHandler';
@@ -26,7 +25,7 @@ import type { NetdProcess } from '../network/serviceProxy';
 import { NetdContainer, type NetdEndpoint } from '../network/netd/netdContainer';
 import { ensureNetdImage, netdBinaryPath } from '../network/netd/netdImage';
 import { defaultNodePortRange } from '../apiserver/admission/serviceAllocation';
-import { networkDirectory, rememberedSubnet, resolveNetworkPlan, type NetworkPlan } from '../network/clusterNetwork';
+import { networkDirectory, type NetworkPlan } from '../network/clusterNetwork';
 import { createStreamHandlers } from '../apiserver/streaming/streamHandlers';
 import type { PodStreams } from '../apiserver/streaming/podStreams';
 import { registerMetricsApi } from '../apiserver/metrics/metricsApi';
@@ -48,6 +47,7 @@ import { componentClients, type ComponentClients } from './componentIdentities';
 import { startCustomResourceDefinitions } from '../apiserver/crd/customResourceDefinitions';
 import { kubernetesVersion } from './version';
 import { StartupPhases } from './startupPhases';
+import { startClusterNetwork, type ClusterNetworkStart } from './clusterNetworkStart';
 
 export interface ClusterOptions {
   dataDir: string;
@@ -59,6 +59,8 @@ export interface ClusterOptions {
   ingressHttpsPort?: number;
   /** start-up phases to mark (printed by the caller when asked for) */
   phases?: StartupPhases;
+  /** the network's start, when the caller began it for this data dir (serve does, early) */
+  network?: ClusterNetworkStart;
 }
 
 interface Disposable {
@@ -107,22 +109,17 @@ export class Cluster {
     const { dataDir } = this.options;
     const phases = this.options.phases ?? new StartupPhases(false);
     phases.mark('modules loaded');
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const clusterId = ensureClusterId(dataDir);
-    this.clusterId = clusterId;
     // The address plan: Service IPs go on the serving certificate, into the API server's allocator
     // and into the bootstrap Services. Node 0's runtime makes (or finds) the Docker network, with the
     // remembered subnet, while everything that does not need the plan gets ready: the store, the
     // API server, the CA, the system namespaces and the bootstrap RBAC policy.
-    this.firstRuntime = new DockerRuntime({ clusterId, nodeName: nodeNameFor(0), networkName: networkNameFor(clusterId), dataDir: join(dataDir, 'nodes', nodeNameFor(0)), preferredSubnet: rememberedSubnet(dataDir) });
-    const plan = this.firstRuntime.start().then(
-      (prepared) => resolveNetworkPlan(dataDir, clusterId, prepared.network.subnet || undefined),
-      () => resolveNetworkPlan(dataDir, clusterId, undefined),
-    );
+    const network = this.options.network?.dataDir === dataDir ? this.options.network : startClusterNetwork(dataDir);
+    const { clusterId, plan } = network;
+    this.clusterId = clusterId;
+    this.firstRuntime = network.runtime;
     // the serving certificate waits for the plan (the `kubernetes` Service's address is a SAN)
     const pkiReady = ensurePki(dataDir, { extraIps: plan.then((network) => [network.kubernetesServiceIp]) });
-    // both are awaited below; a failure must not be reported as unhandled before that
-    plan.catch(() => undefined);
+    // awaited below; a failure must not be reported as unhandled before that
     pkiReady.catch(() => undefined);
     const token = ensureAdminToken(dataDir);
     const store = this.register(SqliteStore.open(join(dataDir, 'state.db')));
