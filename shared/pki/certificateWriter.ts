@@ -5,6 +5,7 @@
 // certificates from either verify against each other. It spares start-up loading that library,
 // which stays for what needs more (RSA, CSRs). Only what these certificates use is encoded.
 import { createHash, sign, type KeyObject } from 'node:crypto';
+import { parseIpv4 } from '../net/ipv4';
 
 // ---------------------------------------------------------------------------------------------
 // DER
@@ -142,9 +143,11 @@ export function subjectAlternativeName(dnsNames: readonly string[], ips: readonl
 /** The 4 octets of an IPv4 address or the 16 of an IPv6 one (`::` and a dotted IPv4 tail allowed). */
 export function ipOctets(ip: string): Buffer {
   if (!ip.includes(':')) {
-    const parts = ip.split('.').map(Number);
-    if (parts.length !== 4 || parts.some((part) => !Number.isInteger(part) || part < 0 || part > 255)) throw new Error(`not an IP address: ${ip}`);
-    return Buffer.from(parts);
+    const value = parseIpv4(ip);
+    if (value === undefined) throw new Error(`not an IP address: ${ip}`);
+    const octets = Buffer.alloc(4);
+    octets.writeUInt32BE(value);
+    return octets;
   }
   // a dotted IPv4 tail (::ffff:10.0.0.1) is two more 16-bit groups
   const lastColon = ip.lastIndexOf(':');
