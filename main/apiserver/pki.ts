@@ -6,19 +6,19 @@
 // ECDSA P-256 (`EncryptionAlgorithmECDSAP256`) when asked: new CAs take the requested type, and a
 // serving certificate of the other type is reissued under the CA it has, so kubeconfigs stay valid.
 // The listener's TLS settings (`servingTlsOptions`) also let in TLS 1.2 clients that send no
-// signature_algorithms extension, such as busybox's wget.
-import {
-  X509Certificate,
-  createPrivateKey,
-  createPublicKey,
-  randomBytes,
-  webcrypto,
-} from 'node:crypto';
+// signature_algorithms extension, such as busybox's wget. Certificates are written by the small
+// DER writer (shared/pki/certificateWriter.ts), so start-up does not load @peculiar/x509, and keys
+// are generated off the main thread while the rest of the cluster starts.
+import { X509Certificate, createPrivateKey, createPublicKey, generateKeyPair, randomBytes, type KeyObject } from 'node:crypto';
 import { DEFAULT_CIPHERS } from 'node:tls';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { createSelfSignedPair, exportPrivateKeyPem, generateKeyPair, keyAlgorithms, loadX509, randomSerialNumber, type KeyType } from '../../shared/pki/x509';
+import { randomSerialNumber } from '../../shared/pki/x509';
+import {
+  authorityKeyIdentifier, basicConstraints, commonName, keyIdentifier, keyUsage, serverAuthExtendedKeyUsage, subjectAlternativeName,
+  subjectKeyIdentifier, subjectOf, writeCertificate,
+} from '../../shared/pki/certificateWriter';
 
 export interface Pki {
   caCertPem: string;
@@ -30,11 +30,13 @@ export interface Pki {
 
 /** `kubedesk serve --serving-key-type`: the key of the serving certificate (and of a new CA). */
 export type ServingKeyType = 'rsa' | 'ecdsa';
-export const servingKeyTypes: readonly ServingKeyType[] = ['rsa', 'ecdsa'];
 
 export interface PkiOptions {
-  /** IP addresses to add to the serving certificate besides 127.0.0.1 and ::1. */
-  extraIps?: string[];
+  /**
+   * IP addresses to add to the serving certificate besides 127.0.0.1 and ::1. A promise lets the
+   * CA be loaded or made while they are still being worked out (the cluster's network plan).
+   */
+  extraIps?: string[] | Promise<string[]>;
   /** Default `rsa`, as kubeadm. */
   keyType?: ServingKeyType;
   /** Injectable clock for tests. */
@@ -71,7 +73,6 @@ export function pkiDirectory(dataDir: string): string {
   return join(dataDir, 'pki');
 }
 
-const webCryptoKeyType: Record<ServingKeyType, KeyType> = { rsa: 'rsa-2048', ecdsa: 'ecdsa-p256' };
 /** node's asymmetricKeyType of each key type */
 const nodeKeyType: Record<ServingKeyType, string> = { rsa: 'rsa', ecdsa: 'ec' };
 
@@ -96,7 +97,6 @@ export async function ensurePki(dataDir: string, options: PkiOptions = {}): Prom
   const now = options.now ?? new Date();
   const directory = pkiDirectory(dataDir);
   mkdirSync(directory, { recursive: true, mode: 0o700 });
-  const extraIps = normalizeIps(options.extraIps ?? []);
   const keyType = options.keyType ?? 'rsa';
   const paths = {
     caCert: join(directory, pkiFileNames.caCert),
@@ -107,17 +107,24 @@ export async function ensurePki(dataDir: string, options: PkiOptions = {}): Prom
 
   let ca = loadKeyPair(paths.caCert, paths.caKey);
   let server = loadKeyPair(paths.serverCert, paths.serverKey);
-  // A first start makes two keys: the serving one is generated while the CA is made.
-  let servingKeys: Promise<CryptoKeyPair> | undefined;
+  // Keys are generated on libuv's threads (an RSA 2048 key takes about half a second): a new CA's
+  // and a new serving key side by side, while the caller opens the store and Docker makes the network.
+  let servingKeys: Promise<KeyPair> | undefined;
   if (!ca || !isUsableCa(ca.certificate, now)) {
-    servingKeys = generateKeyPair(webCryptoKeyType[keyType]);
+    servingKeys = newKeyPair(keyType);
     ca = await createCa(now, keyType);
     writePrivateFile(paths.caKey, ca.keyPem);
     writePublicFile(paths.caCert, ca.certPem);
+  } else if (!server || !isUsableServingCertificate(server.certificate, ca.certificate, now, [], keyType)) {
+    // not usable whatever the extra IPs: its new key need not wait for them
+    servingKeys = newKeyPair(keyType);
   }
+  // awaited below; a failure must not be reported as unhandled while the extra IPs are awaited
+  servingKeys?.catch(() => undefined);
 
+  const extraIps = normalizeIps((await options.extraIps) ?? []);
   if (!server || !isUsableServingCertificate(server.certificate, ca.certificate, now, extraIps, keyType)) {
-    const issued = await createServingCertificate(ca, now, extraIps, await (servingKeys ?? generateKeyPair(webCryptoKeyType[keyType])));
+    const issued = createServingCertificate(ca, now, extraIps, await (servingKeys ?? newKeyPair(keyType)));
     writePrivateFile(paths.serverKey, issued.keyPem);
     writePublicFile(paths.serverCert, issued.certPem);
     server = issued;
@@ -181,58 +188,72 @@ function isUsableServingCertificate(certificate: X509Certificate, ca: X509Certif
 }
 
 async function createCa(now: Date, keyType: ServingKeyType): Promise<LoadedPair> {
-  const pair = await createSelfSignedPair({
-    keyType: webCryptoKeyType[keyType],
-    subject: 'CN=kubedesk-ca',
-    notBefore: new Date(now.getTime() - backdateMs),
-    validityDays: caValidityDays,
-    extensions: async (x509, keys) => [
-      new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(
-        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
-        true,
-      ),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-    ],
-  });
-  return { ...pair, certificate: new X509Certificate(pair.certPem) };
+  const keys = await newKeyPair(keyType);
+  const name = commonName('kubedesk-ca');
+  const notBefore = new Date(now.getTime() - backdateMs);
+  const certPem = writeCertificate(
+    {
+      serialNumber: Buffer.from(randomSerialNumber(), 'hex'),
+      issuer: name,
+      subject: name,
+      notBefore,
+      notAfter: new Date(notBefore.getTime() + caValidityDays * dayMs),
+      publicKey: keys.publicKey,
+      extensions: [basicConstraints(true), keyUsage(['digitalSignature', 'keyCertSign', 'cRLSign']), subjectKeyIdentifier(keyIdentifier(keys.publicKey))],
+    },
+    keys.privateKey,
+  );
+  return { certPem, keyPem: privateKeyPem(keys.privateKey), certificate: new X509Certificate(certPem) };
 }
 
-/** Signs a serving certificate for `keys` with the CA's key, whichever its type (an older CA may be ECDSA under an RSA leaf). */
-async function createServingCertificate(ca: LoadedPair, now: Date, extraIps: string[], keys: CryptoKeyPair): Promise<LoadedPair> {
-  const x509 = await loadX509();
-  const caPrivateKey = createPrivateKey(ca.keyPem);
-  const caAlgorithm = caPrivateKey.asymmetricKeyType === 'rsa' ? keyAlgorithms['rsa-2048'] : keyAlgorithms['ecdsa-p256'];
-  const caKey = await webcrypto.subtle.importKey('pkcs8', caPrivateKey.export({ type: 'pkcs8', format: 'der' }), caAlgorithm.key, false, ['sign']);
-  const caCertificate = new x509.X509Certificate(ca.certPem);
+/**
+ * Signs a serving certificate for `keys` with the CA's key, whichever its type (an older CA may be
+ * ECDSA under an RSA leaf): the writer signs with the CA key's own algorithm.
+ */
+function createServingCertificate(ca: LoadedPair, now: Date, extraIps: string[], keys: KeyPair): LoadedPair {
   const notBefore = new Date(now.getTime() - backdateMs);
-  const caNotAfter = caCertificate.notAfter.getTime();
+  const caNotAfter = new Date(ca.certificate.validTo).getTime();
   const notAfter = new Date(Math.min(notBefore.getTime() + servingValidityDays * dayMs, caNotAfter));
-  const alternativeNames = [
-    ...servingDnsNames.map((value) => ({ type: 'dns' as const, value })),
-    ...[...servingIps, ...extraIps].map((value) => ({ type: 'ip' as const, value })),
-  ];
-  const certificate = await x509.X509CertificateGenerator.create({
-    serialNumber: randomSerialNumber(),
-    subject: 'CN=kube-apiserver',
-    issuer: caCertificate.subject,
-    notBefore,
-    notAfter,
-    signingAlgorithm: caAlgorithm.signing,
-    publicKey: keys.publicKey as CryptoKey,
-    signingKey: caKey as CryptoKey,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      // as kubeadm's: an RSA key also enciphers (TLS 1.2 RSA key exchange); an ECDSA key only signs
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | (keys.publicKey.algorithm.name === 'ECDSA' ? 0 : x509.KeyUsageFlags.keyEncipherment), true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension(alternativeNames),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-      await x509.AuthorityKeyIdentifierExtension.create(caCertificate.publicKey),
-    ],
+  const certPem = writeCertificate(
+    {
+      serialNumber: Buffer.from(randomSerialNumber(), 'hex'),
+      issuer: subjectOf(ca.certificate.raw),
+      subject: commonName('kube-apiserver'),
+      notBefore,
+      notAfter,
+      publicKey: keys.publicKey,
+      extensions: [
+        basicConstraints(false),
+        // as kubeadm's: an RSA key also enciphers (TLS 1.2 RSA key exchange); an ECDSA key only signs
+        keyUsage(keys.publicKey.asymmetricKeyType === 'rsa' ? ['digitalSignature', 'keyEncipherment'] : ['digitalSignature']),
+        serverAuthExtendedKeyUsage(),
+        subjectAlternativeName(servingDnsNames, [...servingIps, ...extraIps]),
+        subjectKeyIdentifier(keyIdentifier(keys.publicKey)),
+        authorityKeyIdentifier(keyIdentifier(ca.certificate.publicKey)),
+      ],
+    },
+    createPrivateKey(ca.keyPem),
+  );
+  return { certPem, keyPem: privateKeyPem(keys.privateKey), certificate: new X509Certificate(certPem) };
+}
+
+interface KeyPair {
+  publicKey: KeyObject;
+  privateKey: KeyObject;
+}
+
+/** An RSA 2048 (exponent 65537) or ECDSA P-256 key pair, made off the main thread. */
+function newKeyPair(keyType: ServingKeyType): Promise<KeyPair> {
+  return new Promise((resolve, reject) => {
+    const done = (error: Error | null, publicKey: KeyObject, privateKey: KeyObject) => (error ? reject(error) : resolve({ publicKey, privateKey }));
+    if (keyType === 'rsa') generateKeyPair('rsa', { modulusLength: 2048, publicExponent: 0x10001 }, done);
+    else generateKeyPair('ec', { namedCurve: 'prime256v1' }, done);
   });
-  const certPem = certificate.toString('pem');
-  return { certPem, keyPem: await exportPrivateKeyPem(keys.privateKey), certificate: new X509Certificate(certPem) };
+}
+
+/** PKCS#8 PEM, which Go's tls.X509KeyPair and Node's tls both accept. */
+function privateKeyPem(key: KeyObject): string {
+  return key.export({ type: 'pkcs8', format: 'pem' }).toString();
 }
 
 function normalizeIps(ips: string[]): string[] {
