@@ -8,8 +8,8 @@
 // The listener's TLS settings (`servingTlsOptions`) also let in TLS 1.2 clients that send no
 // signature_algorithms extension, such as busybox's wget. Certificates are written by the small
 // DER writer (shared/pki/certificateWriter.ts), so start-up does not load @peculiar/x509, and keys
-// are generated off the main thread while the rest of the cluster starts.
-import { X509Certificate, createPrivateKey, createPublicKey, generateKeyPair, randomBytes, type KeyObject } from 'node:crypto';
+// are generated off the main thread (pkiKeys.ts) while the rest of the cluster starts.
+import { X509Certificate, createPrivateKey, createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
 import { DEFAULT_CIPHERS } from 'node:tls';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
@@ -19,6 +19,9 @@ import {
   authorityKeyIdentifier, basicConstraints, commonName, keyIdentifier, keyUsage, serverAuthExtendedKeyUsage, subjectAlternativeName,
   subjectKeyIdentifier, subjectOf, writeCertificate,
 } from '../../shared/pki/certificateWriter';
+import { defaultServingKeyType, newKeyPair, pkiDirectory, pkiFileNames, type KeyPair, type PkiKeyStart, type ServingKeyType } from './pkiKeys';
+
+export { pkiDirectory, pkiFileNames, type ServingKeyType } from './pkiKeys';
 
 export interface Pki {
   caCertPem: string;
@@ -28,9 +31,6 @@ export interface Pki {
   caKeyPem?: string;
 }
 
-/** `kubedesk serve --serving-key-type`: the key of the serving certificate (and of a new CA). */
-export type ServingKeyType = 'rsa' | 'ecdsa';
-
 export interface PkiOptions {
   /**
    * IP addresses to add to the serving certificate besides 127.0.0.1 and ::1. A promise lets the
@@ -39,6 +39,8 @@ export interface PkiOptions {
   extraIps?: string[] | Promise<string[]>;
   /** Default `rsa`, as kubeadm. */
   keyType?: ServingKeyType;
+  /** keys begun for this data dir ahead of the call (startPkiKeys), used while they last */
+  keys?: PkiKeyStart;
   /** Injectable clock for tests. */
   now?: Date;
 }
@@ -53,14 +55,6 @@ export const servingDnsNames: readonly string[] = [
 ];
 export const servingIps: readonly string[] = ['127.0.0.1', '::1'];
 
-export const pkiFileNames = {
-  caCert: 'ca.crt',
-  caKey: 'ca.key',
-  serverCert: 'apiserver.crt',
-  serverKey: 'apiserver.key',
-  adminToken: 'admin.token',
-} as const;
-
 const dayMs = 24 * 60 * 60 * 1000;
 const caValidityDays = 3650;
 // kubeadm signs leaf certificates for one year and renews them before they run out.
@@ -68,10 +62,6 @@ const servingValidityDays = 365;
 const renewWithinDays = 30;
 // Tolerates clocks that are slightly behind (kubeadm backdates by 5 minutes as well).
 const backdateMs = 5 * 60 * 1000;
-
-export function pkiDirectory(dataDir: string): string {
-  return join(dataDir, 'pki');
-}
 
 /** node's asymmetricKeyType of each key type */
 const nodeKeyType: Record<ServingKeyType, string> = { rsa: 'rsa', ecdsa: 'ec' };
@@ -97,7 +87,14 @@ export async function ensurePki(dataDir: string, options: PkiOptions = {}): Prom
   const now = options.now ?? new Date();
   const directory = pkiDirectory(dataDir);
   mkdirSync(directory, { recursive: true, mode: 0o700 });
-  const keyType = options.keyType ?? 'rsa';
+  const keyType = options.keyType ?? defaultServingKeyType;
+  const early = options.keys?.dataDir === dataDir && options.keys.keyType === keyType ? options.keys.pending : [];
+  const takeKeyPair = () => {
+    const keys = early.shift() ?? newKeyPair(keyType);
+    // awaited below, perhaps after another await: a failure meanwhile must not be reported as unhandled
+    keys.catch(() => undefined);
+    return keys;
+  };
   const paths = {
     caCert: join(directory, pkiFileNames.caCert),
     caKey: join(directory, pkiFileNames.caKey),
@@ -107,24 +104,24 @@ export async function ensurePki(dataDir: string, options: PkiOptions = {}): Prom
 
   let ca = loadKeyPair(paths.caCert, paths.caKey);
   let server = loadKeyPair(paths.serverCert, paths.serverKey);
-  // Keys are generated on libuv's threads (an RSA 2048 key takes about half a second): a new CA's
-  // and a new serving key side by side, while the caller opens the store and Docker makes the network.
+  // Keys are generated on libuv's threads (an RSA 2048 key takes a few hundred milliseconds): a new
+  // CA's and a new serving key side by side, while the caller opens the store and Docker makes the
+  // network (or taken from those the caller began earlier).
   let servingKeys: Promise<KeyPair> | undefined;
   if (!ca || !isUsableCa(ca.certificate, now)) {
-    servingKeys = newKeyPair(keyType);
-    ca = await createCa(now, keyType);
+    const caKeys = takeKeyPair();
+    servingKeys = takeKeyPair();
+    ca = createCa(now, await caKeys);
     writePrivateFile(paths.caKey, ca.keyPem);
     writePublicFile(paths.caCert, ca.certPem);
   } else if (!server || !isUsableServingCertificate(server.certificate, ca.certificate, now, [], keyType)) {
     // not usable whatever the extra IPs: its new key need not wait for them
-    servingKeys = newKeyPair(keyType);
+    servingKeys = takeKeyPair();
   }
-  // awaited below; a failure must not be reported as unhandled while the extra IPs are awaited
-  servingKeys?.catch(() => undefined);
 
   const extraIps = normalizeIps((await options.extraIps) ?? []);
   if (!server || !isUsableServingCertificate(server.certificate, ca.certificate, now, extraIps, keyType)) {
-    const issued = createServingCertificate(ca, now, extraIps, await (servingKeys ?? newKeyPair(keyType)));
+    const issued = createServingCertificate(ca, now, extraIps, await (servingKeys ?? takeKeyPair()));
     writePrivateFile(paths.serverKey, issued.keyPem);
     writePublicFile(paths.serverCert, issued.certPem);
     server = issued;
@@ -187,8 +184,7 @@ function isUsableServingCertificate(certificate: X509Certificate, ca: X509Certif
   return true;
 }
 
-async function createCa(now: Date, keyType: ServingKeyType): Promise<LoadedPair> {
-  const keys = await newKeyPair(keyType);
+function createCa(now: Date, keys: KeyPair): LoadedPair {
   const name = commonName('kubedesk-ca');
   const notBefore = new Date(now.getTime() - backdateMs);
   const certPem = writeCertificate(
@@ -235,20 +231,6 @@ function createServingCertificate(ca: LoadedPair, now: Date, extraIps: string[],
     createPrivateKey(ca.keyPem),
   );
   return { certPem, keyPem: privateKeyPem(keys.privateKey), certificate: new X509Certificate(certPem) };
-}
-
-interface KeyPair {
-  publicKey: KeyObject;
-  privateKey: KeyObject;
-}
-
-/** An RSA 2048 (exponent 65537) or ECDSA P-256 key pair, made off the main thread. */
-function newKeyPair(keyType: ServingKeyType): Promise<KeyPair> {
-  return new Promise((resolve, reject) => {
-    const done = (error: Error | null, publicKey: KeyObject, privateKey: KeyObject) => (error ? reject(error) : resolve({ publicKey, privateKey }));
-    if (keyType === 'rsa') generateKeyPair('rsa', { modulusLength: 2048, publicExponent: 0x10001 }, done);
-    else generateKeyPair('ec', { namedCurve: 'prime256v1' }, done);
-  });
 }
 
 /** PKCS#8 PEM, which Go's tls.X509KeyPair and Node's tls both accept. */

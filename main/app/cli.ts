@@ -4,6 +4,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { Cluster } from './cluster';
 import { parseArgs, UsageError, USAGE, type CliOptions } from './cliOptions';
 import type { ClusterNetworkStart } from './clusterNetworkStart';
+import type { PkiKeyStart } from '../apiserver/pkiKeys';
 import { removeKubeconfigEntries } from './kubeconfig';
 import { networkNameFor, readClusterId } from './clusterIdentity';
 import { DockerRuntime } from '../docker/dockerRuntime';
@@ -11,10 +12,11 @@ import { StartupPhases, startupDebugRequested } from './startupPhases';
 
 export { defaultKubeconfigPath, parseArgs, UsageError, type CliOptions } from './cliOptions';
 
-/** What the entry point began before loading this module: the phases it marked, the network's start. */
+/** What the entry point began before loading this module: the phases it marked, the network's start, a fresh data dir's PKI keys. */
 export interface EarlyStart {
   phases?: StartupPhases;
   network?: ClusterNetworkStart;
+  pkiKeys?: PkiKeyStart;
 }
 
 export async function main(argv: string[], early: EarlyStart = {}): Promise<number> {
@@ -42,6 +44,7 @@ async function serve(options: CliOptions, early: EarlyStart): Promise<number> {
   const cluster = await Cluster.start({
     phases,
     network: early.network,
+    pkiKeys: early.pkiKeys,
     dataDir: options.dataDir,
     port: options.port,
     kubeconfigPath: options.kubeconfig,

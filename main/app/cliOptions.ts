@@ -2,8 +2,7 @@
 // commands, so the entry point can read them before the rest of the bundle loads.
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
-// a type only: the entry chunk parses the command line without loading the PKI code
-import type { ServingKeyType } from '../apiserver/pki';
+import type { ServingKeyType } from '../apiserver/pkiKeys';
 
 export const USAGE = `Usage:
   kubedesk serve [--data-dir DIR] [--port N] [--kubeconfig FILE] [--nodes N]

@@ -12,6 +12,7 @@ import { HttpServer, type Authenticator } from '../apiserver/httpServer';
 import { ResourceRegistry } from '../apiserver/resourceRegistry';
 import { OpenApiService } from '../apiserver/openapi/openapiDocuments';
 import { ensureAdminToken, ensurePki, pkiDirectory, type ServingKeyType } from '../apiserver/pki';
+import type { PkiKeyStart } from '../apiserver/pkiKeys';
 import { ServiceAccountTokens } from '../apiserver/serviceAccountTokens';
 import { tokenRequestHandler } from '../apiserver/subresources/tokenRequest';
 import { ApiClient } from '../client/apiClient';
@@ -64,6 +65,8 @@ export interface ClusterOptions {
   phases?: StartupPhases;
   /** the network's start, when the caller began it for this data dir (serve does, early) */
   network?: ClusterNetworkStart;
+  /** a fresh data dir's PKI keys, when the caller began them (serve does, early) */
+  pkiKeys?: PkiKeyStart;
 }
 
 interface Disposable {
@@ -122,7 +125,7 @@ export class Cluster {
     this.firstRuntime = network.runtime;
     // the serving certificate waits for the plan (the `kubernetes` Service's address is a SAN); its
     // keys (RSA by default, slow to make) are generated off the main thread meanwhile
-    const pkiReady = ensurePki(dataDir, { extraIps: plan.then((network) => [network.kubernetesServiceIp]), keyType: this.options.servingKeyType });
+    const pkiReady = ensurePki(dataDir, { extraIps: plan.then((network) => [network.kubernetesServiceIp]), keyType: this.options.servingKeyType, keys: this.options.pkiKeys });
     // awaited below; a failure must not be reported as unhandled before that
     pkiReady.catch(() => undefined);
     const token = ensureAdminToken(dataDir);
