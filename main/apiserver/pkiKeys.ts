@@ -1,6 +1,6 @@
 // The cluster PKI's key pairs (pki.ts): RSA 2048, kubeadm's default `EncryptionAlgorithmRSA2048`,
-// or ECDSA P-256 (`EncryptionAlgorithmECDSAP256`), made on libuv's threads. An RSA key takes a few
-// hundred milliseconds of CPU, so `kubedesk serve` begins the two keys a fresh data dir needs (its
+// or ECDSA P-256 (`EncryptionAlgorithmECDSAP256`), made on libuv's threads. An RSA key takes 0.1 to
+// 0.4 s of CPU (a random search for primes), so `kubedesk serve` begins the two keys a fresh data dir needs (its
 // CA's and the serving certificate's) from the entry chunk, before the rest of the bundle loads:
 // this module is small and imports only node's own modules for that reason.
 import { generateKeyPair, type KeyObject } from 'node:crypto';

@@ -2,9 +2,9 @@
 // A stray exception in a background task is logged rather than taking the whole cluster down,
 // as the Go apiserver recovers a panicking handler; request handlers already answer with a Status.
 // For `serve`, Docker starts on the cluster network, and a fresh data dir's PKI keys (RSA 2048 by
-// default, a few hundred milliseconds of CPU each) start on libuv's threads, before the rest of the
-// bundle (cli.ts and everything it imports, a chunk of its own) loads, so that work and that
-// loading overlap.
+// default, 0.1 to 0.4 s of CPU each) start on libuv's threads, before the rest of the bundle
+// (cli.ts and everything it imports, a chunk of its own) loads, so that work and that loading
+// overlap.
 import { parseArgs } from './cliOptions';
 import { defaultServingKeyType, startPkiKeys, type PkiKeyStart } from '../apiserver/pkiKeys';
 import { startClusterNetwork, type ClusterNetworkStart } from './clusterNetworkStart';
