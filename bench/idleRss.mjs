@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { memoryOf, sleep, startServer } from './lib.mjs';
 
-const TARGET_MB = 120;
+const TARGET_MB = 100;
 const IDLE_MS = 3_000;
 
 async function bareNodeRss() {

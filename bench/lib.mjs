@@ -1,7 +1,8 @@
 // Shared helpers for the benchmarks: start `kubedesk serve` on a fresh data dir the way a user
 // would (ready = kubeconfig written and /readyz answering "ok", as kubeadm and kind wait on
 // /readyz), read the server URL, CA and admin token back from that kubeconfig (as client-go's
-// clientcmd does), make HTTPS requests with keep-alive agents, and summarise timings.
+// clientcmd does), make HTTPS requests with keep-alive agents, and summarise timings. A stopped
+// server's cluster is removed with `kubedesk reset` (its Docker network and kd-netd container).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
@@ -63,18 +64,30 @@ export async function startServer({ name, timeoutMs = 30_000 }) {
     kubeconfigPath,
     output,
     readyMs: NaN,
+    /** SIGTERM → exit of the last stop() */
+    stopMs: NaN,
+    /** CPU time (user + system) the server had used when /readyz first answered ok */
+    cpuMsAtReady: NaN,
     url: '',
     ca: '',
     token: '',
     agent: undefined,
     async stop() {
       if (exited === null) {
+        const stopping = performance.now();
         child.kill('SIGTERM');
         const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
         await exitPromise;
         clearTimeout(timer);
+        this.stopMs = performance.now() - stopping;
       }
       this.agent?.destroy();
+      try {
+        // the cluster's network and kd-netd container on Docker go with it
+        execFileSync(process.execPath, [cliPath, 'reset', '--data-dir', dataDir, '--kubeconfig', kubeconfigPath], { cwd: repoRoot, stdio: 'ignore', timeout: 60_000 });
+      } catch {
+        // Docker unreachable: nothing was made there
+      }
       rmSync(base, { recursive: true, force: true });
       return exited;
     },
@@ -98,6 +111,7 @@ export async function startServer({ name, timeoutMs = 30_000 }) {
       await sleep(2);
     }
     server.readyMs = performance.now() - started;
+    server.cpuMsAtReady = cpuMsOf(child.pid);
     return server;
   } catch (error) {
     await server.stop().catch(() => undefined);

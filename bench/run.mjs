@@ -3,7 +3,7 @@
 // the same run, and its target. Figures are printed, never asserted — a missed target is
 // information, not a failure; only a bench that cannot run makes the exit code non-zero.
 //
-//   npm run build && node bench/run.mjs [startup] [creates] [watch] [idle-rss] [--profile] [--json FILE]
+//   npm run build && node bench/run.mjs [startup] [creates] [creates-64] [watch] [idle-rss] [--profile] [--json FILE]
 //   node bench/run.mjs pods pod-streams      # the Docker benches: only when named (they need Docker
 //                                            # and the e2e test image, and take minutes)
 //   node bench/run.mjs deployment scheduler controllers   # the workload benches (Docker too)
@@ -31,6 +31,7 @@ import { benchUi } from './ui/uiBench.mjs';
 const BENCHES = {
   startup: () => benchStartup(),
   creates: () => benchCreates(),
+  'creates-64': () => benchCreates({ clients: 64 }),
   watch: () => benchWatchFanout(),
   'idle-rss': () => benchIdleRss(),
 };

@@ -6,6 +6,8 @@ import { performance } from 'node:perf_hooks';
 import { startServer, summarise } from './lib.mjs';
 
 const TARGET_MS = 1_000;
+/** the median's target: this many times the bare node start measured in the same run */
+const TARGET_NODE_MULTIPLE = 5;
 
 function nodeBaselineOnce() {
   return new Promise((resolveRun, reject) => {
@@ -23,6 +25,7 @@ function nodeBaselineOnce() {
 export async function benchStartup({ runs = 5 } = {}) {
   const baseline = [];
   const serve = [];
+  const serveCpu = [];
   const stopMs = [];
   const exits = [];
   // Interleaved, so both series see the same background load from other work on the machine.
@@ -30,9 +33,9 @@ export async function benchStartup({ runs = 5 } = {}) {
     baseline.push(await nodeBaselineOnce());
     const server = await startServer({ name: `startup-${run}` });
     serve.push(server.readyMs);
-    const stopStarted = performance.now();
+    serveCpu.push(server.cpuMsAtReady);
     exits.push(await server.stop());
-    stopMs.push(performance.now() - stopStarted);
+    stopMs.push(server.stopMs);
   }
   const serveSummary = summarise(serve);
   const baselineSummary = summarise(baseline);
@@ -40,13 +43,21 @@ export async function benchStartup({ runs = 5 } = {}) {
     name: 'startup',
     figures: {
       serveToReadyz: { ...serveSummary, runs: serve },
+      serveCpuAtReadyMs: { ...summarise(serveCpu), runs: serveCpu },
       nodeEmpty: { ...baselineSummary, runs: baseline },
       overNodeMedianMs: serveSummary.p50 - baselineSummary.p50,
       sigtermToExit: summarise(stopMs),
       exits,
     },
     rows: [
-      ['serve → /readyz, median', `${serveSummary.p50.toFixed(0)} ms`, `node -e 0: ${baselineSummary.p50.toFixed(0)} ms`, `≤ ${TARGET_MS} ms`, serveSummary.p50 <= TARGET_MS],
+      [
+        'serve → /readyz, median',
+        `${serveSummary.p50.toFixed(0)} ms (${(serveSummary.p50 / baselineSummary.p50).toFixed(1)}×)`,
+        `node -e 0: ${baselineSummary.p50.toFixed(0)} ms`,
+        `≤ ${TARGET_NODE_MULTIPLE}× node (${(TARGET_NODE_MULTIPLE * baselineSummary.p50).toFixed(0)} ms)`,
+        serveSummary.p50 <= TARGET_NODE_MULTIPLE * baselineSummary.p50,
+      ],
+      ['serve CPU time until ready, median', `${summarise(serveCpu).p50.toFixed(0)} ms`, 'user + system, less sensitive to load than wall time', '', undefined],
       ['serve → /readyz, max', `${serveSummary.max.toFixed(0)} ms`, `node -e 0: ${baselineSummary.max.toFixed(0)} ms`, `≤ ${TARGET_MS} ms`, serveSummary.max <= TARGET_MS],
       ['SIGTERM → exit, median', `${summarise(stopMs).p50.toFixed(0)} ms`, `exit codes: ${[...new Set(exits.map((exit) => exit?.code ?? exit?.signal))].join(', ')}`, 'code 0', exits.every((exit) => exit?.code === 0)],
     ],

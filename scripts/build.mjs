@@ -1,8 +1,10 @@
 // Builds dist/: the cluster (main/) bundled by esbuild into one ESM file for fast start-up, with
-// native and Docker modules left external; the web UI (renderer/) into dist/renderer, which the
-// cluster serves at /ui/.
+// native modules left external; the web UI (renderer/) into dist/renderer, which the cluster
+// serves at /ui/.
 import { build } from 'esbuild';
-import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 
 const schemas = 'main/apiserver/openapi/schemas.generated.json';
@@ -18,24 +20,109 @@ function assertNoTestCode(result, bundle) {
   if (leaked.length > 0) throw new Error(`${bundle} includes test code: ${leaked.join(', ')}`);
 }
 
+// dockerode and docker-modem are bundled, but what they load for transports and features kubedesk
+// does not use at start — ssh2 (DOCKER_HOST=ssh://), gRPC and protobuf (BuildKit sessions), tar
+// and .dockerignore handling (image builds) — is required from node_modules on first use: loading
+// them eagerly cost more than the rest of the bundle. Each such import becomes a small stand-in
+// that loads the package when first touched; `__kubedeskRequire` is node's require for the bundle.
+const onFirstUse = {
+  ssh2: 'client',
+  '@grpc/grpc-js': 'object',
+  '@grpc/proto-loader': 'object',
+  protobufjs: 'object',
+  'tar-fs': 'object',
+  '@balena/dockerignore': 'function',
+};
+function standIn(name, shape) {
+  const load = `let loaded; const load = () => (loaded ??= __kubedeskRequire(${JSON.stringify(name)}));`;
+  // docker-modem reads require('ssh2').Client when it loads: a constructor that builds the real one
+  if (shape === 'client') return `${load} module.exports = new Proxy({ Client: function Client(...args) { return new (load().Client)(...args); } }, { get: (target, key) => (key in target ? target[key] : load()[key]) });`;
+  const target = shape === 'function' ? 'function () {}' : '{}';
+  return `${load} module.exports = new Proxy(${target}, { get: (_, key) => load()[key], has: (_, key) => key in load(), apply: (_, self, args) => load().apply(self, args), construct: (_, args) => new (load())(...args) });`;
+}
+const loadOnFirstUse = {
+  name: 'load-on-first-use',
+  setup(bundle) {
+    const names = Object.keys(onFirstUse).map((name) => name.replace(/[/@.-]/g, '\\$&')).join('|');
+    bundle.onResolve({ filter: new RegExp(`^(${names})$`) }, (args) => ({ path: args.path, namespace: 'on-first-use' }));
+    bundle.onLoad({ filter: /.*/, namespace: 'on-first-use' }, (args) => ({ contents: standIn(args.path, onFirstUse[args.path]), loader: 'js' }));
+    // dockerode's BuildKit support reads .proto files beside its own sources
+    bundle.onLoad({ filter: /[\\/]node_modules[\\/]dockerode[\\/]lib[\\/][^\\/]+\.js$/ }, async (args) => ({
+      contents: (await readFile(args.path, 'utf8')).replaceAll('__dirname', "require('node:path').join(require('node:path').dirname(__kubedeskRequire.resolve('dockerode/package.json')), 'lib')"),
+      loader: 'js',
+    }));
+    // docker-modem formats every request's options in depth for its debug log even when that log
+    // is off (about a millisecond per Docker call): only when DEBUG enables it
+    bundle.onLoad({ filter: /[\\/]node_modules[\\/]docker-modem[\\/]lib[\\/]modem\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const call = "debug('Sending: %s', util.inspect(";
+      if (!source.includes(call)) throw new Error(`${args.path}: the debug call to guard is gone; check docker-modem's update`);
+      return { contents: source.replace(call, `debug.enabled && ${call}`), loader: 'js' };
+    });
+  },
+};
+
+// The OpenAPI schemas (generated JSON, ~0.8 MB) are copied beside the bundle and parsed from the
+// file when the bundle loads: JSON.parse is several times faster than the same data as an object
+// literal in the source, and the text is garbage once parsed (a string literal in the bundle would
+// stay in memory with its code). The bundles live in dist/, dist/chunks/ and dist/app/.
+const generatedJson = {
+  name: 'generated-json-from-file',
+  setup(bundle) {
+    bundle.onLoad({ filter: /\.generated\.json$/ }, (args) => {
+      const name = basename(args.path);
+      mkdirSync('dist/data', { recursive: true });
+      cpSync(args.path, `dist/data/${name}`);
+      const candidates = [`./data/${name}`, `../data/${name}`].map((relative) => `new URL(${JSON.stringify(relative)}, import.meta.url)`).join(', ');
+      return {
+        contents: `import { existsSync, readFileSync } from 'node:fs'; const file = [${candidates}].find((url) => existsSync(url)); export default JSON.parse(readFileSync(file, 'utf8'));`,
+        loader: 'js',
+        resolveDir: dirname(args.path),
+      };
+    });
+  },
+};
+
+/**
+ * Writes esbuild's output files with every non-ASCII character escaped. esbuild escapes strings and
+ * identifiers but leaves comments and regular expressions as they are, and one such character makes
+ * V8 keep the whole source (megabytes, kept for the life of the process) as a two-byte string.
+ */
+function writeAscii(outputFiles) {
+  for (const file of outputFiles) {
+    mkdirSync(dirname(file.path), { recursive: true });
+    const text = file.path.endsWith('.map') ? file.text : file.text.replace(/[^\x00-\x7f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    writeFileSync(file.path, text);
+  }
+}
+
+// The cluster: code reached only through import() (certificate making, the components that start
+// after readiness, …) goes into chunks that load when first used, so start-up compiles less.
+rmSync('dist/chunks', { recursive: true, force: true });
 const cluster = await build({
+  write: false,
   entryPoints: { kubedesk: 'main/app/cliMain.ts' },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },
+  chunkNames: 'chunks/[name]-[hash]',
+  splitting: true,
   bundle: true,
   platform: 'node',
   target: 'node20',
   format: 'esm',
   sourcemap: 'linked',
-  external: ['better-sqlite3', 'dockerode', 'electron', 'cpu-features', 'ssh2'],
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  external: ['better-sqlite3', 'electron', 'cpu-features'],
+  plugins: [loadOnFirstUse, generatedJson],
+  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url); const __kubedeskRequire = require;" },
   metafile: true,
   logLevel: 'warning',
 });
-assertNoTestCode(cluster, 'dist/kubedesk.mjs');
+assertNoTestCode(cluster, 'dist/kubedesk.mjs and its chunks');
+writeAscii(cluster.outputFiles);
 
 // The Electron shell and its preload script are CommonJS, as Electron's main process loads them.
 const shell = await build({
+  write: false,
   entryPoints: { electronMain: 'main/app/electronMain.ts' },
   outdir: 'dist/app',
   outExtension: { '.js': '.cjs' },
@@ -45,12 +132,14 @@ const shell = await build({
   format: 'cjs',
   // import.meta.url (kd-netd's binary is found next to the bundle) from the CommonJS file's own path
   define: { 'import.meta.url': '__importMetaUrl' },
-  banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-  external: ['better-sqlite3', 'dockerode', 'electron', 'cpu-features', 'ssh2'],
+  banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href; const __kubedeskRequire = require;" },
+  external: ['better-sqlite3', 'electron', 'cpu-features'],
+  plugins: [loadOnFirstUse, generatedJson],
   metafile: true,
   logLevel: 'warning',
 });
 assertNoTestCode(shell, 'dist/app/electronMain.cjs');
+writeAscii(shell.outputFiles);
 
 // The preload runs in Electron's sandbox: no __filename, `require` only for 'electron' — so it gets
 // no banner and no import.meta.url shim.

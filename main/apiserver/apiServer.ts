@@ -16,6 +16,7 @@ import { ResourceStore } from './resourceStore';
 import { ServiceAllocator, type ServiceNetworkConfig } from './admission/serviceAllocation';
 import { installAdmissionPlugins } from './admission/admissionPlugins';
 import { namespaceLifecycle } from './admission/namespaceLifecycle';
+import { AdmissionReads } from './admission/admissionReads';
 import { DynamicAdmission } from './webhooks/dynamicAdmission';
 import { StoreCache } from './storeCache';
 import { ObjectHandlers } from './handlers/objectHandlers';
@@ -35,8 +36,12 @@ export interface ApiServerOptions {
   openapi: OpenApiService;
   serverAddress: () => string;
   version: Record<string, string>;
-  /** where Services get cluster IPs and node ports; without it Services get none (unit tests) */
-  serviceNetwork?: ServiceNetworkConfig;
+  /**
+   * where Services get cluster IPs and node ports; without it Services get none (unit tests). A
+   * function is asked at the first Service write (the cluster works its address plan out while the
+   * API server is being set up).
+   */
+  serviceNetwork?: ServiceNetworkConfig | (() => ServiceNetworkConfig);
 }
 
 export class ApiServer {
@@ -50,13 +55,18 @@ export class ApiServer {
 
   constructor(private readonly options: ApiServerOptions) {
     const { store, registry } = options;
-    const serviceAllocator = options.serviceNetwork ? new ServiceAllocator(options.serviceNetwork) : undefined;
+    const { serviceNetwork } = options;
+    let allocator: ServiceAllocator | undefined;
+    const serviceAllocator = serviceNetwork ? () => (allocator ??= new ServiceAllocator(typeof serviceNetwork === 'function' ? serviceNetwork() : serviceNetwork)) : undefined;
+    // what admission reads on every write, from memory until the store commits a change to it
+    const cache = new StoreCache(store);
+    const reads = new AdmissionReads(store, registry, cache);
     this.objects = new ResourceStore(store, {
-      allocators: serviceAllocator ? { serviceAddresses: (def, obj, old, objects) => serviceAllocator.allocate(obj, old, objects.list(def, { labels: [], fields: [] }).items) } : {},
-      namespaceLifecycle: namespaceLifecycle(store, registry),
+      allocators: serviceAllocator ? { serviceAddresses: (def, obj, old, objects) => serviceAllocator().allocate(obj, old, objects.list(def, { labels: [], fields: [] }).items) } : {},
+      namespaceLifecycle: namespaceLifecycle(reads, registry),
     });
-    installAdmissionPlugins(this.objects, registry);
-    this.dynamicAdmission = new DynamicAdmission({ objects: this.objects, registry, cache: new StoreCache(store) });
+    installAdmissionPlugins(this.objects, registry, reads);
+    this.dynamicAdmission = new DynamicAdmission({ objects: this.objects, registry, cache });
     this.objectHandlers = new ObjectHandlers({ store, objects: this.objects, admission: this.dynamicAdmission });
     this.subresourceHandlers = new SubresourceHandlers({ objects: this.objects, admission: this.dynamicAdmission, objectHandlers: this.objectHandlers, providers: this.providers, clock: () => new Date() });
     this.provideSubresource('eviction', evictionHandler(this));

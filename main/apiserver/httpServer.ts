@@ -250,6 +250,8 @@ export class HttpServer {
 }
 
 function flattenHeaders(headers: IncomingMessage['headers']): Record<string, string | undefined> {
+  // node joins repeated headers itself, except set-cookie: most requests need no copy
+  if (!Array.isArray(headers['set-cookie'])) return headers as Record<string, string | undefined>;
   const flat: Record<string, string | undefined> = {};
   for (const [key, value] of Object.entries(headers)) flat[key] = Array.isArray(value) ? value.join(', ') : value;
   return flat;

@@ -1,7 +1,7 @@
 // Tests for the cluster PKI: the serving certificate must verify against the CA through a real TLS
 // handshake (by DNS name and by IP, as kubectl connects), keys stay private, files are reused, the
-// key type follows the option, and the listener's TLS settings let in a client that sends no
-// signature_algorithms (busybox's wget).
+// key type follows the option, keys begun ahead of the call are used, and the listener's TLS
+// settings let in a client that sends no signature_algorithms (busybox's wget).
 import { X509Certificate, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:https';
@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ensureAdminToken, ensurePki, pkiFileNames, servingTlsOptions, type Pki } from './pki';
+import { startPkiKeys } from './pkiKeys';
 
 let dataDir: string;
 
@@ -161,6 +162,37 @@ describe('ensurePki', () => {
 
   it('refuses an extra IP that is not an IP address', async () => {
     await expect(ensurePki(dataDir, { extraIps: ['not-an-ip'] })).rejects.toThrow(/invalid IP/);
+  });
+});
+
+describe('ensurePki with keys begun ahead (startPkiKeys)', () => {
+  const spki = (pem: string) => new X509Certificate(pem).publicKey.export({ type: 'spki', format: 'der' }).toString('hex');
+
+  it.each(['rsa', 'ecdsa'] as const)('makes a fresh %s CA and serving certificate from the two keys begun for the data dir, in that order', async (keyType) => {
+    const begun = startPkiKeys(dataDir, keyType);
+    expect(begun?.pending).toHaveLength(2);
+    const [caKeys, servingKeys] = await Promise.all(begun?.pending ?? []);
+    const pki = await ensurePki(dataDir, { keyType, keys: begun });
+    expect(spki(pki.caCertPem)).toBe(caKeys.publicKey.export({ type: 'spki', format: 'der' }).toString('hex'));
+    expect(spki(pki.serverCertPem)).toBe(servingKeys.publicKey.export({ type: 'spki', format: 'der' }).toString('hex'));
+    expect(begun?.pending).toHaveLength(0);
+    expect(new X509Certificate(pki.serverCertPem).verify(new X509Certificate(pki.caCertPem).publicKey)).toBe(true);
+  });
+
+  it('begins no keys for a data dir that has its CA', async () => {
+    await ensurePki(dataDir, { keyType: 'ecdsa' });
+    expect(startPkiKeys(dataDir, 'ecdsa')).toBeUndefined();
+  });
+
+  it('makes keys of its own when those begun are of another type or for another data dir', async () => {
+    const ecdsaKeys = startPkiKeys(dataDir, 'ecdsa');
+    const otherDir = startPkiKeys(join(dataDir, 'other'), 'rsa');
+    const pki = await ensurePki(dataDir, { keyType: 'rsa', keys: ecdsaKeys });
+    expect(new X509Certificate(pki.caCertPem).publicKey.asymmetricKeyType).toBe('rsa');
+    expect(ecdsaKeys?.pending).toHaveLength(2);
+    rmSync(join(dataDir, 'pki'), { recursive: true });
+    await ensurePki(dataDir, { keyType: 'rsa', keys: otherDir });
+    expect(otherDir?.pending).toHaveLength(2);
   });
 });
 

@@ -6,19 +6,22 @@
 // ECDSA P-256 (`EncryptionAlgorithmECDSAP256`) when asked: new CAs take the requested type, and a
 // serving certificate of the other type is reissued under the CA it has, so kubeconfigs stay valid.
 // The listener's TLS settings (`servingTlsOptions`) also let in TLS 1.2 clients that send no
-// signature_algorithms extension, such as busybox's wget.
-import {
-  X509Certificate,
-  createPrivateKey,
-  createPublicKey,
-  randomBytes,
-  webcrypto,
-} from 'node:crypto';
+// signature_algorithms extension, such as busybox's wget. Certificates are written by the small
+// DER writer (shared/pki/certificateWriter.ts), so start-up does not load @peculiar/x509, and keys
+// are generated off the main thread (pkiKeys.ts) while the rest of the cluster starts.
+import { X509Certificate, createPrivateKey, createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
 import { DEFAULT_CIPHERS } from 'node:tls';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { createSelfSignedPair, exportPrivateKeyPem, generateKeyPair, keyAlgorithms, loadX509, randomSerialNumber, type KeyType } from '../../shared/pki/x509';
+import { randomSerialNumber } from '../../shared/pki/x509';
+import {
+  authorityKeyIdentifier, basicConstraints, commonName, keyIdentifier, keyUsage, serverAuthExtendedKeyUsage, subjectAlternativeName,
+  subjectKeyIdentifier, subjectOf, writeCertificate,
+} from '../../shared/pki/certificateWriter';
+import { defaultServingKeyType, newKeyPair, pkiDirectory, pkiFileNames, type KeyPair, type PkiKeyStart, type ServingKeyType } from './pkiKeys';
+
+export { pkiDirectory, pkiFileNames, type ServingKeyType } from './pkiKeys';
 
 export interface Pki {
   caCertPem: string;
@@ -28,15 +31,16 @@ export interface Pki {
   caKeyPem?: string;
 }
 
-/** `kubedesk serve --serving-key-type`: the key of the serving certificate (and of a new CA). */
-export type ServingKeyType = 'rsa' | 'ecdsa';
-export const servingKeyTypes: readonly ServingKeyType[] = ['rsa', 'ecdsa'];
-
 export interface PkiOptions {
-  /** IP addresses to add to the serving certificate besides 127.0.0.1 and ::1. */
-  extraIps?: string[];
+  /**
+   * IP addresses to add to the serving certificate besides 127.0.0.1 and ::1. A promise lets the
+   * CA be loaded or made while they are still being worked out (the cluster's network plan).
+   */
+  extraIps?: string[] | Promise<string[]>;
   /** Default `rsa`, as kubeadm. */
   keyType?: ServingKeyType;
+  /** keys begun for this data dir ahead of the call (startPkiKeys), used while they last */
+  keys?: PkiKeyStart;
   /** Injectable clock for tests. */
   now?: Date;
 }
@@ -51,14 +55,6 @@ export const servingDnsNames: readonly string[] = [
 ];
 export const servingIps: readonly string[] = ['127.0.0.1', '::1'];
 
-export const pkiFileNames = {
-  caCert: 'ca.crt',
-  caKey: 'ca.key',
-  serverCert: 'apiserver.crt',
-  serverKey: 'apiserver.key',
-  adminToken: 'admin.token',
-} as const;
-
 const dayMs = 24 * 60 * 60 * 1000;
 const caValidityDays = 3650;
 // kubeadm signs leaf certificates for one year and renews them before they run out.
@@ -67,11 +63,6 @@ const renewWithinDays = 30;
 // Tolerates clocks that are slightly behind (kubeadm backdates by 5 minutes as well).
 const backdateMs = 5 * 60 * 1000;
 
-export function pkiDirectory(dataDir: string): string {
-  return join(dataDir, 'pki');
-}
-
-const webCryptoKeyType: Record<ServingKeyType, KeyType> = { rsa: 'rsa-2048', ecdsa: 'ecdsa-p256' };
 /** node's asymmetricKeyType of each key type */
 const nodeKeyType: Record<ServingKeyType, string> = { rsa: 'rsa', ecdsa: 'ec' };
 
@@ -96,8 +87,14 @@ export async function ensurePki(dataDir: string, options: PkiOptions = {}): Prom
   const now = options.now ?? new Date();
   const directory = pkiDirectory(dataDir);
   mkdirSync(directory, { recursive: true, mode: 0o700 });
-  const extraIps = normalizeIps(options.extraIps ?? []);
-  const keyType = options.keyType ?? 'rsa';
+  const keyType = options.keyType ?? defaultServingKeyType;
+  const early = options.keys?.dataDir === dataDir && options.keys.keyType === keyType ? options.keys.pending : [];
+  const takeKeyPair = () => {
+    const keys = early.shift() ?? newKeyPair(keyType);
+    // awaited below, perhaps after another await: a failure meanwhile must not be reported as unhandled
+    keys.catch(() => undefined);
+    return keys;
+  };
   const paths = {
     caCert: join(directory, pkiFileNames.caCert),
     caKey: join(directory, pkiFileNames.caKey),
@@ -107,17 +104,24 @@ export async function ensurePki(dataDir: string, options: PkiOptions = {}): Prom
 
   let ca = loadKeyPair(paths.caCert, paths.caKey);
   let server = loadKeyPair(paths.serverCert, paths.serverKey);
-  // A first start makes two keys: the serving one is generated while the CA is made.
-  let servingKeys: Promise<CryptoKeyPair> | undefined;
+  // Keys are generated on libuv's threads (an RSA 2048 key takes 0.1 to 0.4 s of CPU): a new
+  // CA's and a new serving key side by side, while the caller opens the store and Docker makes the
+  // network (or taken from those the caller began earlier).
+  let servingKeys: Promise<KeyPair> | undefined;
   if (!ca || !isUsableCa(ca.certificate, now)) {
-    servingKeys = generateKeyPair(webCryptoKeyType[keyType]);
-    ca = await createCa(now, keyType);
+    const caKeys = takeKeyPair();
+    servingKeys = takeKeyPair();
+    ca = createCa(now, await caKeys);
     writePrivateFile(paths.caKey, ca.keyPem);
     writePublicFile(paths.caCert, ca.certPem);
+  } else if (!server || !isUsableServingCertificate(server.certificate, ca.certificate, now, [], keyType)) {
+    // not usable whatever the extra IPs: its new key need not wait for them
+    servingKeys = takeKeyPair();
   }
 
+  const extraIps = normalizeIps((await options.extraIps) ?? []);
   if (!server || !isUsableServingCertificate(server.certificate, ca.certificate, now, extraIps, keyType)) {
-    const issued = await createServingCertificate(ca, now, extraIps, await (servingKeys ?? generateKeyPair(webCryptoKeyType[keyType])));
+    const issued = createServingCertificate(ca, now, extraIps, await (servingKeys ?? takeKeyPair()));
     writePrivateFile(paths.serverKey, issued.keyPem);
     writePublicFile(paths.serverCert, issued.certPem);
     server = issued;
@@ -180,59 +184,58 @@ function isUsableServingCertificate(certificate: X509Certificate, ca: X509Certif
   return true;
 }
 
-async function createCa(now: Date, keyType: ServingKeyType): Promise<LoadedPair> {
-  const pair = await createSelfSignedPair({
-    keyType: webCryptoKeyType[keyType],
-    subject: 'CN=kubedesk-ca',
-    notBefore: new Date(now.getTime() - backdateMs),
-    validityDays: caValidityDays,
-    extensions: async (x509, keys) => [
-      new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(
-        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
-        true,
-      ),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-    ],
-  });
-  return { ...pair, certificate: new X509Certificate(pair.certPem) };
+function createCa(now: Date, keys: KeyPair): LoadedPair {
+  const name = commonName('kubedesk-ca');
+  const notBefore = new Date(now.getTime() - backdateMs);
+  const certPem = writeCertificate(
+    {
+      serialNumber: Buffer.from(randomSerialNumber(), 'hex'),
+      issuer: name,
+      subject: name,
+      notBefore,
+      notAfter: new Date(notBefore.getTime() + caValidityDays * dayMs),
+      publicKey: keys.publicKey,
+      extensions: [basicConstraints(true), keyUsage(['digitalSignature', 'keyCertSign', 'cRLSign']), subjectKeyIdentifier(keyIdentifier(keys.publicKey))],
+    },
+    keys.privateKey,
+  );
+  return { certPem, keyPem: privateKeyPem(keys.privateKey), certificate: new X509Certificate(certPem) };
 }
 
-/** Signs a serving certificate for `keys` with the CA's key, whichever its type (an older CA may be ECDSA under an RSA leaf). */
-async function createServingCertificate(ca: LoadedPair, now: Date, extraIps: string[], keys: CryptoKeyPair): Promise<LoadedPair> {
-  const x509 = await loadX509();
-  const caPrivateKey = createPrivateKey(ca.keyPem);
-  const caAlgorithm = caPrivateKey.asymmetricKeyType === 'rsa' ? keyAlgorithms['rsa-2048'] : keyAlgorithms['ecdsa-p256'];
-  const caKey = await webcrypto.subtle.importKey('pkcs8', caPrivateKey.export({ type: 'pkcs8', format: 'der' }), caAlgorithm.key, false, ['sign']);
-  const caCertificate = new x509.X509Certificate(ca.certPem);
+/**
+ * Signs a serving certificate for `keys` with the CA's key, whichever its type (an older CA may be
+ * ECDSA under an RSA leaf): the writer signs with the CA key's own algorithm.
+ */
+function createServingCertificate(ca: LoadedPair, now: Date, extraIps: string[], keys: KeyPair): LoadedPair {
   const notBefore = new Date(now.getTime() - backdateMs);
-  const caNotAfter = caCertificate.notAfter.getTime();
+  const caNotAfter = new Date(ca.certificate.validTo).getTime();
   const notAfter = new Date(Math.min(notBefore.getTime() + servingValidityDays * dayMs, caNotAfter));
-  const alternativeNames = [
-    ...servingDnsNames.map((value) => ({ type: 'dns' as const, value })),
-    ...[...servingIps, ...extraIps].map((value) => ({ type: 'ip' as const, value })),
-  ];
-  const certificate = await x509.X509CertificateGenerator.create({
-    serialNumber: randomSerialNumber(),
-    subject: 'CN=kube-apiserver',
-    issuer: caCertificate.subject,
-    notBefore,
-    notAfter,
-    signingAlgorithm: caAlgorithm.signing,
-    publicKey: keys.publicKey as CryptoKey,
-    signingKey: caKey as CryptoKey,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      // as kubeadm's: an RSA key also enciphers (TLS 1.2 RSA key exchange); an ECDSA key only signs
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | (keys.publicKey.algorithm.name === 'ECDSA' ? 0 : x509.KeyUsageFlags.keyEncipherment), true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension(alternativeNames),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-      await x509.AuthorityKeyIdentifierExtension.create(caCertificate.publicKey),
-    ],
-  });
-  const certPem = certificate.toString('pem');
-  return { certPem, keyPem: await exportPrivateKeyPem(keys.privateKey), certificate: new X509Certificate(certPem) };
+  const certPem = writeCertificate(
+    {
+      serialNumber: Buffer.from(randomSerialNumber(), 'hex'),
+      issuer: subjectOf(ca.certificate.raw),
+      subject: commonName('kube-apiserver'),
+      notBefore,
+      notAfter,
+      publicKey: keys.publicKey,
+      extensions: [
+        basicConstraints(false),
+        // as kubeadm's: an RSA key also enciphers (TLS 1.2 RSA key exchange); an ECDSA key only signs
+        keyUsage(keys.publicKey.asymmetricKeyType === 'rsa' ? ['digitalSignature', 'keyEncipherment'] : ['digitalSignature']),
+        serverAuthExtendedKeyUsage(),
+        subjectAlternativeName(servingDnsNames, [...servingIps, ...extraIps]),
+        subjectKeyIdentifier(keyIdentifier(keys.publicKey)),
+        authorityKeyIdentifier(keyIdentifier(ca.certificate.publicKey)),
+      ],
+    },
+    createPrivateKey(ca.keyPem),
+  );
+  return { certPem, keyPem: privateKeyPem(keys.privateKey), certificate: new X509Certificate(certPem) };
+}
+
+/** PKCS#8 PEM, which Go's tls.X509KeyPair and Node's tls both accept. */
+function privateKeyPem(key: KeyObject): string {
+  return key.export({ type: 'pkcs8', format: 'pem' }).toString();
 }
 
 function normalizeIps(ips: string[]): string[] {

@@ -16,7 +16,7 @@ import { StorageError } from '../storage/store';
 import { ApiError } from './apiError';
 import { requireObjectBody } from './content';
 import { generateName, jsonEqual, newUid, nowTimestamp } from './objectMeta';
-import { decodeErrorMessage, findTypeErrors, findUnknownFields, pruneUnknownFields, strictDecodingMessage } from './openapi/fieldValidation';
+import { decodeAgainstSchema, decodeErrorMessage, strictDecodingMessage } from './openapi/fieldValidation';
 import type { FieldRequirement, LabelRequirement } from './selectors';
 import { matchesFields, matchesLabels } from './selectors';
 import { managerName, recordUpdate, sameManagedFields } from './fieldManager/managedFields';
@@ -428,16 +428,14 @@ export class ResourceStore {
     // Upstream reports the first decode error only, wrapped by the create/update handlers
     // (handlers/rest.go transformDecodeError); a patch result is reported bare.
     const wrap = (cause: string) => (source === 'body' ? decodeErrorMessage(apiVersion, def.kind, def.kind, cause) : cause);
-    const typeErrors = findTypeErrors(obj, apiVersion, def.kind);
-    if (typeErrors.length) throw ApiError.badRequest(wrap(typeErrors[0]));
-    if (options.fieldValidation !== 'Ignore') {
-      const unknown = findUnknownFields(obj, apiVersion, def.kind);
-      if (unknown.length) {
-        if (options.fieldValidation === 'Strict') throw ApiError.badRequest(wrap(strictDecodingMessage(unknown)));
-        options.warnings.push(...unknown);
-      }
+    // One walk over the body: type errors, unknown fields, and their pruning.
+    const decoded = decodeAgainstSchema(obj, apiVersion, def.kind, options.fieldValidation !== 'Ignore');
+    if (decoded.typeError !== undefined) throw ApiError.badRequest(wrap(decoded.typeError));
+    const unknown = decoded.unknownFields;
+    if (unknown.length) {
+      if (options.fieldValidation === 'Strict') throw ApiError.badRequest(wrap(strictDecodingMessage(unknown)));
+      options.warnings.push(...unknown);
     }
-    pruneUnknownFields(obj, apiVersion, def.kind);
     // kinds outside the generated schemas prune against their own (custom resources: the CRD's structural schema)
     const customUnknown = def.pruneUnknownFields?.(obj);
     if (customUnknown?.length && options.fieldValidation !== 'Ignore') {

@@ -4,7 +4,8 @@
 // range and `kube-system/kube-dns` on the tenth. Both Services are served by the host process (the
 // service proxy routes them to its unix sockets), so they have no selector. Existing objects are
 // left alone, except a Service whose address no longer fits the range, which is recreated as
-// upstream's kubernetesservice reconciler does.
+// upstream's kubernetesservice reconciler does. The namespaces and priority classes need nothing
+// else; the Services need the cluster's address plan, so start-up makes them in two steps.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { ApiClient } from '../client/apiClient';
@@ -20,10 +21,25 @@ export interface BootstrapAddresses {
 }
 
 export async function bootstrapObjects(client: ApiClient, addresses: BootstrapAddresses): Promise<void> {
+  await bootstrapSystemObjects(client);
+  await bootstrapServices(client, addresses);
+}
+
+/** The system namespaces and priority classes. */
+export async function bootstrapSystemObjects(client: ApiClient): Promise<void> {
   const namespaces = client.resource(resources.namespaces);
   for (const name of SYSTEM_NAMESPACES) {
     await ignoreExisting(namespaces.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'kubernetes.io/metadata.name': name } } }));
   }
+  // upstream's scheduling REST PostStartHook: the two system classes every cluster has
+  const priorityClasses = client.resource(resources.priorityclasses);
+  for (const { name, value, description } of systemPriorityClasses) {
+    await ignoreExisting(priorityClasses.create({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value, description, preemptionPolicy: 'PreemptLowerPriority' }));
+  }
+}
+
+/** The `kubernetes` and `kube-system/kube-dns` Services on their fixed addresses of the plan. */
+export async function bootstrapServices(client: ApiClient, addresses: BootstrapAddresses): Promise<void> {
   await ensureService(client, {
     apiVersion: 'v1',
     kind: 'Service',
@@ -56,11 +72,6 @@ export async function bootstrapObjects(client: ApiClient, addresses: BootstrapAd
       sessionAffinity: 'None',
     },
   });
-  // upstream's scheduling REST PostStartHook: the two system classes every cluster has
-  const priorityClasses = client.resource(resources.priorityclasses);
-  for (const { name, value, description } of systemPriorityClasses) {
-    await ignoreExisting(priorityClasses.create({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value, description, preemptionPolicy: 'PreemptLowerPriority' }));
-  }
 }
 
 async function ensureService(client: ApiClient, service: KubeObject): Promise<void> {

@@ -1,6 +1,7 @@
 // Cluster: the composition root. Plain `new` calls in dependency order — storage, API server,
-// HTTPS, then the components that are clients of the API — each registered for disposal in reverse.
-// `kubedesk serve` and the Electron main process both run exactly this.
+// HTTPS — each registered for disposal in reverse; once the API server is ready, the components
+// that are clients of the API (clusterComponents.ts, loaded then). `kubedesk serve` and the
+// Electron main process both run exactly this.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,55 +12,28 @@ import { HttpServer, type Authenticator } from '../apiserver/httpServer';
 import { ResourceRegistry } from '../apiserver/resourceRegistry';
 import { OpenApiService } from '../apiserver/openapi/openapiDocuments';
 import { ensureAdminToken, ensurePki, pkiDirectory, type ServingKeyType } from '../apiserver/pki';
+import type { PkiKeyStart } from '../apiserver/pkiKeys';
 import { ServiceAccountTokens } from '../apiserver/serviceAccountTokens';
 import { tokenRequestHandler } from '../apiserver/subresources/tokenRequest';
 import { ApiClient } from '../client/apiClient';
-import { SharedInformerFactory } from '../client/informer';
-import { NamespaceController } from '../controllers/namespaceController';
-import { NamespaceDefaultsController } from '../controllers/namespaceDefaultsController';
-import { ReplicaSetController } from '../controllers/replicaSetController';
-import { ReplicationManager } from '../controllers/replicationManager';
-import { GarbageCollector } from '../controllers/garbageCollector';
-import { PodGarbageCollector } from '../controllers/podGarbageCollector';
-import { EndpointsController } from '../controllers/endpointsController';
-import { EndpointSliceController } from '../controllers/endpointSliceController';
-import { NodeLifecycleController } from '../controllers/nodeLifecycleController';
-import { DisruptionController } from '../controllers/disruptionController';
-import { CertificateSigner } from '../controllers/certificateSigner';
-import { JobController } from '../controllers/jobController';
-import { DeploymentController } from '../controllers/deploymentController';
-import { CronJobController } from '../controllers/cronJobController';
-import { StatefulSetController } from '../controllers/statefulSetController';
-import { DaemonSetController } from '../controllers/daemonSetController';
-import { LocalPathProvisioner } from '../controllers/localPathProvisioner';
-import { HorizontalPodAutoscalerController } from '../controllers/horizontalPodAutoscaler';
-import { ResourceQuotaController } from '../controllers/resourceQuotaController';
-import { EventRecorder } from '../client/eventRecorder';
-import { Scheduler } from '../scheduler/scheduler';
-import { Kubelet } from '../kubelet/kubelet';
+import type { Kubelet } from '../kubelet/kubelet';
 import { DockerRuntime } from '../docker/dockerRuntime';
-import { ensureClusterId, networkNameFor, nodeNameFor, zoneFor } from './clusterIdentity';
-import { HostPortController, SERVICE_CONTROLLER_NAME } from '../network/hostPorts/hostPortController';
-import { PortForwardController } from '../network/portForwards/portForwardController';
 import { portForwardResourceDef } from '../network/portForwards/portForwardResource';
 import { directDialer, podIpsRoutable, tunnelDialer } from '../network/dialer';
 import { apiServerLookup, createProxyHandlers } from '../apiserver/proxy/proxyHandler';
-import { IngressController } from '../network/ingress/ingressController';
-import { ClusterDnsServer } from '../network/dns/dnsServer';
-import { ServiceProxy, netdRunPath, type NetdProcess } from '../network/serviceProxy';
+import type { IngressController } from '../network/ingress/ingressController';
+import type { NetdProcess } from '../network/serviceProxy';
 import { NetdContainer, type NetdEndpoint } from '../docker/netdContainer';
 import { ensureNetdImage } from '../docker/netdImage';
-import { netdBinaryPath, netpolBinaryPath } from '../network/netd/netdImage';
-import { NetworkPolicyController, type PolicyNode } from '../network/netpol/networkPolicyController';
-import { clusterDnsBackend } from '../network/netpol/networkPolicyRules';
+import { netdBinaryPath } from '../network/netd/netdImage';
 import { defaultNodePortRange } from '../apiserver/admission/serviceAllocation';
-import { networkDirectory, rememberedSubnet, resolveNetworkPlan, type NetworkPlan } from '../network/clusterNetwork';
+import { networkDirectory, type NetworkPlan } from '../network/clusterNetwork';
 import { createStreamHandlers } from '../apiserver/streaming/streamHandlers';
-import { KubeletPodStreams } from './podStreams';
+import type { PodStreams } from '../apiserver/streaming/podStreams';
 import { registerMetricsApi } from '../apiserver/metrics/metricsApi';
-import { MetricsCollector, combinedMetrics, processUsage } from '../kubelet/metricsCollector';
+import { combinedMetrics, type MetricsCollector } from '../kubelet/metricsCollector';
 import { InProcessTransport } from './inProcessTransport';
-import { bootstrapObjects } from './bootstrap';
+import { bootstrapServices, bootstrapSystemObjects } from './bootstrap';
 import { writeKubeconfig, type WriteKubeconfigResult } from './kubeconfig';
 import { tokenAuthenticator } from './authentication';
 import { UiSessions } from './ui/uiSessions';
@@ -70,11 +44,12 @@ import { StoreRbacSource } from '../apiserver/auth/rbacSource';
 import { requestAuthorization } from '../apiserver/auth/requestAuthorization';
 import { registerReviewApis } from '../apiserver/auth/reviews';
 import { ensureBootstrapPolicy } from '../apiserver/auth/bootstrapPolicy';
-import { ensureComponentPolicy, NETWORK_SERVICE_ACCOUNT, PORT_FORWARD_SERVICE_ACCOUNT } from '../apiserver/auth/componentPolicy';
-import { componentClients, controllerUser, nodeUser, schedulerUser, type ComponentClients } from './componentIdentities';
-import { ClusterRoleAggregationController } from '../controllers/clusterRoleAggregationController';
+import { ensureComponentPolicy } from '../apiserver/auth/componentPolicy';
+import { componentClients, type ComponentClients } from './componentIdentities';
 import { startCustomResourceDefinitions } from '../apiserver/crd/customResourceDefinitions';
 import { kubernetesVersion } from './version';
+import { StartupPhases } from './startupPhases';
+import { startClusterNetwork, type ClusterNetworkStart } from './clusterNetworkStart';
 
 export interface ClusterOptions {
   dataDir: string;
@@ -86,6 +61,12 @@ export interface ClusterOptions {
   ingressHttpsPort?: number;
   /** the serving certificate's key (and a new CA's); default rsa */
   servingKeyType?: ServingKeyType;
+  /** start-up phases to mark (printed by the caller when asked for) */
+  phases?: StartupPhases;
+  /** the network's start, when the caller began it for this data dir (serve does, early) */
+  network?: ClusterNetworkStart;
+  /** a fresh data dir's PKI keys, when the caller began them (serve does, early) */
+  pkiKeys?: PkiKeyStart;
 }
 
 interface Disposable {
@@ -108,8 +89,9 @@ export class Cluster {
   private uiSessions: UiSessions | undefined;
   private caCertPem = '';
   private firstRuntime: DockerRuntime | undefined;
-  /** every node's runtime, for the NetworkPolicy controller */
-  private readonly nodeRuntimes: PolicyNode[] = [];
+  private afterReady: Promise<void> = Promise.resolve();
+  private ingressStarted: Promise<void> = Promise.resolve();
+  private stopping = false;
 
   private constructor(readonly options: ClusterOptions) {}
 
@@ -131,20 +113,25 @@ export class Cluster {
 
   private async run(): Promise<void> {
     const { dataDir } = this.options;
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    // The address plan comes first: Service IPs go on the serving certificate and into the API
-    // server's allocator. Node 0's runtime creates the Docker network (with the remembered subnet).
-    const clusterId = ensureClusterId(dataDir);
+    const phases = this.options.phases ?? new StartupPhases(false);
+    phases.mark('modules loaded');
+    // The address plan: Service IPs go on the serving certificate, into the API server's allocator
+    // and into the bootstrap Services. Node 0's runtime makes (or finds) the Docker network, with the
+    // remembered subnet, while everything that does not need the plan gets ready: the store, the
+    // API server, the CA, the system namespaces and the bootstrap RBAC policy.
+    const network = this.options.network?.dataDir === dataDir ? this.options.network : startClusterNetwork(dataDir);
+    const { clusterId, plan } = network;
     this.clusterId = clusterId;
-    this.firstRuntime = new DockerRuntime({ clusterId, nodeName: nodeNameFor(0), networkName: networkNameFor(clusterId), dataDir: join(dataDir, 'nodes', nodeNameFor(0)), preferredSubnet: rememberedSubnet(dataDir) });
-    const actualSubnet = await this.firstRuntime.start().then(
-      (prepared) => prepared.network.subnet || undefined,
-      () => undefined,
-    );
-    this.network = resolveNetworkPlan(dataDir, clusterId, actualSubnet);
-    const [pki, token] = await Promise.all([ensurePki(dataDir, { extraIps: [this.network.kubernetesServiceIp], keyType: this.options.servingKeyType }), Promise.resolve(ensureAdminToken(dataDir))]);
+    this.firstRuntime = network.runtime;
+    // the serving certificate waits for the plan (the `kubernetes` Service's address is a SAN); its
+    // keys (RSA by default, slow to make) are generated off the main thread meanwhile
+    const pkiReady = ensurePki(dataDir, { extraIps: plan.then((network) => [network.kubernetesServiceIp]), keyType: this.options.servingKeyType, keys: this.options.pkiKeys });
+    // awaited below; a failure must not be reported as unhandled before that
+    pkiReady.catch(() => undefined);
+    const token = ensureAdminToken(dataDir);
     const store = this.register(SqliteStore.open(join(dataDir, 'state.db')));
     this.register(startCompactor(store, { intervalMs: 60_000, keepRevisions: 10_000 }));
+    phases.mark('store opened');
 
     // kubedesk's own kind beside the built-ins: PortForward (kubedesk.dev/v1alpha1)
     const registry = new ResourceRegistry([...builtinResources(), portForwardResourceDef()]);
@@ -159,7 +146,10 @@ export class Cluster {
       openapi,
       serverAddress: () => `127.0.0.1:${port}`,
       version: kubernetesVersion(),
-      serviceNetwork: { serviceRange: this.network.serviceRange, nodePortRange: defaultNodePortRange },
+      serviceNetwork: () => {
+        if (!this.network) throw new Error('the cluster network is not known yet');
+        return { serviceRange: this.network.serviceRange, nodePortRange: defaultNodePortRange };
+      },
     });
     // CustomResourceDefinitions: the CRD strategy, establishing and cleanup, custom kinds in the registry
     this.register(startCustomResourceDefinitions(this.api, store));
@@ -181,6 +171,24 @@ export class Cluster {
     const authorizer = new RbacAuthorizer(this.register(new StoreRbacSource(store)));
     this.api.objects.addValidatingAdmission(rbacEscalationAdmission(authorizer, registry));
     registerReviewApis(this.api, { authorizer, authenticator });
+    this.client = new ApiClient(new InProcessTransport(this.api, { userAgent: componentUserAgent('kubedesk') }));
+    // each component writes under its upstream name, so managedFields read as on a real cluster,
+    // and acts as its upstream identity: controllers as their kube-system ServiceAccounts
+    // (--use-service-account-credentials, User-Agent `kube-controller-manager/… /<controller>`)
+    this.componentClients = componentClients(this.api, requestAuthorization(authorizer));
+    phases.mark('API server and plugins wired');
+    // upstream's post-start hooks that /readyz waits for: system namespaces and priority classes,
+    // bootstrap RBAC, then (with the plan) the kubernetes and kube-dns Services
+    await bootstrapSystemObjects(this.client);
+    phases.mark('bootstrap namespaces and priority classes');
+    ensureBootstrapPolicy(this.api);
+    ensureComponentPolicy(this.api);
+    phases.mark('bootstrap RBAC policy');
+    this.network = await plan;
+    phases.mark('container runtime and network plan');
+    const pki = await pkiReady;
+    phases.mark('PKI and admin token');
+
     // the web UI on the API's own origin: static files, sign-in, and the session cookie as a second way in
     const uiSessions = new UiSessions({ adminToken: token, clusterId });
     this.uiSessions = uiSessions;
@@ -199,7 +207,9 @@ export class Cluster {
     this.register({ dispose: () => http.close() });
     const podsDef = registry.lookup('', 'v1', 'pods');
     if (podsDef) {
-      const streamHandlers = createStreamHandlers({ getPod: (namespace, name) => api.objects.get(podsDef, namespace, name), streams: new KubeletPodStreams(() => this.kubelets) });
+      // the kubelet's code loads with the first stream (the components load it after readiness anyway)
+      const streams = lazyPodStreams(() => import('./podStreams').then(({ KubeletPodStreams }) => new KubeletPodStreams(() => this.kubelets)));
+      const streamHandlers = createStreamHandlers({ getPod: (namespace, name) => api.objects.get(podsDef, namespace, name), streams });
       this.api.provideSubresource('podLog', streamHandlers.logs);
       http.addUpgradeHandler(streamHandlers.upgrade);
       this.register(streamHandlers);
@@ -232,151 +242,67 @@ export class Cluster {
       );
     }
 
-    this.client = new ApiClient(new InProcessTransport(this.api, { userAgent: componentUserAgent('kubedesk') }));
-    // each component writes under its upstream name, so managedFields read as on a real cluster,
-    // and acts as its upstream identity: controllers as their kube-system ServiceAccounts
-    // (--use-service-account-credentials, User-Agent `kube-controller-manager/… /<controller>`)
-    this.componentClients = componentClients(this.api, requestAuthorization(authorizer));
-    const components = this.componentClients;
-    const controllerClient = (serviceAccount: string) => components.clientFor(controllerUser(serviceAccount), `${componentUserAgent('kube-controller-manager')}/${serviceAccount}`);
-    const schedulerClient = components.clientFor(schedulerUser(), componentUserAgent('kube-scheduler'));
-    await bootstrapObjects(this.client, this.network);
-    ensureBootstrapPolicy(this.api);
-    ensureComponentPolicy(this.api);
+    await bootstrapServices(this.client, this.network);
+    phases.mark('bootstrap Services');
     port = await http.listen();
     this.server = `https://127.0.0.1:${port}`;
+    phases.mark('HTTPS listening');
     // Pods reach the API server and cluster DNS through unix sockets in the directory kd-netd
     // mounts (docs/architecture.md, "Service networking"), so nothing listens beyond loopback.
     await http.listenUnix(join(runDir, 'apiserver.sock'));
-
-    const factory = this.register(new SharedInformerFactory(this.client));
-    const namespaces = new NamespaceController(controllerClient('namespace-controller'), factory);
-    this.register(namespaces);
-    // service-account-controller and root-ca-cert-publisher in one (both roles are bound to its ServiceAccount)
-    const namespaceDefaults = this.register(new NamespaceDefaultsController(controllerClient('service-account-controller'), factory, pki.caCertPem));
-    // the controller manager (upstream kube-controller-manager's default controllers)
-    const controllers = [
-      new ReplicaSetController(controllerClient('replicaset-controller'), factory),
-      new ReplicationManager(controllerClient('replication-controller'), factory),
-      new DeploymentController(controllerClient('deployment-controller'), factory),
-      new GarbageCollector(controllerClient('generic-garbage-collector'), factory),
-      new PodGarbageCollector(controllerClient('pod-garbage-collector'), factory),
-      new EndpointsController(controllerClient('endpoint-controller'), factory),
-      new EndpointSliceController(controllerClient('endpointslice-controller'), factory),
-      new NodeLifecycleController(controllerClient('node-controller'), factory),
-      new DisruptionController(controllerClient('disruption-controller'), factory),
-      new JobController(controllerClient('job-controller'), factory),
-      new CronJobController(controllerClient('cronjob-controller'), factory),
-      new StatefulSetController(controllerClient('statefulset-controller'), factory),
-      new DaemonSetController(controllerClient('daemon-set-controller'), factory),
-      new LocalPathProvisioner(controllerClient('persistent-volume-binder'), factory, { volumesDir: join(this.options.dataDir, 'volumes') }),
-      new HorizontalPodAutoscalerController(controllerClient('horizontal-pod-autoscaler'), factory),
-      new ResourceQuotaController(controllerClient('resourcequota-controller'), factory),
-      ...(pki.caKeyPem ? [new CertificateSigner(controllerClient('certificate-controller'), factory, { certPem: pki.caCertPem, keyPem: pki.caKeyPem })] : []),
-      new ClusterRoleAggregationController(controllerClient('clusterrole-aggregation-controller'), factory),
-    ].map((controller) => this.register(controller));
-    // cluster DNS (the kube-dns Service's backend) and the service proxy (kd-netd)
-    const upstreams = process.env.KUBEDESK_DNS_UPSTREAM?.split(',').filter((entry) => entry.trim() !== '');
-    const dns = this.register(ClusterDnsServer.fromInformers(factory, upstreams?.length ? { upstreams } : {}));
-    await dns.listenUnix(join(runDir, 'dns.sock'));
-    await dns.listenUnix(join(runDir, 'dns-udp.sock'), { transport: 'udp' });
-    // NetworkPolicy: each pod's packet filter (set in its network namespace through its node's
-    // runtime) and, for Service traffic, the clients kd-netd lets each backend serve
-    const networkPolicies = this.register(
-      new NetworkPolicyController(factory, {
-        nodes: () => this.nodeRuntimes,
-        executablePath: netpolBinaryPath,
-        nodeAddresses: [this.network.gateway],
-        serviceRange: this.network.serviceRange,
-        proxyAddress: async () => netd.current()?.ip,
-        onError: (error) => console.error('kubedesk: network policies:', error instanceof Error ? error.message : error),
-      }),
-    );
-    // the API server is on the host (upstream: an endpoint on the node's address, port 6443); DNS answers as CoreDNS pods would
-    const apiServerBackend = { kind: 'virtual' as const, port: 6443, endpoint: { kind: 'address' as const, ip: this.network.gateway } };
-    const serviceProxy = this.register(
-      new ServiceProxy(factory, {
-        runDir,
-        serviceRanges: [this.network.serviceRange],
-        hostBackends: [
-          { namespace: 'default', name: 'kubernetes', protocol: 'TCP', port: 443, backend: `unix:${netdRunPath}/apiserver.sock`, policyBackend: apiServerBackend },
-          { namespace: 'kube-system', name: 'kube-dns', protocol: 'TCP', port: 53, backend: `unix:${netdRunPath}/dns.sock`, policyBackend: clusterDnsBackend() },
-          { namespace: 'kube-system', name: 'kube-dns', protocol: 'UDP', port: 53, backend: `unix:${netdRunPath}/dns-udp.sock`, policyBackend: clusterDnsBackend() },
-        ],
-        netd,
-        token: netdToken,
-        policy: networkPolicies,
-        onError: (error) => console.error('kubedesk: service proxy:', error instanceof Error ? error.message : error),
-      }),
-    );
-    // pods' filters let kd-netd's address in: once it runs, set them with it
-    void serviceProxy.ready.then(() => networkPolicies.resync());
-    // the service proxy's host side: NodePort and LoadBalancer listeners on 127.0.0.1
-    const serviceControllerClient = controllerClient('service-controller');
-    const hostPorts = this.register(new HostPortController(serviceControllerClient, factory, { dialer, recorder: new EventRecorder(serviceControllerClient, { component: SERVICE_CONTROLLER_NAME }) }));
-    // PortForwards: listeners on 127.0.0.1 that follow their pod across replacement
-    const portForwards = this.register(new PortForwardController(controllerClient(PORT_FORWARD_SERVICE_ACCOUNT), factory, { dialer }));
-    const ingressPorts =
-      this.options.ingressHttpPort !== undefined || this.options.ingressHttpsPort !== undefined
-        ? { http: this.options.ingressHttpPort ?? 0, https: this.options.ingressHttpsPort ?? 0 }
-        : await IngressController.chooseIngressPorts({ http: 80, https: 443 });
-    // kubedesk's network components act as kube-system/kubedesk-network (ClusterRole system:kubedesk:network)
-    this.ingress = this.register(new IngressController(controllerClient(NETWORK_SERVICE_ACCOUNT), factory, { dialer, httpPort: ingressPorts.http, httpsPort: ingressPorts.https }));
-    const scheduler = this.register(new Scheduler(schedulerClient, factory, new EventRecorder(schedulerClient, { component: 'default-scheduler' })));
-    this.kubelets = await this.createKubelets(factory, pki.caCertPem);
-    factory.start();
-    await factory.waitForCacheSync();
-    namespaces.start();
-    namespaceDefaults.start();
-    for (const controller of controllers) controller.start();
-    scheduler.start();
-    hostPorts.start();
-    portForwards.start();
-    serviceProxy.start();
-    networkPolicies.start();
-    await this.ingress.start();
-    for (const kubelet of this.kubelets) await kubelet.start();
-    for (const collector of this.metricsCollectors) collector.start();
+    phases.mark('API unix socket listening');
 
     this.kubeconfigResult = writeKubeconfig({ path: this.options.kubeconfigPath, server: this.server, caCertPem: pki.caCertPem, token });
     this.ready = true;
+    phases.mark('kubeconfig written, ready');
+    // Readiness is the API server's, as upstream's /readyz: the controllers, the scheduler, the
+    // network components and the kubelets start now, as their upstream processes start against a
+    // serving kube-apiserver (the kubelets register their Nodes a moment later).
+    const firstRuntime = this.firstRuntime;
+    const started = import('./clusterComponents')
+      .then(({ startClusterComponents }) =>
+        startClusterComponents(
+          {
+            dataDir,
+            nodes: this.options.nodes,
+            clusterId,
+            network: this.network,
+            client: this.client,
+            clients: this.componentClients,
+            userAgent: componentUserAgent,
+            caCertPem: pki.caCertPem,
+            caKeyPem: pki.caKeyPem,
+            firstRuntime,
+            runDir,
+            netd,
+            netdToken,
+            dialer,
+            ingressPorts: { http: this.options.ingressHttpPort, https: this.options.ingressHttpsPort },
+            register: (disposable) => this.register(disposable),
+            stopping: () => this.stopping,
+            phases,
+          },
+          (components) => {
+            this.kubelets = components.kubelets;
+            this.metricsCollectors = components.metricsCollectors;
+            this.ingress = components.ingress;
+          },
+        ),
+      );
+    const report = (what: string) => (error: unknown) => {
+      if (!this.stopping) console.error(`kubedesk: ${what} could not start:`, error instanceof Error ? error.message : error);
+    };
+    this.afterReady = started.then(() => undefined, report('a cluster component'));
+    this.ingressStarted = started.then(({ ingressStarted }) => ingressStarted.catch(report('the Ingress controller')), () => undefined);
   }
 
-  /** One kubelet per virtual node, each with its own runtime view of the one Docker daemon. */
-  private async createKubelets(factory: SharedInformerFactory, caCertPem: string): Promise<Kubelet[]> {
-    const { dataDir } = this.options;
-    const clusterId = this.clusterId;
-    const kubelets: Kubelet[] = [];
-    for (let index = 0; index < this.options.nodes; index++) {
-      const nodeName = nodeNameFor(index);
-      const nodeDir = join(dataDir, 'nodes', nodeName);
-      mkdirSync(nodeDir, { recursive: true, mode: 0o700 });
-      const runtime =
-        index === 0 && this.firstRuntime ? this.firstRuntime : new DockerRuntime({ clusterId, nodeName, networkName: networkNameFor(clusterId), dataDir: nodeDir, preferredSubnet: this.network.subnet });
-      // The node's address is the host's address on the cluster network; without Docker it is loopback
-      // until Docker answers (the node is NotReady meanwhile).
-      const internalIP = await runtime.start().then((prepared) => prepared.network.gateway, () => '127.0.0.1');
-      // the first node carries the control plane, so its usage includes kubedesk's own process
-      this.metricsCollectors.push(this.register(new MetricsCollector(runtime, { nodeName, system: index === 0 ? processUsage : undefined })));
-      // each kubelet acts as system:node:<node> (system:node is bound to the group system:nodes)
-      const kubeletClient = this.componentClients.clientFor(nodeUser(nodeName), componentUserAgent('kubelet'));
-      const kubelet = new Kubelet({
-        client: kubeletClient,
-        factory,
-        runtime,
-        recorder: new EventRecorder(kubeletClient, { component: 'kubelet', host: nodeName }),
-        identity: { nodeName, zone: zoneFor(index), controlPlane: index === 0, internalIP, dataDir: nodeDir },
-        podsDir: join(nodeDir, 'pods'),
-        caCertPem,
-        kubernetesService: { host: this.network.kubernetesServiceIp, port: 443 },
-        clusterDns: { servers: [this.network.dnsServiceIp], domain: 'cluster.local' },
-        persistentVolumesDir: join(dataDir, 'volumes'),
-      });
-      this.register(kubelet);
-      kubelets.push(kubelet);
-      this.nodeRuntimes.push({ nodeName, runtime });
-    }
-    return kubelets;
+  /**
+   * Resolves once what starts after readiness (controllers, scheduler, network components, kubelets,
+   * the Ingress controller's listeners) has started or failed.
+   */
+  async whenStarted(): Promise<void> {
+    await this.afterReady;
+    await this.ingressStarted;
   }
 
   /** kd-netd's container, made on first use (Docker may come up after kubedesk). */
@@ -432,6 +358,9 @@ export class Cluster {
 
   async dispose(): Promise<void> {
     this.ready = false;
+    // components still starting stop at their next step; what they made is registered by then
+    this.stopping = true;
+    await this.afterReady;
     for (const disposable of this.disposables.splice(0).reverse()) {
       try {
         await disposable.dispose();
@@ -446,4 +375,16 @@ export class Cluster {
 function componentUserAgent(component: string): string {
   const arch = process.arch === 'x64' ? 'amd64' : process.arch;
   return `${component}/${kubernetesVersion().gitVersion} (${process.platform}/${arch}) kubernetes/kubedesk`;
+}
+
+/** PodStreams whose implementation is loaded at the first call. */
+function lazyPodStreams(load: () => Promise<PodStreams>): PodStreams {
+  let loaded: Promise<PodStreams> | undefined;
+  const streams = () => (loaded ??= load());
+  return {
+    logs: async (pod, options) => (await streams()).logs(pod, options),
+    exec: async (pod, command, options) => (await streams()).exec(pod, command, options),
+    attach: async (pod, options) => (await streams()).attach(pod, options),
+    portForward: async (pod, port) => (await streams()).portForward(pod, port),
+  };
 }

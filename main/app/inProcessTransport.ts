@@ -60,7 +60,7 @@ export class InProcessTransport implements Transport {
       query,
       headers,
       // A deep copy keeps callers from sharing objects with the server, as a wire would.
-      parsedBody: request.body === undefined ? undefined : structuredClone(request.body),
+      parsedBody: request.body === undefined ? undefined : jsonCopy(request.body),
       user: admitted.user,
     });
     if ('watch' in reply) throw new Error('use watch() for watch requests');
@@ -120,8 +120,8 @@ export class InProcessTransport implements Transport {
         }
         const handle = reply.watch({
           send(type: WatchEventType, object) {
-            // Events are cloned so cached informer state never aliases server-side objects.
-            if (!closed) onEvent({ type, object: structuredClone(object) });
+            // Events are copied so cached informer state never aliases server-side objects.
+            if (!closed) onEvent({ type, object: jsonCopy(object) });
           },
           close() {
             finish();
@@ -139,4 +139,12 @@ export class InProcessTransport implements Transport {
       },
     };
   }
+}
+
+/**
+ * A deep copy through JSON, as the object would cross a wire: several times faster than
+ * structuredClone for API objects, and what HTTPS would deliver (undefined fields dropped).
+ */
+function jsonCopy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
 }

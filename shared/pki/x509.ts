@@ -10,7 +10,9 @@ let x509Module: Promise<X509Module> | undefined;
 // @peculiar/x509 takes ~150 ms to load and most starts find their certificates on disk already,
 // so it is loaded on first use.
 export function loadX509(): Promise<X509Module> {
-  x509Module ??= import('@peculiar/x509').then((x509) => {
+  x509Module ??= import('@peculiar/x509').then((loaded) => {
+    // a CommonJS package: a bundle's chunk may offer it as the default export only
+    const x509 = 'cryptoProvider' in loaded ? loaded : (loaded as unknown as { default: X509Module }).default;
     x509.cryptoProvider.set(webcrypto as unknown as Crypto);
     return x509;
   });

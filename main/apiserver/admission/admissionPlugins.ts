@@ -4,9 +4,11 @@
 // DefaultStorageClass, Priority and LimitRanger's defaults mutate on create; after validation,
 // LimitRanger checks, PodSecurity and ResourceQuota (last, so nothing refused later is charged)
 // run as validators. NamespaceLifecycle (namespaceLifecycle.ts) is asked first by ResourceStore.create.
+// Namespaces, LimitRanges and ResourceQuotas are read from memory (AdmissionReads).
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import type { ResourceRegistry } from '../resourceRegistry';
 import type { ResourceStore } from '../resourceStore';
+import type { AdmissionReads } from './admissionReads';
 import { admitPersistentVolumeClaimStorageClass } from './defaultStorageClassAdmission';
 import { applyLimitRangeDefaults, claimLimitViolations, enforceLimitViolations, podLimitViolations } from './limitRanger';
 import { priorityAdmissionHooks } from './priorityAdmission';
@@ -14,16 +16,13 @@ import { admitPodServiceAccount } from './serviceAccountAdmission';
 import { admitNamespaceSecurity, admitPodControllerSecurity, admitPodSecurity } from './podSecurityAdmission';
 import { admitResourceQuota } from './resourceQuotaAdmission';
 
-export function installAdmissionPlugins(objects: ResourceStore, registry: ResourceRegistry, clock: () => Date = () => new Date()): void {
+export function installAdmissionPlugins(objects: ResourceStore, registry: ResourceRegistry, reads: AdmissionReads, clock: () => Date = () => new Date()): void {
   const listIn = (group: string, version: string, resource: string, namespace: string): KubeObject[] => {
     const def = registry.lookup(group, version, resource);
     return def ? objects.list(def, { namespace, labels: [], fields: [] }).items : [];
   };
-  const limitRanges = (namespace: string) => listIn('', 'v1', 'limitranges', namespace);
-  const namespaceLabels = (namespace: string): Record<string, string> | undefined => {
-    const def = registry.lookup('', 'v1', 'namespaces');
-    return def ? objects.tryGet(def, '', namespace)?.metadata.labels : undefined;
-  };
+  const limitRanges = (namespace: string) => reads.limitRanges(namespace);
+  const namespaceLabels = (namespace: string): Record<string, string> | undefined => reads.namespace(namespace)?.metadata.labels;
 
   objects.addMutatingAdmission((def, obj) => {
     if (def.group !== '' || def.resource !== 'pods') return;
@@ -65,7 +64,7 @@ export function installAdmissionPlugins(objects: ResourceStore, registry: Resour
       admitResourceQuota(
         { operation, group: def.group, resource: def.resource, obj, old },
         {
-          quotas: (ns) => listIn('', 'v1', 'resourcequotas', ns),
+          quotas: (ns) => reads.resourceQuotas(ns),
           objects: (group, resource, ns) => {
             const found = registry.all().find((candidate) => candidate.group === group && candidate.resource === resource);
             return found ? objects.list(found, { namespace: ns, labels: [], fields: [] }).items : [];

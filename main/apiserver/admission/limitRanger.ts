@@ -62,7 +62,7 @@ function containerLists(spec: Record<string, unknown>): { list: Record<string, u
 }
 
 /** Mutating half: default requests and limits of a new pod's containers from each LimitRange. */
-export function applyLimitRangeDefaults(pod: KubeObject, limitRanges: KubeObject[]): void {
+export function applyLimitRangeDefaults(pod: KubeObject, limitRanges: readonly KubeObject[]): void {
   if (!isRecord(pod.spec)) return;
   for (const limitRange of limitRanges) {
     const defaults: Record<string, unknown> = {};
@@ -183,7 +183,7 @@ function push(errors: string[], message: string | undefined): void {
 }
 
 /** Validating half for pods: the violation messages of every LimitRange, in upstream's order. */
-export function podLimitViolations(pod: KubeObject, limitRanges: KubeObject[]): string[] {
+export function podLimitViolations(pod: KubeObject, limitRanges: readonly KubeObject[]): string[] {
   const errors: string[] = [];
   const spec = isRecord(pod.spec) ? pod.spec : {};
   for (const limitRange of limitRanges) {
@@ -205,7 +205,7 @@ export function podLimitViolations(pod: KubeObject, limitRanges: KubeObject[]): 
 }
 
 /** Validating half for PersistentVolumeClaims (min/max of requested storage). */
-export function claimLimitViolations(claim: KubeObject, limitRanges: KubeObject[]): string[] {
+export function claimLimitViolations(claim: KubeObject, limitRanges: readonly KubeObject[]): string[] {
   const errors: string[] = [];
   const spec = isRecord(claim.spec) ? claim.spec : {};
   const requests = quantities(isRecord(spec.resources) ? spec.resources.requests : undefined);

@@ -1,19 +1,20 @@
 // NamespaceLifecycle admission (staging/src/k8s.io/apiserver/pkg/admission/plugin/namespace/
 // lifecycle): no new content in a namespace that does not exist or is being terminated. The
-// refusal names the object (or its generateName) as admission.NewForbidden does.
+// refusal names the object (or its generateName) as admission.NewForbidden does. Namespaces are
+// read from memory (AdmissionReads), as upstream reads them from its informer's lister.
 import { isRecord } from '../../../shared/kubernetes/types';
 import type { KindStrategy } from '../../registry/strategy';
 import { qualifiedResource } from '../../registry/resources';
 import { ApiError } from '../apiError';
 import type { NamespaceLifecycle } from '../resourceStore';
 import type { ResourceRegistry } from '../resourceRegistry';
-import type { Store } from '../../storage/store';
+import type { AdmissionReads } from './admissionReads';
 
-export function namespaceLifecycle(store: Store, registry: ResourceRegistry): NamespaceLifecycle {
+export function namespaceLifecycle(reads: AdmissionReads, registry: ResourceRegistry): NamespaceLifecycle {
   return (namespace: string, def: KindStrategy, name: string) => {
     const namespaces = registry.lookup('', 'v1', 'namespaces');
     if (!namespaces) return;
-    const ns = store.get({ resource: qualifiedResource(namespaces), namespace: '', name: namespace });
+    const ns = reads.namespace(namespace);
     if (!ns) throw ApiError.notFound(namespaces, namespace);
     if (ns.metadata.deletionTimestamp || (isRecord(ns.status) && ns.status.phase === 'Terminating')) {
       throw new ApiError(403, 'Forbidden', `${qualifiedResource(def)} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, {

@@ -24,7 +24,7 @@ export interface QuotaRequest {
 
 export interface QuotaSources {
   /** the ResourceQuotas of a namespace */
-  quotas(namespace: string): KubeObject[];
+  quotas(namespace: string): readonly KubeObject[];
   /** the stored objects of a kind in a namespace */
   objects(group: string, resource: string, namespace: string): KubeObject[];
   now(): Date;

@@ -408,7 +408,7 @@ export function ensureComponentPolicy(api: ApiServerContext): void {
     }
   }
   const namespaces = api.registry.lookup('', 'v1', 'namespaces');
-  // the ServiceAccounts need kube-system, which bootstrapObjects creates first
+  // the ServiceAccounts need kube-system, which bootstrapSystemObjects creates first
   if (accounts && namespaces && api.objects.tryGet(namespaces, '', CONTROLLER_NAMESPACE)) {
     for (const account of componentServiceAccounts()) create(accounts, CONTROLLER_NAMESPACE, account, () => undefined);
   }

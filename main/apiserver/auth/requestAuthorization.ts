@@ -17,10 +17,15 @@ export interface RequestAuthorization {
 
 const UPGRADE_CREATE_SUBRESOURCES = new Set(['exec', 'attach', 'portforward']);
 
+function isImpersonationHeader(name: string): boolean {
+  return name.startsWith('impersonate-');
+}
+
 export function requestAuthorization(authorizer: Authorizer): RequestAuthorization {
   return {
     admit(request, authenticated) {
-      const user = impersonate(authenticated, request.headersDistinct as DistinctHeaders, authorizer);
+      // headersDistinct is built on first read: only for requests that carry Impersonate-* headers
+      const user = Object.keys(request.headers).some(isImpersonationHeader) ? impersonate(authenticated, request.headersDistinct as DistinctHeaders, authorizer) : authenticated;
       const url = new URL(request.url ?? '/', 'https://localhost');
       const attributes: Attributes = { user, ...requestInfo(request.method ?? 'GET', url.pathname, url.searchParams) };
       const decision = authorizer.authorize(attributes);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { base64Error, decodeErrorMessage, findTypeErrors, findUnknownFields, quantityError, QUANTITY_FORMAT_WRONG, strictDecodingMessage } from './fieldValidation';
+import { base64Error, decodeAgainstSchema, decodeErrorMessage, findTypeErrors, findUnknownFields, pruneUnknownFields, quantityError, QUANTITY_FORMAT_WRONG, strictDecodingMessage } from './fieldValidation';
 
 function deployment(): Record<string, unknown> {
   return {
@@ -140,6 +140,56 @@ describe('findTypeErrors', () => {
   it('returns nothing for kinds without a built-in schema or bodies that are not objects', () => {
     expect(findTypeErrors({ spec: 1 }, 'stable.example.com/v1', 'CronTab')).toEqual([]);
     expect(findTypeErrors('text', 'apps/v1', 'Deployment')).toEqual([]);
+  });
+});
+
+describe('decodeAgainstSchema', () => {
+  it('reports and drops unknown fields in the one walk, as the separate walks would', () => {
+    const object = deployment();
+    (object.spec as Record<string, unknown>).foo = 1;
+    containerOf(object).bar = { deep: true };
+    const separate = structuredClone(object);
+    const expectedUnknown = findUnknownFields(separate, 'apps/v1', 'Deployment');
+    pruneUnknownFields(separate, 'apps/v1', 'Deployment');
+
+    const decoded = decodeAgainstSchema(object, 'apps/v1', 'Deployment', true);
+    // document order: spec.template comes before the field added last
+    expect(decoded).toEqual({ unknownFields: ['unknown field "spec.template.spec.containers[0].bar"', 'unknown field "spec.foo"'] });
+    expect(decoded.unknownFields).toEqual(expectedUnknown);
+    expect(object).toEqual(separate);
+  });
+
+  it('reports only the first type error, which wins over unknown fields', () => {
+    const object = deployment();
+    (object.spec as Record<string, unknown>).foo = 1;
+    (object.spec as Record<string, unknown>).replicas = '3';
+    containerOf(object).image = 5;
+    expect(decodeAgainstSchema(object, 'apps/v1', 'Deployment', true)).toEqual({
+      typeError: 'json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32',
+      unknownFields: [],
+    });
+  });
+
+  it('drops unknown fields without reporting them when field validation is Ignore', () => {
+    const object = deployment();
+    (object.metadata as Record<string, unknown>).nmae = 'x';
+    expect(decodeAgainstSchema(object, 'apps/v1', 'Deployment', false)).toEqual({ unknownFields: [] });
+    expect(object.metadata).not.toHaveProperty('nmae');
+  });
+
+  it('keeps at most 100 unknown fields, as sigs.k8s.io/json does, and still drops them all', () => {
+    const object: Record<string, unknown> = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } };
+    for (let index = 0; index < 150; index++) object[`extra${index}`] = index;
+    const decoded = decodeAgainstSchema(object, 'v1', 'ConfigMap', true);
+    expect(decoded.unknownFields).toHaveLength(100);
+    expect(decoded.unknownFields[0]).toBe('unknown field "extra0"');
+    expect(Object.keys(object)).toEqual(['apiVersion', 'kind', 'metadata']);
+  });
+
+  it('finds nothing for kinds without a built-in schema and leaves them as they are', () => {
+    const object = { spec: { anything: 1 } };
+    expect(decodeAgainstSchema(object, 'stable.example.com/v1', 'CronTab', true)).toEqual({ unknownFields: [] });
+    expect(object).toEqual({ spec: { anything: 1 } });
   });
 });
 

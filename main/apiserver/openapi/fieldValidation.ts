@@ -24,14 +24,22 @@ const MAX_STRICT_ERRORS = 100;
 
 type Components = Readonly<Record<string, OpenApiSchema>>;
 
-interface Resolved {
+/** A schema as the walk uses it: `$ref` and single `allOf` followed once, the Go type worded once. */
+interface SchemaNode {
+  /** the schema that has the shape */
   schema: OpenApiSchema;
   /** component name when the schema came through a `$ref` */
   name?: string;
+  /** how the value decodes: a type with its own UnmarshalJSON, or by the schema's shape */
+  decoder: 'quantity' | 'intOrString' | 'time' | 'shape';
+  /** Go struct name for errors inside it (the component's short name) */
+  structName?: string;
+  goType?: string;
+  preserveUnknown: boolean;
 }
 
 /** Follow `$ref` and upstream's single-element `allOf` wrapping down to the schema that has the shape. */
-function resolve(schema: OpenApiSchema, components: Components): Resolved {
+function resolve(schema: OpenApiSchema, components: Components): { schema: OpenApiSchema; name?: string } {
   let current = schema;
   let name: string | undefined;
   for (let depth = 0; depth < 16; depth++) {
@@ -52,14 +60,34 @@ function resolve(schema: OpenApiSchema, components: Components): Resolved {
   return { schema: current, name };
 }
 
+// The built-in schemas are read-only and shared, so what the walk derives from each schema object
+// is kept beside it for the life of the process.
+const nodes = new WeakMap<OpenApiSchema, SchemaNode>();
+
+function nodeOf(fieldSchema: OpenApiSchema, components: Components): SchemaNode {
+  let node = nodes.get(fieldSchema);
+  if (node) return node;
+  const { schema, name } = resolve(fieldSchema, components);
+  node = {
+    schema,
+    name,
+    decoder: name === QUANTITY ? 'quantity' : name === INT_OR_STRING ? 'intOrString' : name === TIME || name === MICRO_TIME ? 'time' : 'shape',
+    structName: name ? shortName(name) : undefined,
+    preserveUnknown: schema['x-kubernetes-preserve-unknown-fields'] === true,
+  };
+  nodes.set(fieldSchema, node);
+  return node;
+}
+
+function goTypeOf(fieldSchema: OpenApiSchema, node: SchemaNode, components: Components): string {
+  node.goType ??= goType(fieldSchema, components);
+  return node.goType;
+}
+
 function kindSchema(apiVersion: string, kind: string): OpenApiSchema | undefined {
   const { group, version } = parseApiVersion(apiVersion);
   const name = builtinSchemaName(group, version, kind);
   return name ? builtinSchemas[name] : undefined;
-}
-
-function joinPath(path: string, key: string): string {
-  return path === '' ? key : `${path}.${key}`;
 }
 
 function hasOwn(record: Record<string, unknown>, key: string): boolean {
@@ -67,18 +95,245 @@ function hasOwn(record: Record<string, unknown>, key: string): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Unknown fields
+// One walk: wrong JSON types, unknown fields, pruning
+
+/** What a walk looks for; a request's body needs all three in one pass. */
+interface WalkOptions {
+  /** 'first' stops at the first type error (what upstream reports), 'all' collects them */
+  typeErrors: 'none' | 'first' | 'all';
+  unknownFields: boolean;
+  prune: boolean;
+}
+
+/**
+ * A walk over a value and its schema. Paths are kept as a stack of segments and spelled only for a
+ * message: `unknown field "a.b[0].c"` (list indices and map keys included) or Go's
+ * `Struct.a.b.c` (field names only).
+ */
+class SchemaWalk {
+  readonly typeErrors: string[] = [];
+  readonly unknown = new Set<string>();
+  /** set at the first type error when only the first is wanted: the walk ends there */
+  stopped = false;
+  /** field names, list indices (numbers) and map keys */
+  private readonly segments: (string | number)[] = [];
+  /** whether each segment is a struct field (Go's error context has only those) */
+  private readonly fieldSegments: boolean[] = [];
+
+  constructor(
+    private readonly options: WalkOptions,
+    private readonly components: Components,
+  ) {}
+
+  /** The kind's top-level struct: type checks start here. */
+  struct(value: Record<string, unknown>, node: SchemaNode, structName: string): void {
+    this.properties(value, node.schema, node.preserveUnknown, this.options.typeErrors !== 'none', structName);
+  }
+
+  private push(segment: string | number, field: boolean): void {
+    this.segments.push(segment);
+    this.fieldSegments.push(field);
+  }
+
+  private pop(): void {
+    this.segments.pop();
+    this.fieldSegments.pop();
+  }
+
+  private unknownPath(key: string): string {
+    let path = '';
+    for (const segment of this.segments) path = typeof segment === 'number' ? `${path}[${segment}]` : path === '' ? segment : `${path}.${segment}`;
+    return path === '' ? key : `${path}.${key}`;
+  }
+
+  private goPath(): string {
+    let path = '';
+    for (let index = 0; index < this.segments.length; index++) {
+      if (this.fieldSegments[index]) path = path === '' ? String(this.segments[index]) : `${path}.${String(this.segments[index])}`;
+    }
+    return path;
+  }
+
+  private typeError(message: string): void {
+    this.typeErrors.push(message);
+    if (this.options.typeErrors === 'first') this.stopped = true;
+  }
+
+  private unmarshal(valueDescription: string, structName: string, goType: string): void {
+    this.typeError(`json: cannot unmarshal ${valueDescription} into Go struct field ${structName}.${this.goPath()} of type ${goType}`);
+  }
+
+  /** The keys of a struct: known ones are walked, unknown ones reported and/or pruned. */
+  private properties(value: Record<string, unknown>, schema: OpenApiSchema, preserve: boolean, typed: boolean, structName: string): void {
+    const properties = schema.properties ?? {};
+    for (const key of Object.keys(value)) {
+      const property = hasOwn(properties, key) ? properties[key] : undefined;
+      if (property) {
+        this.push(key, true);
+        this.value(value[key], property, typed, structName);
+        this.pop();
+        if (this.stopped) return;
+      } else if (!preserve) {
+        if (this.options.unknownFields && this.unknown.size < MAX_STRICT_ERRORS) this.unknown.add(`unknown field "${this.unknownPath(key)}"`);
+        if (this.options.prune) delete value[key];
+      }
+    }
+  }
+
+  private mapValues(value: Record<string, unknown>, valueSchema: OpenApiSchema, typed: boolean, structName: string): void {
+    for (const key of Object.keys(value)) {
+      this.push(key, false);
+      this.value(value[key], valueSchema, typed, structName);
+      this.pop();
+      if (this.stopped) return;
+    }
+  }
+
+  private items(value: unknown[], itemSchema: OpenApiSchema, typed: boolean, structName: string): void {
+    for (let index = 0; index < value.length; index++) {
+      this.push(index, false);
+      this.value(value[index], itemSchema, typed, structName);
+      this.pop();
+      if (this.stopped) return;
+    }
+  }
+
+  /**
+   * A value against its field's schema. `typed` while the Go decoder would still be checking
+   * types here (it stops at free-form values); unknown fields are looked for further down, as far
+   * as the schema has properties.
+   */
+  private value(value: unknown, fieldSchema: OpenApiSchema, typed: boolean, structName: string): void {
+    if (value === null || value === undefined) return;
+    const node = nodeOf(fieldSchema, this.components);
+    if (typed && (!this.typeCheck(value, fieldSchema, node, structName) || this.stopped)) return;
+    // Only objects and arrays have fields to look into.
+    if (typeof value !== 'object') return;
+    const { schema } = node;
+    if (schema.oneOf) return;
+    // The Go decoder type-checks through structs, lists and maps it knows, not free-form values.
+    const stillTyped = typed && !(node.preserveUnknown && !schema.properties) && schema.type !== undefined;
+    if (Array.isArray(value)) {
+      if (schema.items) this.items(value, schema.items, stillTyped, structName);
+      return;
+    }
+    if (!isRecord(value)) return;
+    const innerStruct = node.structName ?? structName;
+    if (schema.properties) {
+      this.properties(value, schema, node.preserveUnknown, stillTyped && schema.type === 'object', innerStruct);
+      return;
+    }
+    if (typeof schema.additionalProperties === 'object') this.mapValues(value, schema.additionalProperties, stillTyped && schema.type === 'object', structName);
+    // No properties and no additionalProperties: free-form (RawExtension, FieldsV1, JSON) — anything goes.
+  }
+
+  /**
+   * Checks the value's JSON type as Go's decoder does; false when nothing below it needs checking
+   * (a scalar, a type with its own decoder, a mismatch already reported).
+   */
+  private typeCheck(value: unknown, fieldSchema: OpenApiSchema, node: SchemaNode, structName: string): boolean {
+    const { schema } = node;
+    switch (node.decoder) {
+      case 'quantity': {
+        if (typeof value === 'number') return false;
+        const problem = typeof value === 'string' ? quantityError(value) : QUANTITY_FORMAT_WRONG;
+        if (problem) this.typeError(problem);
+        return false;
+      }
+      case 'intOrString':
+        // IntOrString decodes anything that is not a JSON string into its int32.
+        if (typeof value === 'number') {
+          if (!fitsInteger(value, 'int32')) this.unmarshal(`number ${goNumber(value)}`, structName, 'int32');
+        } else if (typeof value !== 'string') {
+          this.unmarshal(jsonKind(value), structName, 'int32');
+        }
+        return false;
+      case 'time':
+        if (typeof value !== 'string') this.unmarshal(jsonKind(value), structName, 'string');
+        return false;
+      case 'shape':
+        break;
+    }
+    if (schema.oneOf || (node.preserveUnknown && !schema.properties)) return true;
+    switch (schema.type) {
+      case 'string':
+        if (schema.format === 'byte') {
+          if (typeof value === 'string') {
+            const problem = base64Error(value);
+            if (problem) this.typeError(problem);
+          } else if (!Array.isArray(value)) {
+            this.unmarshal(jsonKind(value), structName, goTypeOf(fieldSchema, node, this.components));
+          }
+          return false;
+        }
+        if (typeof value !== 'string') this.unmarshal(jsonKind(value), structName, goTypeOf(fieldSchema, node, this.components));
+        return false;
+      case 'integer':
+        if (typeof value !== 'number') this.unmarshal(jsonKind(value), structName, goTypeOf(fieldSchema, node, this.components));
+        else if (!fitsInteger(value, schema.format === 'int64' ? 'int64' : 'int32')) this.unmarshal(`number ${goNumber(value)}`, structName, goTypeOf(fieldSchema, node, this.components));
+        return false;
+      case 'number':
+        if (typeof value !== 'number') this.unmarshal(jsonKind(value), structName, goTypeOf(fieldSchema, node, this.components));
+        return false;
+      case 'boolean':
+        if (typeof value !== 'boolean') this.unmarshal(jsonKind(value), structName, goTypeOf(fieldSchema, node, this.components));
+        return false;
+      case 'array':
+        if (!Array.isArray(value)) {
+          this.unmarshal(jsonKind(value), structName, goTypeOf(fieldSchema, node, this.components));
+          return false;
+        }
+        return true;
+      case 'object':
+        if (!isRecord(value)) {
+          if (schema.properties || typeof schema.additionalProperties === 'object') {
+            this.unmarshal(jsonKind(value), structName, goTypeOf(fieldSchema, node, this.components));
+            return false;
+          }
+        }
+        return true;
+      default:
+        return true;
+    }
+  }
+}
+
+function walk(obj: unknown, apiVersion: string, kind: string, options: WalkOptions): SchemaWalk | undefined {
+  const schema = kindSchema(apiVersion, kind);
+  if (!schema || !isRecord(obj)) return undefined;
+  const state = new SchemaWalk(options, builtinSchemas);
+  state.struct(obj, nodeOf(schema, builtinSchemas), kind);
+  return state;
+}
+
+/** What decoding a body against its kind's schema found (see `decodeAgainstSchema`). */
+export interface SchemaDecoding {
+  /** the first value of the wrong JSON type, worded as the Go decoder does; it wins over the rest */
+  typeError?: string;
+  /** `unknown field "…"` messages (at most 100), when asked for */
+  unknownFields: string[];
+}
+
+/**
+ * The decoding of a request body into the kind's Go type, in one walk: the first wrong JSON type
+ * (reported alone, as upstream stops there), the unknown fields when `reportUnknown` (for
+ * fieldValidation Strict or Warn), and the unknown fields dropped in place, as decoding into Go
+ * structs leaves them out of the stored object. Kinds without a built-in schema find nothing.
+ */
+export function decodeAgainstSchema(obj: unknown, apiVersion: string, kind: string, reportUnknown: boolean): SchemaDecoding {
+  const state = walk(obj, apiVersion, kind, { typeErrors: 'first', unknownFields: reportUnknown, prune: true });
+  if (!state) return { unknownFields: [] };
+  if (state.typeErrors.length > 0) return { typeError: state.typeErrors[0], unknownFields: [] };
+  return { unknownFields: [...state.unknown] };
+}
 
 /**
  * Upstream-style messages for fields the kind's schema does not know, e.g. `unknown field "spec.foo"`.
  * Empty when the apiVersion/kind has no built-in schema.
  */
 export function findUnknownFields(obj: unknown, apiVersion: string, kind: string): string[] {
-  const schema = kindSchema(apiVersion, kind);
-  if (!schema) return [];
-  const found = new Set<string>();
-  collectUnknownFields(obj, schema, '', builtinSchemas, found);
-  return [...found];
+  const state = walk(obj, apiVersion, kind, { typeErrors: 'none', unknownFields: true, prune: false });
+  return state ? [...state.unknown] : [];
 }
 
 /**
@@ -86,67 +341,21 @@ export function findUnknownFields(obj: unknown, apiVersion: string, kind: string
  * Strict (the object is stored without them).
  */
 export function pruneUnknownFields(obj: unknown, apiVersion: string, kind: string): void {
-  const schema = kindSchema(apiVersion, kind);
-  if (!schema) return;
-  collectUnknownFields(obj, schema, '', builtinSchemas, new Set<string>(), true);
+  walk(obj, apiVersion, kind, { typeErrors: 'none', unknownFields: false, prune: true });
 }
-
-function collectUnknownFields(value: unknown, fieldSchema: OpenApiSchema, path: string, components: Components, found: Set<string>, prune = false): void {
-  if (value === null || typeof value !== 'object' || (!prune && found.size >= MAX_STRICT_ERRORS)) return;
-  const { schema } = resolve(fieldSchema, components);
-  if (schema.oneOf) return;
-  if (Array.isArray(value)) {
-    if (!schema.items) return;
-    value.forEach((item, index) => collectUnknownFields(item, schema.items as OpenApiSchema, `${path}[${index}]`, components, found, prune));
-    return;
-  }
-  if (!isRecord(value)) return;
-  if (schema.properties) {
-    const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true;
-    for (const [key, child] of Object.entries(value)) {
-      const property = hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
-      if (property) collectUnknownFields(child, property, joinPath(path, key), components, found, prune);
-      else if (!preserve && prune) delete value[key];
-      else if (!preserve && found.size < MAX_STRICT_ERRORS) found.add(`unknown field "${joinPath(path, key)}"`);
-    }
-    return;
-  }
-  if (typeof schema.additionalProperties === 'object') {
-    for (const [key, child] of Object.entries(value)) collectUnknownFields(child, schema.additionalProperties, joinPath(path, key), components, found, prune);
-  }
-  // No properties and no additionalProperties: free-form (RawExtension, FieldsV1, JSON) — anything goes.
-}
-
-// ---------------------------------------------------------------------------------------------
-// Wrong JSON types
 
 /**
  * Messages for values whose JSON type does not fit the schema, worded as the Go decoder does, in
  * document order. Upstream reports only the first (as a 400 BadRequest, see `decodeErrorMessage`).
  */
 export function findTypeErrors(obj: unknown, apiVersion: string, kind: string): string[] {
-  const schema = kindSchema(apiVersion, kind);
-  if (!schema || !isRecord(obj)) return [];
-  const errors: string[] = [];
-  checkStruct(obj, schema, kind, [], builtinSchemas, errors);
-  return errors;
-}
-
-function checkStruct(value: Record<string, unknown>, schema: OpenApiSchema, structName: string, goPath: string[], components: Components, errors: string[]): void {
-  for (const [key, child] of Object.entries(value)) {
-    const property = schema.properties && hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
-    if (property) checkValue(child, property, structName, [...goPath, key], components, errors);
-  }
+  return walk(obj, apiVersion, kind, { typeErrors: 'all', unknownFields: false, prune: false })?.typeErrors ?? [];
 }
 
 function jsonKind(value: unknown): string {
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'boolean') return 'bool';
   return typeof value; // 'string' | 'number' | 'object'
-}
-
-function unmarshalError(valueDescription: string, structName: string, goPath: string[], goType: string): string {
-  return `json: cannot unmarshal ${valueDescription} into Go struct field ${structName}.${goPath.join('.')} of type ${goType}`;
 }
 
 function shortName(componentName: string): string {
@@ -180,85 +389,6 @@ function goType(fieldSchema: OpenApiSchema, components: Components): string {
       return schema.format === 'byte' ? '[]uint8' : 'string';
     default:
       return 'interface {}';
-  }
-}
-
-function checkValue(value: unknown, fieldSchema: OpenApiSchema, structName: string, goPath: string[], components: Components, errors: string[]): void {
-  if (value === null || value === undefined) return;
-  const { schema, name } = resolve(fieldSchema, components);
-  const fail = (description: string, type: string): void => {
-    errors.push(unmarshalError(description, structName, goPath, type));
-  };
-
-  // Types with their own UnmarshalJSON.
-  if (name === QUANTITY) {
-    if (typeof value === 'number') return;
-    const problem = typeof value === 'string' ? quantityError(value) : QUANTITY_FORMAT_WRONG;
-    if (problem) errors.push(problem);
-    return;
-  }
-  if (name === INT_OR_STRING) {
-    if (typeof value === 'string') return;
-    // IntOrString decodes anything that is not a JSON string into its int32.
-    if (typeof value === 'number') {
-      if (!fitsInteger(value, 'int32')) fail(`number ${goNumber(value)}`, 'int32');
-      return;
-    }
-    fail(jsonKind(value), 'int32');
-    return;
-  }
-  if (name === TIME || name === MICRO_TIME) {
-    if (typeof value !== 'string') fail(jsonKind(value), 'string');
-    return;
-  }
-  if (schema.oneOf || (schema['x-kubernetes-preserve-unknown-fields'] === true && !schema.properties)) return;
-
-  const type = goType(fieldSchema, components);
-  switch (schema.type) {
-    case 'string':
-      if (schema.format === 'byte') {
-        if (typeof value === 'string') {
-          const problem = base64Error(value);
-          if (problem) errors.push(problem);
-        } else if (!Array.isArray(value)) {
-          fail(jsonKind(value), type);
-        }
-        return;
-      }
-      if (typeof value !== 'string') fail(jsonKind(value), type);
-      return;
-    case 'integer':
-      if (typeof value !== 'number') fail(jsonKind(value), type);
-      else if (!fitsInteger(value, schema.format === 'int64' ? 'int64' : 'int32')) fail(`number ${goNumber(value)}`, type);
-      return;
-    case 'number':
-      if (typeof value !== 'number') fail(jsonKind(value), type);
-      return;
-    case 'boolean':
-      if (typeof value !== 'boolean') fail(jsonKind(value), type);
-      return;
-    case 'array':
-      if (!Array.isArray(value)) {
-        fail(jsonKind(value), type);
-        return;
-      }
-      // Go's error context has no list indices: items report the field path of the list itself.
-      if (schema.items) for (const item of value) checkValue(item, schema.items, structName, goPath, components, errors);
-      return;
-    case 'object':
-      if (!isRecord(value)) {
-        if (schema.properties || typeof schema.additionalProperties === 'object') fail(jsonKind(value), type);
-        return;
-      }
-      if (schema.properties) {
-        checkStruct(value, schema, name ? shortName(name) : structName, goPath, components, errors);
-      } else if (typeof schema.additionalProperties === 'object') {
-        // Map keys do not enter Go's error context either.
-        for (const child of Object.values(value)) checkValue(child, schema.additionalProperties, structName, goPath, components, errors);
-      }
-      return;
-    default:
-      return;
   }
 }
 

@@ -175,6 +175,8 @@ export class IngressController {
   /** Makes the fallback certificate, starts listening and starts the status worker. */
   async start(): Promise<void> {
     const fallback = await createFallbackCertificate();
+    // disposed while the certificate was being made (the cluster starts it after readiness)
+    if (this.disposed) return;
     this.fallbackContext = createSecureContext({ cert: fallback.certPem, key: fallback.keyPem });
     const httpServer = createHttpServer((req, res) => this.handleRequest(req, res, 'http'));
     const httpsServer = createHttpsServer(

@@ -10,7 +10,7 @@ import {
   optionalStringAt, recordOf, stringAt, stringMapAt, type FieldRecord,
 } from './fields';
 import {
-  cidrErrors, ipErrors, isConfigMapKey, isDNS1123Label, isDNS1123Subdomain, isIPv6, isValidLabelValue, isValidPortName,
+  byteLength, cidrErrors, ipErrors, isConfigMapKey, isDNS1123Label, isDNS1123Subdomain, isIPv6, isValidLabelValue, isValidPortName,
   isValidPortNumber, nameIsDNS1035Label, nameIsDNSLabel, nameIsDNSSubdomain,
 } from './names';
 import {
@@ -617,11 +617,10 @@ export function validateConfigMap(obj: KubeObject): FieldError[] {
   const data = stringMapAt(obj.data, 'data', errors);
   const binaryData = stringMapAt(obj.binaryData, 'binaryData', errors);
   let total = 0;
-  const encoder = new TextEncoder();
   for (const key of Object.keys(data).sort()) {
     for (const message of isConfigMapKey(key)) errors.push(fieldErrors.invalid(`data[${key}]`, key, message));
     if (key in binaryData) errors.push(fieldErrors.invalid(`data[${key}]`, key, 'duplicate of key present in binaryData'));
-    total += encoder.encode(data[key]).length;
+    total += byteLength(data[key]);
   }
   for (const key of Object.keys(binaryData).sort()) {
     for (const message of isConfigMapKey(key)) errors.push(fieldErrors.invalid(`binaryData[${key}]`, key, message));

@@ -21,9 +21,30 @@ const configMapKeyPattern = new RegExp(`^${configMapKeyFormat}$`);
 const percentPattern = new RegExp(`^${percentFormat}$`);
 const httpHeaderNamePattern = new RegExp(`^${httpHeaderNameFormat}$`);
 
-/** Upstream measures len() in bytes, not UTF-16 code units. */
+/**
+ * Upstream measures len() in bytes, not UTF-16 code units: the UTF-8 length, counted without
+ * encoding (names and labels are checked on every write). A lone surrogate counts as the three
+ * bytes of U+FFFD, as TextEncoder writes it.
+ */
 export function byteLength(value: string): number {
-  return new TextEncoder().encode(value).length;
+  let bytes = value.length;
+  for (let index = 0; index < value.length; index++) {
+    const code = value.charCodeAt(index);
+    if (code < 0x80) continue;
+    if (code < 0x800) {
+      bytes += 1;
+      continue;
+    }
+    const next = index + 1 < value.length ? value.charCodeAt(index + 1) : 0;
+    if (code >= 0xd800 && code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+      // a surrogate pair: two code units, four bytes
+      bytes += 2;
+      index++;
+      continue;
+    }
+    bytes += 2;
+  }
+  return bytes;
 }
 
 /** validation.MaxLenError (the DNS family still says "characters" in v1.35). */

@@ -5,7 +5,7 @@
 import { isRecord } from '../../../shared/kubernetes/types';
 import { fieldErrors, type FieldError } from '../fieldErrors';
 import { arrayAt, booleanAt, deepEqual, immutable, integerAt, invalid, objectAt, objectsAt, stringAt, stringMapAt, type FieldRecord } from './fields';
-import { isQualifiedName, isValidLabelValue, nameIsDNSLabel, type NameValidator } from './names';
+import { byteLength, isQualifiedName, isValidLabelValue, nameIsDNSLabel, type NameValidator } from './names';
 
 export const totalAnnotationSizeLimit = 256 * 1024;
 
@@ -37,11 +37,10 @@ export function validateAnnotations(value: unknown, field: string): FieldError[]
   const errors: FieldError[] = [];
   const annotations = stringMapAt(value, field, errors);
   let totalSize = 0;
-  const encoder = new TextEncoder();
   for (const key of Object.keys(annotations).sort()) {
     // The rule is a qualified name except that case does not matter.
     for (const message of isQualifiedName(key.toLowerCase())) errors.push(fieldErrors.invalid(field, key, message));
-    totalSize += encoder.encode(key).length + encoder.encode(annotations[key]).length;
+    totalSize += byteLength(key) + byteLength(annotations[key]);
   }
   if (totalSize > totalAnnotationSizeLimit) errors.push(fieldErrors.tooLong(field, totalAnnotationSizeLimit));
   return errors;

@@ -1,0 +1,107 @@
+// The `kubedesk` command line's arguments (DESIGN.md "Command line"): parsed apart from the
+// commands, so the entry point can read them before the rest of the bundle loads.
+import { homedir } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import type { ServingKeyType } from '../apiserver/pkiKeys';
+
+export const USAGE = `Usage:
+  kubedesk serve [--data-dir DIR] [--port N] [--kubeconfig FILE] [--nodes N]
+                 [--ingress-http-port N] [--ingress-https-port N] [--serving-key-type rsa|ecdsa]
+                 [--debug-startup]
+      Ingress listens on 127.0.0.1: by default 80/443 when free, else 8080/8443, else any free
+      port (printed at start); 0 = any free port.
+      --serving-key-type: the API server certificate's key, RSA 2048 (default, as kubeadm) or
+      ECDSA P-256; a certificate of the other type is reissued under the same CA.
+      --debug-startup (or KUBEDESK_DEBUG_STARTUP=1) prints how long each start-up phase took.
+  kubedesk reset [--data-dir DIR] [--kubeconfig FILE]
+`;
+
+export interface CliOptions {
+  command: 'serve' | 'reset' | 'help';
+  dataDir: string;
+  port: number;
+  kubeconfig: string;
+  nodes: number;
+  /** undefined = 80/443 when free, else 8080/8443, else any */
+  ingressHttpPort?: number;
+  ingressHttpsPort?: number;
+  servingKeyType?: ServingKeyType;
+  /** print how long each start-up phase took (also KUBEDESK_DEBUG_STARTUP=1) */
+  debugStartup?: boolean;
+}
+
+export class UsageError extends Error {}
+
+/** The values of --serving-key-type: every ServingKeyType (a Record, so a new one must be added here). */
+const servingKeyTypeNames: Record<ServingKeyType, true> = { rsa: true, ecdsa: true };
+
+function isServingKeyType(text: string): text is ServingKeyType {
+  return Object.hasOwn(servingKeyTypeNames, text);
+}
+
+export function defaultKubeconfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env.KUBECONFIG?.split(delimiter).find((entry) => entry.trim() !== '');
+  return fromEnv ? resolve(fromEnv) : join(homedir(), '.kube', 'config');
+}
+
+export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    return { command: 'help', dataDir: '', port: 0, kubeconfig: '', nodes: 1 };
+  }
+  if (command !== 'serve' && command !== 'reset') throw new UsageError(`unknown command "${command}"`);
+  const options: CliOptions = { command, dataDir: join(homedir(), '.kubedesk'), port: 6443, kubeconfig: defaultKubeconfigPath(env), nodes: 1 };
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = () => {
+      const next = inline ?? rest[++i];
+      if (next === undefined || next === '') throw new UsageError(`flag ${flag} needs a value`);
+      return next;
+    };
+    switch (flag) {
+      case '--data-dir':
+        options.dataDir = resolve(value());
+        break;
+      case '--port': {
+        const text = value();
+        const port = Number(text);
+        if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`invalid --port "${text}": a number from 0 to 65535`);
+        options.port = port;
+        break;
+      }
+      case '--kubeconfig':
+        options.kubeconfig = resolve(value());
+        break;
+      case '--nodes': {
+        const text = value();
+        const nodes = Number(text);
+        if (!/^\d+$/.test(text) || nodes < 1 || nodes > 50) throw new UsageError(`invalid --nodes "${text}": a number from 1 to 50`);
+        options.nodes = nodes;
+        break;
+      }
+      case '--ingress-http-port':
+      case '--ingress-https-port': {
+        const text = value();
+        const port = Number(text);
+        if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`invalid ${flag} "${text}": a number from 0 to 65535`);
+        if (flag === '--ingress-http-port') options.ingressHttpPort = port;
+        else options.ingressHttpsPort = port;
+        break;
+      }
+      case '--serving-key-type': {
+        const text = value();
+        if (!isServingKeyType(text)) throw new UsageError(`invalid --serving-key-type "${text}": rsa or ecdsa`);
+        options.servingKeyType = text;
+        break;
+      }
+      case '--debug-startup':
+        if (inline !== undefined) throw new UsageError(`flag ${flag} takes no value`);
+        options.debugStartup = true;
+        break;
+      default:
+        throw new UsageError(`unknown flag "${arg}"`);
+    }
+  }
+  return options;
+}
