@@ -191,6 +191,8 @@ export class Cluster {
       sessionAuthenticator: uiSessions,
       staticHandler: createUiRoutes({ sessions: uiSessions, port: () => port }),
       authorization: requestAuthorization(authorizer),
+      // requests without credentials are system:anonymous for RBAC to judge (upstream --anonymous-auth)
+      anonymous: true,
       cert: pki.serverCertPem,
       key: pki.serverKeyPem,
       port: this.options.port,
