@@ -14,9 +14,12 @@
 // Eviction, TokenRequest) go through `admitObject`. A webhook or policy whose rules name another
 // served version of the resource sees the request converted to it (matchPolicy Equivalent), with
 // requestKind/requestResource telling what the client sent.
-// Upstream differences: the real write may interleave with another writer between the dry run and
-// the commit (the update then fails with a conflict rather than being retried), and mutating
-// webhooks are called once each (reinvocationPolicy IfNeeded is not honoured).
+// Upstream runs admission inside the storage's GuaranteedUpdate, which retries the whole update —
+// admission included — when another writer got in first and the client named no resourceVersion;
+// so does `admitWrite`: a conflict on the real write starts again from the stored object (a
+// resourceVersion the client named then fails the dry run, as upstream).
+// Upstream difference: mutating webhooks are called once each (reinvocationPolicy IfNeeded is not
+// honoured).
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import type { GroupVersionKind, KindStrategy } from '../../registry/strategy';
@@ -48,6 +51,8 @@ export interface WriteRequest {
   subresource?: string;
   /** the stored object an UPDATE starts from */
   oldObject?: KubeObject;
+  /** the stored object read again (in the form of `oldObject`), when a racing write makes admission start over */
+  reload?: () => KubeObject | undefined;
   user?: AdmissionUser;
   options: WriteOptions;
   /**
@@ -82,6 +87,30 @@ export type WriteResult = { object: KubeObject; created?: boolean };
 /** Makes the store write with these options; `replacement` is the object to write instead of the request's own. */
 export type StoreWrite<T extends WriteResult> = (options: WriteOptions, replacement: KubeObject | undefined) => T;
 
+/** How often admission starts over after losing a race with another writer (upstream retries until it wins). */
+const MAX_RACE_RETRIES = 8;
+
+/** A conflict on the real write after admission: another writer changed the object meanwhile. */
+class WriteRaced extends Error {
+  constructor(readonly conflict: ApiError) {
+    super(conflict.message);
+  }
+}
+
+/**
+ * A write of the object admission produced: an update's conflict means the stored object changed
+ * after the first dry run (which would have refused the client's own stale resourceVersion), so
+ * admission starts over, as upstream's GuaranteedUpdate retries.
+ */
+function raced<T>(request: WriteRequest, write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    if (request.operation === 'UPDATE' && error instanceof ApiError && error.code === 409 && error.reason === 'Conflict') throw new WriteRaced(error);
+    throw error;
+  }
+}
+
 interface Webhook {
   configuration: string;
   spec: Record<string, unknown>;
@@ -103,6 +132,18 @@ export class DynamicAdmission {
   }
 
   async admitWrite<T extends WriteResult>(request: WriteRequest, write: StoreWrite<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const current = attempt === 0 || !request.reload ? request : { ...request, oldObject: request.reload() };
+      try {
+        return await this.admitWriteOnce(current, write);
+      } catch (error) {
+        if (!(error instanceof WriteRaced)) throw error;
+        if (attempt >= MAX_RACE_RETRIES || !request.reload) throw error.conflict;
+      }
+    }
+  }
+
+  private async admitWriteOnce<T extends WriteResult>(request: WriteRequest, write: StoreWrite<T>): Promise<T> {
     const { def } = request;
     if (isExemptResource(def)) return write(request.options, undefined);
     const view = request.view;
@@ -127,16 +168,16 @@ export class DynamicAdmission {
     // Upstream's mutating webhooks see the object before the store sets uid and creationTimestamp.
     const written = write(dryRun(), undefined).object;
     const first = request.operation === 'CREATE' ? withoutServerFields(seen(written)) : seen(written);
-    let candidate = first;
     const mutating = mutatingCandidates.filter((webhook) => objectSelectorMatches(webhook.spec.objectSelector, this.seenBy(webhook, base, first)));
-    if (mutating.length > 0) {
-      candidate = await this.mutate(mutating, { ...base, object: first }, request.options.warnings);
-    }
     let replacement: KubeObject | undefined;
     let final = seen(written);
-    if (!jsonEqual(candidate, first)) {
-      replacement = this.asWritten(candidate, base, def, view);
-      final = seen(write(dryRun(), replacement).object);
+    if (mutating.length > 0) {
+      const candidate = await this.mutate(mutating, { ...base, object: first }, request.options.warnings);
+      if (!jsonEqual(candidate, first)) {
+        const mutated = this.asWritten(candidate, base, def, view);
+        replacement = mutated;
+        final = seen(raced(request, () => write(dryRun(), mutated)).object);
+      }
     }
     // A created object's generated name and allocations must be the ones admission saw.
     if (request.operation === 'CREATE' && replacement === undefined) replacement = written;
@@ -144,7 +185,7 @@ export class DynamicAdmission {
     request.options.warnings.push(...this.policies(attributes));
     const validating = validatingCandidates.filter((webhook) => objectSelectorMatches(webhook.spec.objectSelector, this.seenBy(webhook, attributes, final)));
     await this.validate(validating, attributes, request.options.warnings);
-    return write(request.options, replacement);
+    return raced(request, () => write(request.options, replacement));
   }
 
   /**
