@@ -212,6 +212,41 @@ describe('admission webhooks and concurrent writers', () => {
   });
 });
 
+describe('mutating webhook reinvocation', () => {
+  const selector = { objectSelector: { matchLabels: { reinvocation: 'test' } } };
+
+  beforeEach(async () => {
+    // `a-first` runs before `b-second` (configurations in name order) and records what it saw
+    handler = (review, path) => {
+      const labels = review.request.object?.metadata.labels ?? {};
+      if (path.startsWith('/second')) return jsonPatchAnswer([{ op: 'add', path: '/metadata/labels/second', value: 'yes' }]);
+      const name = path.startsWith('/first') ? 'first' : 'never';
+      return jsonPatchAnswer([{ op: 'add', path: `/metadata/labels/${name}-saw-second`, value: String(labels.second === 'yes') }]);
+    };
+  });
+
+  const calls = (prefix: string) => seen.filter((call) => call.path.startsWith(prefix)).length;
+
+  it('calls an IfNeeded webhook once more when a later webhook changed the object, a Never one not', async () => {
+    await create('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', { metadata: { name: 'a-first' }, webhooks: [webhook('first.example.com', '/first', { ...selector, reinvocationPolicy: 'IfNeeded' }), webhook('never.example.com', '/never', { ...selector, reinvocationPolicy: 'Never' })] });
+    await create('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', { metadata: { name: 'b-second' }, webhooks: [webhook('second.example.com', '/second', selector)] });
+    const created = parse(await request('POST', '/api/v1/namespaces/default/configmaps', configMap('reinvoked', { reinvocation: 'test' })));
+    expect(created.metadata.labels).toEqual({ reinvocation: 'test', second: 'yes', 'first-saw-second': 'true', 'never-saw-second': 'false' });
+    expect([calls('/first'), calls('/never'), calls('/second')]).toEqual([2, 1, 1]);
+    const review = seen.filter((call) => call.path.startsWith('/first')).at(-1)?.review.request;
+    expect(review?.object?.metadata.labels).toMatchObject({ second: 'yes', 'first-saw-second': 'false' });
+  });
+
+  it('does not call an IfNeeded webhook again when nothing after it changed the object', async () => {
+    handler = (review, path) => (path.startsWith('/first') ? jsonPatchAnswer([{ op: 'add', path: '/metadata/labels/first', value: 'yes' }]) : { allowed: true });
+    await create('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', { metadata: { name: 'a-first' }, webhooks: [webhook('first.example.com', '/first', { ...selector, reinvocationPolicy: 'IfNeeded' })] });
+    await create('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', { metadata: { name: 'b-second' }, webhooks: [webhook('second.example.com', '/second', selector)] });
+    const created = parse(await request('POST', '/api/v1/namespaces/default/configmaps', configMap('once', { reinvocation: 'test' })));
+    expect(created.metadata.labels).toEqual({ reinvocation: 'test', first: 'yes' });
+    expect([calls('/first'), calls('/second')]).toEqual([1, 1]);
+  });
+});
+
 describe('ValidatingAdmissionPolicy', () => {
   const policy = (validations: unknown[]) => ({
     apiVersion: 'admissionregistration.k8s.io/v1',
