@@ -47,6 +47,7 @@ import { apiServerLookup, createProxyHandlers } from '../apiserver/proxy/proxyHa
 import { IngressController } from '../network/ingress/ingressController';
 import { ClusterDnsServer } from '../network/dns/dnsServer';
 import { ServiceProxy, netdRunPath, type NetdProcess } from '../network/serviceProxy';
+import { SystemServiceEndpoints } from '../network/systemServiceEndpoints';
 import { NetdContainer, type NetdEndpoint } from '../docker/netdContainer';
 import { ensureNetdImage } from '../docker/netdImage';
 import { netdBinaryPath, netpolBinaryPath } from '../network/netd/netdImage';
@@ -291,28 +292,44 @@ export class Cluster {
         nodeAddresses: [this.network.gateway],
         serviceRange: this.network.serviceRange,
         proxyAddress: async () => netd.current()?.ip,
+        proxyPorts: [{ protocol: 'TCP', port: 6443 }, { protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }],
         onError: (error) => console.error('kubedesk: network policies:', error instanceof Error ? error.message : error),
       }),
     );
-    // the API server is on the host (upstream: an endpoint on the node's address, port 6443); DNS answers as CoreDNS pods would
-    const apiServerBackend = { kind: 'virtual' as const, port: 6443, endpoint: { kind: 'address' as const, ip: this.network.gateway } };
+    // The API server and DNS are served by this process; kd-netd relays them at the Services'
+    // ClusterIPs and at its own address (6443, 53), which their Endpoints publish. To policies the
+    // API server is that address, port 6443 (upstream: its endpoint); DNS answers as CoreDNS pods would.
+    const apiServerBackend = (address: string | undefined) => ({ kind: 'virtual' as const, port: 6443, endpoint: { kind: 'address' as const, ip: address ?? this.network.gateway } });
     const serviceProxy = this.register(
       new ServiceProxy(factory, {
         runDir,
         serviceRanges: [this.network.serviceRange],
         hostBackends: [
-          { namespace: 'default', name: 'kubernetes', protocol: 'TCP', port: 443, backend: `unix:${netdRunPath}/apiserver.sock`, policyBackend: apiServerBackend },
-          { namespace: 'kube-system', name: 'kube-dns', protocol: 'TCP', port: 53, backend: `unix:${netdRunPath}/dns.sock`, policyBackend: clusterDnsBackend() },
-          { namespace: 'kube-system', name: 'kube-dns', protocol: 'UDP', port: 53, backend: `unix:${netdRunPath}/dns-udp.sock`, policyBackend: clusterDnsBackend() },
+          { namespace: 'default', name: 'kubernetes', protocol: 'TCP', port: 443, directPort: 6443, backend: `unix:${netdRunPath}/apiserver.sock`, policyBackend: apiServerBackend },
+          { namespace: 'kube-system', name: 'kube-dns', protocol: 'TCP', port: 53, directPort: 53, backend: `unix:${netdRunPath}/dns.sock`, policyBackend: clusterDnsBackend() },
+          { namespace: 'kube-system', name: 'kube-dns', protocol: 'UDP', port: 53, directPort: 53, backend: `unix:${netdRunPath}/dns-udp.sock`, policyBackend: clusterDnsBackend() },
         ],
+        proxyAddress: () => netd.current()?.ip,
         netd,
         token: netdToken,
         policy: networkPolicies,
         onError: (error) => console.error('kubedesk: service proxy:', error instanceof Error ? error.message : error),
       }),
     );
+    // the Endpoints of `kubernetes` (written as the apiserver's reconciler, with its privileged
+    // loopback) and `kube-dns` (as the endpoint controllers) name kd-netd's address once it runs
+    const systemEndpoints = this.register(
+      new SystemServiceEndpoints(factory, {
+        address: () => netd.current()?.ip,
+        clients: { apiServer: new ApiClient(new InProcessTransport(this.api, { userAgent: componentUserAgent('kube-apiserver') })), endpointsController: controllerClient('endpoint-controller'), endpointSliceController: controllerClient('endpointslice-controller') },
+        onError: (error) => console.error('kubedesk: system service endpoints:', error instanceof Error ? error.message : error),
+      }),
+    );
     // pods' filters let kd-netd's address in: once it runs, set them with it
-    void serviceProxy.ready.then(() => networkPolicies.resync());
+    void serviceProxy.ready.then(() => {
+      networkPolicies.resync();
+      systemEndpoints.request();
+    });
     // the service proxy's host side: NodePort and LoadBalancer listeners on 127.0.0.1
     const serviceControllerClient = controllerClient('service-controller');
     const hostPorts = this.register(new HostPortController(serviceControllerClient, factory, { dialer, recorder: new EventRecorder(serviceControllerClient, { component: SERVICE_CONTROLLER_NAME }) }));
@@ -335,6 +352,7 @@ export class Cluster {
     hostPorts.start();
     portForwards.start();
     serviceProxy.start();
+    systemEndpoints.start();
     networkPolicies.start();
     await this.ingress.start();
     for (const kubelet of this.kubelets) await kubelet.start();
