@@ -6,6 +6,10 @@
 // swagger), read as text: `<Model>.js` holds `attributeTypeMap` (field name, JSON name, type, format)
 // and `<Model>.d.ts` holds the JSDoc descriptions and which fields are required. What client-node
 // drops (Quantity, RawExtension, FieldsV1, the apiextensions JSON helpers) comes from small tables below.
+// client-node also drops the extensions server-side apply reads (`x-kubernetes-list-type`,
+// `x-kubernetes-list-map-keys`, `x-kubernetes-map-type`, and the defaults of list-map keys): those
+// come from upstream's own schema, extracted into scripts/data/upstreamApplyTypes.json by
+// scripts/extractUpstreamApplyTypes.mjs.
 //
 // Usage: node scripts/generateOpenapiSchemas.mjs
 import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -17,6 +21,10 @@ const generatedDirectory = join(root, 'node_modules/@kubernetes/client-node/dist
 const modelsDirectory = join(generatedDirectory, 'models');
 const apisDirectory = join(generatedDirectory, 'apis');
 const outputFile = join(root, 'main/apiserver/openapi/schemas.generated.json');
+const applyTypesFile = join(root, 'scripts/data/upstreamApplyTypes.json');
+/** upstream schema name → its apply extensions (type level, and per property) */
+const applyTypes = JSON.parse(readFileSync(applyTypesFile, 'utf8')).schemas;
+let applyExtensionsUsed = 0;
 
 const REF_PREFIX = '#/components/schemas/';
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
@@ -498,6 +506,11 @@ function buildSchema(className, reachable) {
       schema = { description, ...schema };
     }
     for (const referenced of referencedClasses(attribute.type)) reachable.add(referenced);
+    const extensions = applyTypes[upstreamName.get(className)]?.properties?.[attribute.baseName];
+    if (extensions) {
+      schema = { ...schema, ...extensions };
+      applyExtensionsUsed++;
+    }
     properties[attribute.baseName] = schema;
   }
   const result = {};
@@ -507,6 +520,8 @@ function buildSchema(className, reachable) {
   if (requiredList.length > 0) result.required = requiredList;
   result.type = 'object';
   if (kinds.has(className)) result['x-kubernetes-group-version-kind'] = kinds.get(className);
+  const mapType = applyTypes[upstreamName.get(className)]?.['x-kubernetes-map-type'];
+  if (mapType) result['x-kubernetes-map-type'] = mapType;
   if (isList) result['x-kubernetes-list-kind'] = true;
   return result;
 }
@@ -552,4 +567,4 @@ const sorted = Object.fromEntries(Object.entries(schemas).sort(([left], [right])
 mkdirSync(dirname(outputFile), { recursive: true });
 const text = JSON.stringify(sorted);
 writeFileSync(outputFile, text + '\n');
-console.log(`wrote ${Object.keys(sorted).length} schemas, ${text.length} bytes, to ${outputFile}`);
+console.log(`wrote ${Object.keys(sorted).length} schemas, ${text.length} bytes, to ${outputFile} (${applyExtensionsUsed} fields with apply extensions)`);

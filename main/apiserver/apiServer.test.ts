@@ -197,6 +197,17 @@ describe('ApiServer', () => {
   });
 });
 
+describe('ApiServer requester', () => {
+  it('hands the requesting user to the strategy on create (CSR spec.username and groups)', async () => {
+    const pem = Buffer.from('-----BEGIN CERTIFICATE REQUEST-----\nMIIB\n-----END CERTIFICATE REQUEST-----\n').toString('base64');
+    const body = { apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name: 'mine' }, spec: { request: pem, signerName: 'example.com/signer', usages: ['client auth'], username: 'mallory', groups: ['system:masters'] } };
+    const reply = await api.handle({ method: 'POST', path: '/apis/certificates.k8s.io/v1/certificatesigningrequests', query: new URLSearchParams(), headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)), user: { name: 'jane', groups: ['developers', 'system:authenticated'] } });
+    if ('watch' in reply) throw new Error('unexpected watch reply');
+    expect(reply.status).toBe(201);
+    expect(parse(reply).spec).toMatchObject({ username: 'jane', groups: ['developers', 'system:authenticated'] });
+  });
+});
+
 describe('ApiServer delete propagation', () => {
   const deleteWith = (name: string, options: Record<string, unknown> | undefined, query = '') =>
     request('DELETE', `/api/v1/namespaces/default/configmaps/${name}${query}`, options === undefined ? undefined : { kind: 'DeleteOptions', apiVersion: 'v1', ...options });

@@ -1,6 +1,9 @@
-// The HTTPS front of the API server: TLS on loopback, bearer-token authentication (401 for
-// everything but the health and version endpoints, as upstream's anonymous-auth defaults allow),
-// body size limits, and streaming of watch replies (headers flushed at once, one JSON event per
+// The HTTPS front of the API server: TLS on loopback, authentication in upstream's order
+// (staging/src/k8s.io/apiserver/pkg/authentication: a bearer token, here also the UI's session
+// cookie, then the anonymous authenticator): a credential that does not authenticate is a 401, a
+// request without one is system:anonymous in system:unauthenticated, which RBAC lets see only the
+// health and version endpoints (system:public-info-viewer) and refuses the rest with 403. Then
+// authorization, body size limits, and streaming of watch replies (headers flushed at once, one JSON event per
 // line — kubectl wait hangs otherwise). Upgrade requests (exec, attach, port-forward) are passed to
 // registered upgrade handlers; other WebSocket GETs on API paths get the API's reply as frames
 // (watches, logs: websocketStreams.ts), as upstream's apiserver serves them.
@@ -30,6 +33,27 @@ export interface UserInfo {
 
 export interface Authenticator {
   authenticate(headers: IncomingMessage['headers']): UserInfo | undefined;
+  /**
+   * Whether the request carries this kind of credential at all (valid or not): one that does not
+   * authenticate is then refused with 401 instead of the request going on as anonymous.
+   */
+  presents?(headers: IncomingMessage['headers']): boolean;
+}
+
+/** upstream's anonymous authenticator's user (--anonymous-auth, on by default) */
+export const ANONYMOUS_USER: Readonly<UserInfo> = Object.freeze({ name: 'system:anonymous', groups: ['system:unauthenticated'] });
+
+/**
+ * The bearer token of a request as upstream's bearertoken authenticator reads it: `Authorization`
+ * trimmed, split on spaces, scheme `bearer` in any case and a non-empty second part. Anything else
+ * (no header, Basic, an empty token) is no token at all.
+ */
+export function bearerTokenOf(headers: IncomingMessage['headers']): string | undefined {
+  const header = typeof headers.authorization === 'string' ? headers.authorization.trim() : '';
+  if (header === '') return undefined;
+  const parts = header.split(' ');
+  if (parts.length < 2 || parts[0].toLowerCase() !== 'bearer' || parts[1] === '') return undefined;
+  return parts[1];
 }
 
 export type UpgradeHandler = (request: IncomingMessage, socket: Duplex, head: Buffer, user: UserInfo) => boolean;
@@ -46,6 +70,11 @@ export interface HttpServerOptions {
   staticHandler?: (request: IncomingMessage, response: ServerResponse) => boolean;
   /** impersonation and authorization after authentication (auth/requestAuthorization.ts); without it every authenticated user may do anything */
   authorization?: { admit(request: IncomingMessage, user: UserInfo): UserInfo };
+  /**
+   * Requests without credentials go on as system:anonymous (upstream --anonymous-auth) for the
+   * authorizer to judge; only with `authorization` set. Otherwise they are refused with 401.
+   */
+  anonymous?: boolean;
   /**
    * Browser sessions (the UI's cookie), tried when the bearer-token authenticator does not know the
    * request. Such requests must come from this server's own origin (sessionRequestRefusal).
@@ -78,7 +107,11 @@ export function sessionRequestRefusal(request: { method: string; path: string; o
   return undefined;
 }
 
-const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
+const HEALTH_PATHS = new Set(['/healthz', '/livez', '/readyz']);
+
+function isHealthPath(path: string): boolean {
+  return HEALTH_PATHS.has(path) || path.startsWith('/livez/') || path.startsWith('/readyz/') || path.startsWith('/healthz/');
+}
 const MAX_WATCH_BUFFER = 64 * 1024 * 1024;
 
 export type RawRequestHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
@@ -163,25 +196,24 @@ export class HttpServer {
   private async onRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'https://localhost');
     const path = url.pathname;
-    let user: UserInfo | undefined;
-    if (PUBLIC_PATHS.has(path) || path.startsWith('/livez/') || path.startsWith('/readyz/') || path.startsWith('/healthz/')) {
-      if (path !== '/version' && path !== '/version/') return this.health(path, url.searchParams, response);
-    } else if (this.options.staticHandler?.(request, response)) {
+    if (this.options.staticHandler?.(request, response)) return;
+    const authenticated = this.authenticate(request, path, false);
+    if (authenticated instanceof ApiError) {
+      request.resume();
+      writeReply(response, errorReply(authenticated));
       return;
-    } else {
-      const authenticated = this.authenticate(request, path, false);
-      if (authenticated instanceof ApiError) {
-        request.resume();
-        writeReply(response, errorReply(authenticated));
-        return;
-      }
-      try {
-        user = this.options.authorization ? this.options.authorization.admit(request, authenticated) : authenticated;
-      } catch (error) {
-        request.resume();
-        writeReply(response, errorReply(error));
-        return;
-      }
+    }
+    let user: UserInfo;
+    try {
+      user = this.options.authorization ? this.options.authorization.admit(request, authenticated) : authenticated;
+    } catch (error) {
+      request.resume();
+      writeReply(response, errorReply(error));
+      return;
+    }
+    if (isHealthPath(path)) {
+      request.resume();
+      return this.health(path, url.searchParams, response);
     }
     for (const handler of this.requestHandlers) if (handler(request, response)) return;
     const body = await readBody(request);
@@ -207,16 +239,23 @@ export class HttpServer {
 
   /**
    * Bearer token first (kubectl, pods), else the UI's session cookie, which must also pass
-   * sessionRequestRefusal. Returns the error to answer when neither lets the request in.
+   * sessionRequestRefusal; a request that carries neither is anonymous when that is allowed.
+   * Returns the error to answer when the request may not go on.
    */
   private authenticate(request: IncomingMessage, path: string, upgrade: boolean): UserInfo | ApiError {
-    const byToken = this.options.authenticator.authenticate(request.headers);
+    const { authenticator, sessionAuthenticator } = this.options;
+    const byToken = authenticator.authenticate(request.headers);
     if (byToken) return byToken;
-    const bySession = this.options.sessionAuthenticator?.authenticate(request.headers);
-    if (!bySession) return ApiError.unauthorized();
-    const origin = request.headers.origin;
-    const refusal = sessionRequestRefusal({ method: request.method ?? 'GET', path, origin: typeof origin === 'string' ? origin : undefined, upgrade }, this.port());
-    return refusal ?? bySession;
+    const bySession = sessionAuthenticator?.authenticate(request.headers);
+    if (bySession) {
+      const origin = request.headers.origin;
+      const refusal = sessionRequestRefusal({ method: request.method ?? 'GET', path, origin: typeof origin === 'string' ? origin : undefined, upgrade }, this.port());
+      return refusal ?? bySession;
+    }
+    // a credential that does not authenticate fails the request (upstream's union authenticator fails on error)
+    if (authenticator.presents?.(request.headers) || sessionAuthenticator?.presents?.(request.headers)) return ApiError.unauthorized();
+    if (this.options.anonymous && this.options.authorization) return { name: ANONYMOUS_USER.name, groups: [...ANONYMOUS_USER.groups] };
+    return ApiError.unauthorized();
   }
 
   private onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {

@@ -215,7 +215,7 @@ export class ResourceStore {
     if (def.hasGeneration) metadata.generation = 1;
     else delete metadata.generation;
     this.runStrategy(def, obj, () => {
-      def.prepareForCreate(obj);
+      def.prepareForCreate(obj, { user: options.user });
       applyDefaults(def, obj);
       this.recordManager(obj, options, def, undefined);
       for (const admit of this.admission) admit(def, obj, this);

@@ -1,8 +1,10 @@
 // Authentication: the admin bearer token from the kubeconfig (compared in constant time) and
 // service-account JWTs (pkg/serviceaccount/jwt.go), whose service account — and bound pod, if
-// any — must still exist with the same uid.
+// any — must still exist with the same uid. The token is read as upstream's bearertoken
+// authenticator reads it; a token that matches neither is refused (401), while a request without
+// one goes on as anonymous (httpServer.ts).
 import { timingSafeEqual } from 'node:crypto';
-import type { Authenticator, UserInfo } from '../apiserver/httpServer';
+import { bearerTokenOf, type Authenticator, type UserInfo } from '../apiserver/httpServer';
 import type { ServiceAccountTokens } from '../apiserver/serviceAccountTokens';
 
 export interface LiveObjects {
@@ -14,10 +16,10 @@ export function tokenAuthenticator(adminToken: string, serviceAccounts?: { token
   const expected = Buffer.from(adminToken);
   const admin: UserInfo = { name: 'kubedesk-admin', groups: ['system:masters', 'system:authenticated'] };
   return {
+    presents: (headers) => bearerTokenOf(headers) !== undefined,
     authenticate(headers) {
-      const header = headers.authorization;
-      if (typeof header !== 'string' || !header.startsWith('Bearer ')) return undefined;
-      const token = header.slice('Bearer '.length).trim();
+      const token = bearerTokenOf(headers);
+      if (token === undefined) return undefined;
       const given = Buffer.from(token);
       if (given.length === expected.length && timingSafeEqual(given, expected)) return admin;
       if (!serviceAccounts) return undefined;

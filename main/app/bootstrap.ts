@@ -2,7 +2,8 @@
 // controllers (pkg/controlplane/controller/systemnamespaces, kubernetesservice) and kubeadm's DNS
 // add-on: the system namespaces, the `kubernetes` Service on the first address of the service
 // range and `kube-system/kube-dns` on the tenth. Both Services are served by the host process (the
-// service proxy routes them to its unix sockets), so they have no selector. Existing objects are
+// service proxy routes them to its unix sockets), so they have no selector; their Endpoints and
+// EndpointSlices are written by network/systemServiceEndpoints.ts. Existing objects are
 // left alone, except a Service whose address no longer fits the range, which is recreated as
 // upstream's kubernetesservice reconciler does. The namespaces and priority classes need nothing
 // else; the Services need the cluster's address plan, so start-up makes them in two steps.

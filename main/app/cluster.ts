@@ -199,6 +199,8 @@ export class Cluster {
       sessionAuthenticator: uiSessions,
       staticHandler: createUiRoutes({ sessions: uiSessions, port: () => port }),
       authorization: requestAuthorization(authorizer),
+      // requests without credentials are system:anonymous for RBAC to judge (upstream --anonymous-auth)
+      anonymous: true,
       cert: pki.serverCertPem,
       key: pki.serverKeyPem,
       port: this.options.port,
@@ -268,6 +270,7 @@ export class Cluster {
             clusterId,
             network: this.network,
             client: this.client,
+            apiServerClient: new ApiClient(new InProcessTransport(this.api, { userAgent: componentUserAgent('kube-apiserver') })),
             clients: this.componentClients,
             userAgent: componentUserAgent,
             caCertPem: pki.caCertPem,

@@ -42,6 +42,7 @@ import { ServiceProxy, netdRunPath, type NetdProcess } from '../network/serviceP
 import { netpolBinaryPath } from '../network/netd/netdImage';
 import { NetworkPolicyController, type PolicyNode } from '../network/netpol/networkPolicyController';
 import { clusterDnsBackend } from '../network/netpol/networkPolicyRules';
+import { SystemServiceEndpoints } from '../network/systemServiceEndpoints';
 import type { NetworkPlan } from '../network/clusterNetwork';
 import type { PodDialer } from '../network/dialer';
 import { NETWORK_SERVICE_ACCOUNT, PORT_FORWARD_SERVICE_ACCOUNT } from '../apiserver/auth/componentPolicy';
@@ -60,6 +61,8 @@ export interface ClusterComponentsContext {
   network: NetworkPlan;
   /** the privileged loopback client the shared informers read with */
   client: ApiClient;
+  /** the API server's own loopback client (User-Agent kube-apiserver), for what it writes itself */
+  apiServerClient: ApiClient;
   clients: ComponentClients;
   /** the User-Agent each component sends, as client-go builds it */
   userAgent: (component: string) => string;
@@ -136,28 +139,44 @@ export async function startClusterComponents(context: ClusterComponentsContext, 
       nodeAddresses: [network.gateway],
       serviceRange: network.serviceRange,
       proxyAddress: async () => context.netd.current()?.ip,
+      proxyPorts: [{ protocol: 'TCP', port: 6443 }, { protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }],
       onError: (error) => console.error('kubedesk: network policies:', error instanceof Error ? error.message : error),
     }),
   );
-  // the API server is on the host (upstream: an endpoint on the node's address, port 6443); DNS answers as CoreDNS pods would
-  const apiServerBackend = { kind: 'virtual' as const, port: 6443, endpoint: { kind: 'address' as const, ip: network.gateway } };
+  // The API server and DNS are served by this process; kd-netd relays them at the Services'
+  // ClusterIPs and at its own address (6443, 53), which their Endpoints publish. To policies the
+  // API server is that address, port 6443 (upstream: its endpoint); DNS answers as CoreDNS pods would.
+  const apiServerBackend = (address: string | undefined) => ({ kind: 'virtual' as const, port: 6443, endpoint: { kind: 'address' as const, ip: address ?? network.gateway } });
   const serviceProxy = register(
     new ServiceProxy(factory, {
       runDir,
       serviceRanges: [network.serviceRange],
       hostBackends: [
-        { namespace: 'default', name: 'kubernetes', protocol: 'TCP', port: 443, backend: `unix:${netdRunPath}/apiserver.sock`, policyBackend: apiServerBackend },
-        { namespace: 'kube-system', name: 'kube-dns', protocol: 'TCP', port: 53, backend: `unix:${netdRunPath}/dns.sock`, policyBackend: clusterDnsBackend() },
-        { namespace: 'kube-system', name: 'kube-dns', protocol: 'UDP', port: 53, backend: `unix:${netdRunPath}/dns-udp.sock`, policyBackend: clusterDnsBackend() },
+        { namespace: 'default', name: 'kubernetes', protocol: 'TCP', port: 443, directPort: 6443, backend: `unix:${netdRunPath}/apiserver.sock`, policyBackend: apiServerBackend },
+        { namespace: 'kube-system', name: 'kube-dns', protocol: 'TCP', port: 53, directPort: 53, backend: `unix:${netdRunPath}/dns.sock`, policyBackend: clusterDnsBackend() },
+        { namespace: 'kube-system', name: 'kube-dns', protocol: 'UDP', port: 53, directPort: 53, backend: `unix:${netdRunPath}/dns-udp.sock`, policyBackend: clusterDnsBackend() },
       ],
+      proxyAddress: () => context.netd.current()?.ip,
       netd: context.netd,
       token: context.netdToken,
       policy: networkPolicies,
       onError: (error) => console.error('kubedesk: service proxy:', error instanceof Error ? error.message : error),
     }),
   );
+  // the Endpoints of `kubernetes` (written as the apiserver's reconciler, with its privileged
+  // loopback) and `kube-dns` (as the endpoint controllers) name kd-netd's address once it runs
+  const systemEndpoints = register(
+    new SystemServiceEndpoints(factory, {
+      address: () => context.netd.current()?.ip,
+      clients: { apiServer: context.apiServerClient, endpointsController: controllerClient('endpoint-controller'), endpointSliceController: controllerClient('endpointslice-controller') },
+      onError: (error) => console.error('kubedesk: system service endpoints:', error instanceof Error ? error.message : error),
+    }),
+  );
   // pods' filters let kd-netd's address in: once it runs, set them with it
-  void serviceProxy.ready.then(() => networkPolicies.resync());
+  void serviceProxy.ready.then(() => {
+    networkPolicies.resync();
+    systemEndpoints.request();
+  });
   // the service proxy's host side: NodePort and LoadBalancer listeners on 127.0.0.1
   const serviceControllerClient = controllerClient('service-controller');
   const hostPorts = register(new HostPortController(serviceControllerClient, factory, { dialer, recorder: new EventRecorder(serviceControllerClient, { component: SERVICE_CONTROLLER_NAME }) }));
@@ -190,6 +209,7 @@ export async function startClusterComponents(context: ClusterComponentsContext, 
   hostPorts.start();
   portForwards.start();
   serviceProxy.start();
+  systemEndpoints.start();
   networkPolicies.start();
   phases.mark('controllers started');
   for (const kubelet of kubelets) {

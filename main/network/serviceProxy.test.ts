@@ -120,4 +120,33 @@ describe('renderNetdConfig', () => {
       ],
     });
   });
+
+  it('serves the host-served Services at kd-netd\'s own address too, on their target ports, with the same policy', () => {
+    const asked: unknown[] = [];
+    const apiServer = { kind: 'virtual' as const, port: 6443, endpoint: { kind: 'address' as const, ip: '10.50.0.3' } };
+    const text = renderNetdConfig({
+      ...base,
+      proxyAddress: '10.50.0.3',
+      services: [service('kubernetes', { clusterIP: '10.50.128.1', ports: [{ name: 'https', port: 443, targetPort: 6443 }] })],
+      endpointSlices: [],
+      hostBackends: [{ namespace: 'default', name: 'kubernetes', protocol: 'TCP', port: 443, directPort: 6443, backend: 'unix:/run/kubedesk/apiserver.sock', policyBackend: (address) => ({ ...apiServer, endpoint: { kind: 'address', ip: address ?? 'none' } }) }],
+      access: (target, backends) => {
+        asked.push({ target, backends });
+        return [['10.50.0.9']];
+      },
+    });
+    expect(text.split('\n').filter((line) => line.startsWith('service') || line.startsWith('allow'))).toEqual([
+      'allow 10.50.0.3 6443 tcp unix:/run/kubedesk/apiserver.sock 10.50.0.9',
+      'allow 10.50.128.1 443 tcp unix:/run/kubedesk/apiserver.sock 10.50.0.9',
+      'service 10.50.0.3 6443 tcp 0 unix:/run/kubedesk/apiserver.sock',
+      'service 10.50.128.1 443 tcp 0 unix:/run/kubedesk/apiserver.sock',
+    ]);
+    expect(asked).toEqual([
+      { target: { ip: '10.50.128.1', port: 443, protocol: 'TCP' }, backends: [apiServer] },
+      { target: { ip: '10.50.0.3', port: 6443, protocol: 'TCP' }, backends: [apiServer] },
+    ]);
+    // before kd-netd runs its address is unknown: only the ClusterIP
+    const early = renderNetdConfig({ ...base, services: [service('kubernetes', { clusterIP: '10.50.128.1', ports: [{ name: 'https', port: 443 }] })], endpointSlices: [], hostBackends: [{ namespace: 'default', name: 'kubernetes', protocol: 'TCP', port: 443, directPort: 6443, backend: 'unix:/run/kubedesk/apiserver.sock' }] });
+    expect(early.split('\n').filter((line) => line.startsWith('service'))).toEqual(['service 10.50.128.1 443 tcp 0 unix:/run/kubedesk/apiserver.sock']);
+  });
 });

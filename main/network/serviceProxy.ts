@@ -6,6 +6,8 @@
 // it if someone removes it), as the kubelet keeps static pods running. With NetworkPolicies in
 // play it also lists, per Service backend, the clients that may use it (`allow` lines, from the
 // NetworkPolicy controller), because kd-netd, not the client, is who connects to the backend.
+// The Services the kubedesk process serves itself (the API server, cluster DNS) are also served at
+// kd-netd's own address on their target ports: that is what their Endpoints publish.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,8 +32,16 @@ export interface HostBackend {
   port: number;
   /** kd-netd backend, e.g. `unix:/run/kubedesk/apiserver.sock` */
   backend: string;
-  /** who the backend is to NetworkPolicies (e.g. cluster DNS as kube-system/k8s-app=kube-dns); absent: not restricted */
-  policyBackend?: ServiceBackend;
+  /**
+   * kd-netd also serves the backend at its own address on this port (the Service's target port),
+   * the address the Service's Endpoints publish, as a real cluster's endpoints are reachable
+   */
+  directPort?: number;
+  /**
+   * who the backend is to NetworkPolicies (e.g. cluster DNS as kube-system/k8s-app=kube-dns), or
+   * how to name it once kd-netd's address is known; absent: not restricted
+   */
+  policyBackend?: ServiceBackend | ((proxyAddress: string | undefined) => ServiceBackend | undefined);
 }
 
 /** Which clients may use which backend of a Service port (NetworkPolicy); undefined when every client may. */
@@ -48,6 +58,25 @@ export interface NetdConfigInput {
   endpointSlices: Iterable<KubeObject>;
   hostBackends?: HostBackend[];
   access?: ServiceAccess;
+  /** kd-netd's address on the cluster network, once known (for the host backends' direct ports) */
+  proxyAddress?: string;
+}
+
+function policyBackendOf(host: HostBackend, proxyAddress: string | undefined): ServiceBackend | undefined {
+  return typeof host.policyBackend === 'function' ? host.policyBackend(proxyAddress) : host.policyBackend;
+}
+
+/** `allow` lines for one vip:port whose backends may each serve only some clients (NetworkPolicy). */
+function allowLines(target: { ip: string; port: number; protocol: string }, backends: string[], policyBackends: ServiceBackend[] | undefined, access: ServiceAccess | undefined): string[] {
+  const protocol = target.protocol === 'UDP' ? 'UDP' : 'TCP';
+  const allowed = policyBackends && policyBackends.length > 0 ? access?.({ ip: target.ip, port: target.port, protocol }, policyBackends) : undefined;
+  const lines: string[] = [];
+  allowed?.forEach((clients, index) => {
+    for (let start = 0; start === 0 || start < clients.length; start += clientsPerAllowLine) {
+      lines.push(['allow', target.ip, String(target.port), protocol.toLowerCase(), backends[index], ...clients.slice(start, start + clientsPerAllowLine)].join(' '));
+    }
+  });
+  return lines;
 }
 
 const defaultAffinitySeconds = 10800;
@@ -81,15 +110,19 @@ export function renderNetdConfig(input: NetdConfigInput): string {
       const protocol = port.protocol.toLowerCase();
       serviceLines.push(['service', ip, String(port.port), protocol, String(affinity), ...backends].join(' '));
       // NetworkPolicy: the clients each backend may serve, when that is not everyone
-      const policyBackends: ServiceBackend[] | undefined = override
-        ? override.policyBackend && [override.policyBackend]
-        : found.map((backend) => ({ kind: 'address', ip: backend.ip, port: backend.port }));
-      const allowed = policyBackends && policyBackends.length > 0 ? input.access?.({ ip, port: port.port, protocol: port.protocol }, policyBackends) : undefined;
-      allowed?.forEach((clients, index) => {
-        for (let start = 0; start === 0 || start < clients.length; start += clientsPerAllowLine) {
-          serviceLines.push(['allow', ip, String(port.port), protocol, backends[index], ...clients.slice(start, start + clientsPerAllowLine)].join(' '));
-        }
-      });
+      const hostPolicy = override && policyBackendOf(override, input.proxyAddress);
+      const policyBackends: ServiceBackend[] | undefined = override ? hostPolicy && [hostPolicy] : found.map((backend) => ({ kind: 'address', ip: backend.ip, port: backend.port }));
+      serviceLines.push(...allowLines({ ip, port: port.port, protocol: port.protocol }, backends, policyBackends, input.access));
+    }
+  }
+  // the host backends at kd-netd's own address, under the same policy as their ClusterIP
+  if (input.proxyAddress) {
+    for (const host of input.hostBackends ?? []) {
+      if (host.directPort === undefined) continue;
+      const protocol = host.protocol.toLowerCase();
+      serviceLines.push(['service', input.proxyAddress, String(host.directPort), protocol, '0', host.backend].join(' '));
+      const hostPolicy = policyBackendOf(host, input.proxyAddress);
+      serviceLines.push(...allowLines({ ip: input.proxyAddress, port: host.directPort, protocol: host.protocol }, [host.backend], hostPolicy && [hostPolicy], input.access));
     }
   }
   serviceLines.sort();
@@ -115,6 +148,8 @@ export interface ServiceProxyOptions {
   checkIntervalMs?: number;
   /** NetworkPolicy for Service traffic (the NetworkPolicy controller) */
   policy?: { serviceBackendClients: ServiceAccess; onDidChange(listener: () => void): { dispose(): void } };
+  /** kd-netd's address on the cluster network once it runs (host backends' direct ports) */
+  proxyAddress?: () => string | undefined;
   onError?: (error: unknown) => void;
 }
 
@@ -169,6 +204,7 @@ export class ServiceProxy {
       endpointSlices: this.endpointSlices.list(),
       hostBackends: this.options.hostBackends,
       access: this.options.policy && ((service, backends) => this.options.policy?.serviceBackendClients(service, backends)),
+      proxyAddress: this.options.proxyAddress?.(),
     });
   }
 
@@ -216,10 +252,11 @@ export class ServiceProxy {
       renameSync(temporary, this.configPath);
     }
     if (this.written === '') {
-      // first table: (re)start kd-netd with it
+      // first table: (re)start kd-netd with it; then its address is known for the direct ports
       await this.options.netd.ensureRunning();
       this.written = text;
       this.markReady();
+      this.schedule();
       return;
     }
     this.written = text;
@@ -235,6 +272,8 @@ export class ServiceProxy {
         // someone removed or stopped it: start it again with the current table
         writeFileSync(this.configPath, this.written, { mode: 0o644 });
         await this.options.netd.ensureRunning();
+        // a new container may have a new address
+        this.schedule();
       }
     } catch (error) {
       this.options.onError?.(error);

@@ -146,6 +146,20 @@ export class StrategyError extends Error {
   }
 }
 
+/** Who makes a request (upstream user.Info from the request context). */
+export interface RequestUser {
+  name: string;
+  groups: string[];
+  uid?: string;
+  extra?: Record<string, string[]>;
+}
+
+/** What a create knows besides the object (upstream's request context). */
+export interface CreateContext {
+  /** undefined for kubedesk's internal writes, which carry no user */
+  user?: RequestUser;
+}
+
 /** The full description of a kind, with every hook present (defineKind fills what a kind leaves out). */
 export interface KindStrategy {
   group: string; // '' for core
@@ -166,8 +180,8 @@ export interface KindStrategy {
   hasGeneration: boolean;
   /** Upstream defaults (pkg/apis/<group>/v1/defaults.go). Mutates the object; the store tolerates a throw. */
   defaults(obj: KubeObject): void;
-  /** Strategy PrepareForCreate: runs before defaults (status reset, generated fields). */
-  prepareForCreate(obj: KubeObject): void;
+  /** Strategy PrepareForCreate: runs before defaults (status reset, generated fields, the requester of a CSR). */
+  prepareForCreate(obj: KubeObject, context?: CreateContext): void;
   /** Strategy PrepareForUpdate of the main resource: keep what the main resource may not change. */
   prepareForUpdate(obj: KubeObject, old: KubeObject): void;
   /** Upstream ValidateXxx, on the defaulted object; also run on every update. */

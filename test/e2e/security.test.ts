@@ -1,6 +1,7 @@
 // The security promises of `kubedesk serve`: it listens on loopback only, speaks only HTTPS,
-// answers 401 with a Status to every API request without a valid bearer token (as kube-apiserver's
-// authentication filter does) while the health and version endpoints stay public, keeps its
+// answers 401 with a Status to every request whose bearer token is not valid (as kube-apiserver's
+// authentication filter does) and 403 to requests without credentials (system:anonymous, which
+// RBAC lets see only the health and version endpoints), changing nothing for either, keeps its
 // kubeconfig and keys at mode 0600, and edits an existing kubeconfig the way `kubectl config`
 // would: its own cluster, user and context added, every other entry and byte left alone. Its serving
 // certificate is RSA 2048 as kubeadm's (ECDSA P-256 with --serving-key-type ecdsa, reissued under the
@@ -94,6 +95,12 @@ function expectUnauthorizedStatus(reply: Reply, what: string): void {
   expect(reply.status, `${what}: ${reply.body}`).toBe(401);
   expect(reply.contentType, what).toMatch(/^application\/json/);
   expect(JSON.parse(reply.body), what).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Unauthorized', code: 401 });
+}
+
+function expectAnonymousForbidden(reply: Reply, what: string): void {
+  expect(reply.status, `${what}: ${reply.body}`).toBe(403);
+  expect(reply.contentType, what).toMatch(/^application\/json/);
+  expect(JSON.parse(reply.body), what).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: expect.stringContaining('User "system:anonymous" cannot') });
 }
 
 function portOf(cluster: TestCluster): number {
@@ -199,29 +206,37 @@ describe('a fresh cluster', () => {
     expect(outcome).not.toContain('NamespaceList');
   });
 
-  it('answers API requests without a valid token with 401 and a Status', async () => {
+  it('answers API requests with a bearer token that is not valid with 401 and a Status', async () => {
     const wrong: Array<[string, Record<string, string>]> = [
-      ['no Authorization header', {}],
       ['a wrong bearer token', { authorization: 'Bearer not-the-token' }],
       ['the token with a character added', { authorization: `Bearer ${cluster.token}x` }],
       ['the token cut short', { authorization: `Bearer ${cluster.token.slice(0, -1)}` }],
-      ['an empty bearer token', { authorization: 'Bearer ' }],
-      ['basic credentials', { authorization: `Basic ${Buffer.from('admin:admin').toString('base64')}` }],
-      ['the token without the Bearer scheme', { authorization: cluster.token }],
     ];
     for (const [what, headers] of wrong) {
       expectUnauthorizedStatus(await rawRequest(cluster, 'GET', '/api/v1/namespaces', headers), `GET namespaces with ${what}`);
     }
-    const paths = ['/api', '/apis', '/api/v1', '/apis/apps/v1/deployments', '/api/v1/namespaces/default/pods', '/openapi/v2', '/api/v1/namespaces?watch=true', '/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0'];
-    for (const path of paths) expectUnauthorizedStatus(await rawRequest(cluster, 'GET', path), `GET ${path}`);
   });
 
-  it('refuses writes without a token and leaves the state alone', async () => {
+  it('answers API requests without credentials as system:anonymous, with 403 and a Status', async () => {
+    const none: Array<[string, Record<string, string>]> = [
+      ['no Authorization header', {}],
+      ['an empty bearer token', { authorization: 'Bearer ' }],
+      ['basic credentials', { authorization: `Basic ${Buffer.from('admin:admin').toString('base64')}` }],
+      ['the token without the Bearer scheme', { authorization: cluster.token }],
+    ];
+    for (const [what, headers] of none) {
+      expectAnonymousForbidden(await rawRequest(cluster, 'GET', '/api/v1/namespaces', headers), `GET namespaces with ${what}`);
+    }
+    const paths = ['/api', '/apis', '/api/v1', '/apis/apps/v1/deployments', '/api/v1/namespaces/default/pods', '/openapi/v2', '/api/v1/namespaces?watch=true', '/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0'];
+    for (const path of paths) expectAnonymousForbidden(await rawRequest(cluster, 'GET', path), `GET ${path}`);
+  });
+
+  it('refuses writes without valid credentials and leaves the state alone', async () => {
     const configMap = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'intruder' }, data: { a: 'b' } });
-    expectUnauthorizedStatus(await rawRequest(cluster, 'POST', '/api/v1/namespaces/default/configmaps', { 'content-type': 'application/json' }, configMap), 'POST a configmap');
+    expectAnonymousForbidden(await rawRequest(cluster, 'POST', '/api/v1/namespaces/default/configmaps', { 'content-type': 'application/json' }, configMap), 'POST a configmap');
     expectUnauthorizedStatus(await rawRequest(cluster, 'PUT', '/api/v1/namespaces/default/configmaps/intruder', { 'content-type': 'application/json', authorization: 'Bearer wrong' }, configMap), 'PUT a configmap');
-    expectUnauthorizedStatus(await rawRequest(cluster, 'PATCH', '/api/v1/namespaces/default', { 'content-type': 'application/merge-patch+json' }, '{"metadata":{"labels":{"owned":"yes"}}}'), 'PATCH a namespace');
-    expectUnauthorizedStatus(await rawRequest(cluster, 'DELETE', '/api/v1/namespaces/kube-public'), 'DELETE a namespace');
+    expectAnonymousForbidden(await rawRequest(cluster, 'PATCH', '/api/v1/namespaces/default', { 'content-type': 'application/merge-patch+json' }, '{"metadata":{"labels":{"owned":"yes"}}}'), 'PATCH a namespace');
+    expectAnonymousForbidden(await rawRequest(cluster, 'DELETE', '/api/v1/namespaces/kube-public'), 'DELETE a namespace');
     expect((await cluster.request('GET', '/api/v1/namespaces/default/configmaps/intruder')).status).toBe(404);
     const namespace = await cluster.request('GET', '/api/v1/namespaces/default');
     expect(namespace.status).toBe(200);
@@ -230,15 +245,19 @@ describe('a fresh cluster', () => {
     expect(JSON.parse(publicNamespace.body)).not.toHaveProperty('metadata.deletionTimestamp');
   });
 
-  it('refuses a streaming upgrade (exec) without a token', async () => {
-    const reply = await rawRequest(cluster, 'GET', '/api/v1/namespaces/default/pods/anything/exec?command=sh&stdout=true', {
+  it('refuses a streaming upgrade (exec) without a token, and with a wrong one', async () => {
+    const upgrade = {
       connection: 'Upgrade',
       upgrade: 'websocket',
       'sec-websocket-version': '13',
       'sec-websocket-key': Buffer.from('0123456789abcdef').toString('base64'),
       'sec-websocket-protocol': 'v5.channel.k8s.io',
-    }).catch((error: unknown) => ({ status: 0, contentType: '', body: String(error) }));
-    expect(reply.status, reply.body).toBe(401);
+    };
+    const path = '/api/v1/namespaces/default/pods/anything/exec?command=sh&stdout=true';
+    const anonymous = await rawRequest(cluster, 'GET', path, upgrade).catch((error: unknown) => ({ status: 0, contentType: '', body: String(error) }));
+    expect(anonymous.status, anonymous.body).toBe(403);
+    const wrong = await rawRequest(cluster, 'GET', path, { ...upgrade, authorization: 'Bearer wrong' }).catch((error: unknown) => ({ status: 0, contentType: '', body: String(error) }));
+    expect(wrong.status, wrong.body).toBe(401);
   });
 
   it('answers the health and version endpoints without a token', async () => {

@@ -104,9 +104,11 @@ describe('UI access', () => {
     expect(second.body).toContain('already used or has expired');
   });
 
-  it('answers the API with 401 without a session and 200 with one', async () => {
-    expect((await send('GET', '/api/v1/pods')).status).toBe(401);
+  it('answers the API with 403 (anonymous) without a session, 401 with a stale one and 200 with one', async () => {
+    expect((await send('GET', '/api/v1/pods')).status).toBe(403);
     const cookie = await newSession();
+    const stale = `${cookie.split('=')[0]}=not-a-session`;
+    expect((await send('GET', '/api/v1/pods', { cookie: stale })).status).toBe(401);
     const reply = await send('GET', '/api/v1/pods', { cookie });
     expect(reply.status).toBe(200);
     expect(JSON.parse(reply.body)).toMatchObject({ kind: 'PodList' });

@@ -138,3 +138,23 @@ describe('NamespaceLifecycle', () => {
     expect(parse(reply).message).toBe('configmaps "late" is forbidden: unable to create new content in namespace team because it is being terminated');
   });
 });
+
+describe('Priority wiring', () => {
+  it('tells an explicit priority 0 from none, as defaulting leaves priority to the plugin', async () => {
+    await request('POST', '/apis/scheduling.k8s.io/v1/priorityclasses', { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'standard' }, value: 10, globalDefault: true });
+    const explicit = await request('POST', '/api/v1/namespaces/team/pods', pod('explicit', {}, { priority: 0 }));
+    expect(explicit.status).toBe(403);
+    expect(parse(explicit).message).toBe('pods "explicit" is forbidden: the integer value of priority (0) must not be provided in pod spec; priority admission controller computed 10 from the given PriorityClass name');
+    const implicit = parse(await request('POST', '/api/v1/namespaces/team/pods', pod('implicit')));
+    expect(implicit.spec).toMatchObject({ priorityClassName: 'standard', priority: 10, preemptionPolicy: 'PreemptLowerPriority' });
+  });
+
+  it('keeps the priority a pod has through updates', async () => {
+    const created = parse(await request('POST', '/api/v1/namespaces/team/pods', pod('kept')));
+    expect(created.spec).toMatchObject({ priority: 0, preemptionPolicy: 'PreemptLowerPriority' });
+    created.metadata.labels = { touched: 'yes' };
+    const updated = await request('PUT', '/api/v1/namespaces/team/pods/kept', created);
+    expect(updated.status).toBe(200);
+    expect(parse(updated).spec).toMatchObject({ priority: 0, preemptionPolicy: 'PreemptLowerPriority' });
+  });
+});

@@ -9,8 +9,9 @@ const classes: KubeObject[] = [
 ];
 const lookup = (name: string) => classes.find((candidate) => candidate.metadata.name === name);
 
+/** A pod as it reaches admission: defaulted, with priority and preemptionPolicy only when the client sent them. */
 function pod(spec: Record<string, unknown>): KubeObject {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { priority: 0, preemptionPolicy: 'PreemptLowerPriority', ...spec } };
+  return { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { containers: [{ name: 'app', image: 'busybox' }], ...spec } };
 }
 
 function failure(run: () => void): string {
@@ -35,15 +36,28 @@ describe('admitPodPriority', () => {
     expect(object.spec).toMatchObject({ priority: 10, priorityClassName: 'standard' });
   });
 
-  it('leaves priority 0 when no class is the default', () => {
+  it('gives priority 0 and PreemptLowerPriority when no class is the default', () => {
     const object = pod({});
     admitPodPriority(object, lookup, () => []);
-    expect(object.spec).toMatchObject({ priority: 0 });
+    expect(object.spec).toMatchObject({ priority: 0, preemptionPolicy: 'PreemptLowerPriority' });
+    expect(object.spec).not.toHaveProperty('priorityClassName');
+  });
+
+  it('accepts an explicit priority and preemption policy that agree with the class', () => {
+    const object = pod({ priorityClassName: 'high', priority: 1000, preemptionPolicy: 'Never' });
+    admitPodPriority(object, lookup, () => classes);
+    expect(object.spec).toMatchObject({ priority: 1000, preemptionPolicy: 'Never' });
+    const zero = pod({ priority: 0 });
+    admitPodPriority(zero, lookup, () => []);
+    expect(zero.spec).toMatchObject({ priority: 0 });
   });
 
   it.each([
     { name: 'an unknown class', spec: { priorityClassName: 'nope', priority: undefined }, message: '403 pods "web" is forbidden: no PriorityClass with name nope was found' },
     { name: 'a priority that disagrees with the class', spec: { priorityClassName: 'high', priority: 5 }, message: '403 pods "web" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 1000 from the given PriorityClass name' },
+    { name: 'an explicit priority 0 under a class', spec: { priorityClassName: 'high', priority: 0 }, message: '403 pods "web" is forbidden: the integer value of priority (0) must not be provided in pod spec; priority admission controller computed 1000 from the given PriorityClass name' },
+    { name: 'an explicit priority 0 that disagrees with the global default', spec: { priority: 0 }, message: '403 pods "web" is forbidden: the integer value of priority (0) must not be provided in pod spec; priority admission controller computed 10 from the given PriorityClass name' },
+    { name: 'a preemption policy that disagrees with the class', spec: { priorityClassName: 'high', preemptionPolicy: 'PreemptLowerPriority' }, message: '403 pods "web" is forbidden: the string value of PreemptionPolicy (PreemptLowerPriority) must not be provided in pod spec; priority admission controller computed Never from the given PriorityClass name' },
   ])('refuses $name', ({ spec, message }) => {
     expect(failure(() => admitPodPriority(pod(spec), lookup, () => classes))).toBe(message);
   });

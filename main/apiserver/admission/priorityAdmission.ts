@@ -1,11 +1,10 @@
 // The Priority admission plugin (plugin/pkg/admission/priority/admission.go). On pod create it
-// resolves spec.priority (and preemptionPolicy) from spec.priorityClassName, or from the
-// globalDefault class when the pod names none, and refuses unknown classes with upstream's
-// `no PriorityClass with name x was found`. On PriorityClass create it allows one globalDefault.
-//
-// Pod defaulting runs before admission here and already wrote priority 0 and PreemptLowerPriority
-// for pods without a class, so for those an explicit 0 cannot be told from the default: a pod
-// without a class that asks for priority 0 gets the default class's value rather than an error.
+// resolves spec.priority and spec.preemptionPolicy from spec.priorityClassName, or from the
+// globalDefault class when the pod names none (priority 0 and PreemptLowerPriority when there is
+// no default), and refuses unknown classes with upstream's `no PriorityClass with name x was
+// found`, and a priority or preemption policy the client gave that differs from what the class
+// gives. Pod defaulting leaves both fields alone, as upstream's does, so an explicit 0 is told from
+// none. On PriorityClass create it allows one globalDefault.
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import { ApiError } from '../apiError';
@@ -36,12 +35,10 @@ export function admitPodPriority(pod: KubeObject, lookupClass: (name: string) =>
   const spec = pod.spec;
   const podName = pod.metadata.name ?? '';
   const className = typeof spec.priorityClassName === 'string' ? spec.priorityClassName : '';
+  // establishPriority: the named class, else the default class, else priority 0 and PreemptLowerPriority
   let priority = 0;
-  let preemptionPolicy: unknown;
-  // With no class the defaulted 0 stands for "not given" (see the header).
-  let given = typeof spec.priority === 'number' ? spec.priority : undefined;
+  let preemptionPolicy: unknown = 'PreemptLowerPriority';
   if (className === '') {
-    if (given === 0) given = undefined;
     const fallback = defaultPriorityClass(listClasses());
     if (fallback) {
       spec.priorityClassName = fallback.metadata.name;
@@ -54,12 +51,16 @@ export function admitPodPriority(pod: KubeObject, lookupClass: (name: string) =>
     priority = Number(found.value ?? 0);
     preemptionPolicy = found.preemptionPolicy;
   }
-  if (given !== undefined && given !== priority) {
-    throw forbidden('pods', '', podName, `the integer value of priority (${given}) must not be provided in pod spec; priority admission controller computed ${priority} from the given PriorityClass name`);
+  if (typeof spec.priority === 'number' && spec.priority !== priority) {
+    throw forbidden('pods', '', podName, `the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${priority} from the given PriorityClass name`);
   }
   spec.priority = priority;
-  // Defaulting already filled PreemptLowerPriority, so the class's policy simply wins.
-  if (typeof preemptionPolicy === 'string' && preemptionPolicy !== '') spec.preemptionPolicy = preemptionPolicy;
+  if (typeof preemptionPolicy === 'string' && preemptionPolicy !== '') {
+    if (typeof spec.preemptionPolicy === 'string' && spec.preemptionPolicy !== preemptionPolicy) {
+      throw forbidden('pods', '', podName, `the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed ${preemptionPolicy} from the given PriorityClass name`);
+    }
+    spec.preemptionPolicy = preemptionPolicy;
+  }
 }
 
 /** validatePriorityClass (admission half): only one class may be the global default. */

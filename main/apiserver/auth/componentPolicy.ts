@@ -162,7 +162,9 @@ const controllerRules: Record<string, PolicyRule[]> = {
   'resourcequota-controller': [rule(['list', 'watch'], ['*'], ['*']), rule(['update'], [''], ['resourcequotas/status']), eventsRule],
   'root-ca-cert-publisher': [rule(['create', 'update'], [''], ['configmaps']), eventsRule],
   'service-account-controller': [rule(['create'], [''], ['serviceaccounts']), eventsRule],
-  'service-controller': [rule(READ, [''], ['services']), rule(['patch', 'update'], [''], ['services/status']), rule(['list', 'watch'], [''], ['nodes']), eventsRule],
+  // the cloud-controller-manager's service controller (upstream's cloud-controller-manager role):
+  // it also patches Services, for the load-balancer-cleanup finalizer
+  'service-controller': [rule(READ, [''], ['services']), rule(['patch', 'update'], [''], ['services']), rule(['patch', 'update'], [''], ['services/status']), rule(['list', 'watch'], [''], ['nodes']), eventsRule],
   'statefulset-controller': [
     rule(['list', 'watch'], [''], ['pods']),
     rule(READ, ['apps'], ['statefulsets']),

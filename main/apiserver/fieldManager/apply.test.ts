@@ -134,11 +134,9 @@ describe('applyConfiguration', () => {
     expect(() => applyConfiguration(undefined, config, deploymentContext('a'))).toThrow('metadata.managedFields must be nil');
   });
 
-  it("answers 400 BadRequest with upstream's text for an associative list item without its key", () => {
-    const error = conflictOf(() => applyConfiguration(undefined, deployment({ template: { spec: { containers: [{ image: 'x' }] } } }), deploymentContext('a')));
-    expect(error.code).toBe(400);
-    expect(error.message).toMatch(/^failed to create typed patch object \(default\/web; apps\/v1, Kind=Deployment\): /);
-    expect(error.message).toContain('associative list with keys has an element that omits key field "name"');
+  it('keys a container without a name by the name field\'s OpenAPI default "", as upstream (validation refuses it later)', () => {
+    const created = applyConfiguration(undefined, deployment({ template: { spec: { containers: [{ image: 'x' }] } } }), deploymentContext('a'));
+    expect(JSON.stringify(created.metadata.managedFields?.[0]?.fieldsV1)).toContain('"k:{\\"name\\":\\"\\"}"');
   });
 
   it('lets kubectl take over fields recorded by client-side apply, and keeps the annotation in step', () => {
@@ -193,3 +191,56 @@ describe('recordUpdate', () => {
     expect(next.metadata.managedFields).toBeUndefined();
   });
 });
+
+describe('applyConfiguration refuses what does not fit its type, with upstream text', () => {
+  function badRequest(config: Record<string, unknown>, context: ApplyContext = deploymentContext('a')): string {
+    const error = conflictOf(() => applyConfiguration(undefined, config, context));
+    expect(error.code).toBe(400);
+    expect(error.reason).toBe('BadRequest');
+    return error.message;
+  }
+
+  it('names the first duplicate key of an applied keyed list', () => {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'dup', namespace: 'team' }, spec: { containers: [{ name: 'app', image: 'a' }, { name: 'app', image: 'b' }] } };
+    expect(badRequest(pod, { ...deploymentContext('a'), apiVersion: 'v1', kind: 'Pod' })).toBe('failed to create typed patch object (team/dup; /v1, Kind=Pod): .spec.containers: duplicate entries for key [name="app"]');
+  });
+
+  it('lists several as structured-merge-diff does, keys sorted and quoted as its path elements', () => {
+    const container = { name: 'app', image: 'a', env: [{ name: 'FOO', value: 'x' }, { name: 'FOO', value: 'y' }], ports: [{ containerPort: 93 }, { containerPort: 93, protocol: 'TCP' }] };
+    const config = deployment({ selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [container] } } });
+    expect(badRequest(config)).toBe(
+      [
+        'failed to create typed patch object (default/web; apps/v1, Kind=Deployment): errors:',
+        '  .spec.template.spec.containers[name="app"].env: duplicate entries for key [name="FOO"]',
+        '  .spec.template.spec.containers[name="app"].ports: duplicate entries for key [containerPort=93,protocol="TCP"]',
+      ].join('\n'),
+    );
+  });
+
+  it('refuses duplicate values of a set list', () => {
+    const config = { ...deployment({ replicas: 1 }), metadata: { name: 'web', namespace: 'default', finalizers: ['example.com/a', 'example.com/a'] } };
+    expect(badRequest(config)).toBe('failed to create typed patch object (default/web; apps/v1, Kind=Deployment): .metadata.finalizers: duplicate entries for key [="example.com/a"]');
+  });
+
+  it('refuses a keyed-list item without a key field that has no default; a defaulted key is filled', () => {
+    const account = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa', namespace: 'team' }, secrets: [{ namespace: 'team' }] };
+    expect(badRequest(account, { ...deploymentContext('a'), apiVersion: 'v1', kind: 'ServiceAccount', hasStatus: false })).toBe(
+      'failed to create typed patch object (team/sa; /v1, Kind=ServiceAccount): .secrets: element 0: associative list with keys has an element that omits key field "name" (and doesn\'t have default value)',
+    );
+    // containerPort defaults to 0 and whenUnsatisfiable to "": such items are keyed, not refused
+    const defaulted = deployment({ template: { spec: { containers: [{ name: 'app', image: 'a', ports: [{ protocol: 'UDP' }] }], topologySpreadConstraints: [{ topologyKey: 'zone', maxSkew: 1 }] } } });
+    const created = applyConfiguration(undefined, defaulted, deploymentContext('a'));
+    const fields = JSON.stringify(created.metadata.managedFields?.[0]?.fieldsV1);
+    expect(fields).toContain('"k:{\\"containerPort\\":0,\\"protocol\\":\\"UDP\\"}"');
+    expect(fields).toContain('"k:{\\"topologyKey\\":\\"zone\\",\\"whenUnsatisfiable\\":\\"\\"}"');
+  });
+
+  it('still accepts duplicates the live object already has (only the applied configuration is checked)', () => {
+    const live = applyConfiguration(undefined, deployment({ replicas: 1, template }), deploymentContext('a'));
+    const withDuplicates = structuredClone(live);
+    ((withDuplicates.spec as { template: { spec: { containers: Record<string, unknown>[] } } }).template.spec.containers[0].env = [{ name: 'X', value: '1' }, { name: 'X', value: '2' }]);
+    const applied = applyConfiguration(withDuplicates, deployment({ replicas: 3 }), deploymentContext('a'));
+    expect((applied.spec as { replicas: number }).replicas).toBe(3);
+  });
+});
+

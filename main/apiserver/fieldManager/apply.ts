@@ -13,7 +13,7 @@ import { ApiError } from '../apiError';
 import { jsonEqual } from '../objectMeta';
 import { FieldSet, pathString, type Path } from './fieldSet';
 import { comparable, decodeManagedFields, filterComparison, managerIdentifier, resetFields, stripSet, writeManaged, type Managed, type ManagerEntry } from './managedFields';
-import { compareValues, mergeValues, removeItems, toFieldSet, TypeError, withAncestors, withNamedFieldsAsMembers } from './typed';
+import { compareValues, mergeValues, removeItems, toFieldSet, TypeError, typingErrors, withAncestors, withNamedFieldsAsMembers } from './typed';
 import { typeFor, type TypeNode } from './typeSchema';
 
 export interface ApplyContext {
@@ -46,6 +46,10 @@ export function applyConfiguration(live: KubeObject | undefined, config: unknown
   }
   const type = typeFor(context.apiVersion, context.kind);
   try {
+    // upstream types the applied object before anything else (no duplicates allowed; the live object may have them)
+    const errors = typingErrors(config, type);
+    if (errors.length === 1) throw new TypeError(errors[0]);
+    if (errors.length > 1) throw new TypeError(['errors:', ...errors.map((error) => `  ${error}`)].join('\n'));
     return applyTyped(live, config, context, type, context.force);
   } catch (error) {
     if (!(error instanceof ConflictList)) throw toApiError(error, context, config);
@@ -70,16 +74,18 @@ class ConflictList extends Error {
 }
 
 /**
- * An applied configuration that does not fit its type (a keyed-list item without its key) is the
- * client's bad input: 400 with upstream's text. Upstream still answers 500 here (kubernetes#139253,
- * with a pull request to make it BadRequest); kubedesk answers bad input with a 4xx.
+ * An applied configuration that does not fit its type (a keyed-list item without its key, two
+ * items with one key) is the client's bad input: 400 with upstream's text. Upstream 1.35 still
+ * answers 500 here (kubernetes#139253, with a pull request to make it BadRequest); kubedesk answers
+ * bad input with a 4xx.
  */
 function toApiError(error: unknown, context: ApplyContext, config: Record<string, unknown>): unknown {
   if (error instanceof TypeError) {
     const metadata = isRecord(config.metadata) ? config.metadata : {};
     const group = context.apiVersion.includes('/') ? context.apiVersion.split('/')[0] : '';
     const version = context.apiVersion.split('/').pop() ?? '';
-    const gvk = `${group ? `${group}/` : ''}${version}, Kind=${context.kind}`;
+    // schema.GroupVersionKind.String(): `apps/v1, Kind=Deployment`, `/v1, Kind=Pod`
+    const gvk = `${group}/${version}, Kind=${context.kind}`;
     return ApiError.badRequest(`failed to create typed patch object (${String(metadata.namespace ?? '')}/${String(metadata.name ?? '')}; ${gvk}): ${error.message}`);
   }
   return error;

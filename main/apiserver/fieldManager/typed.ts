@@ -2,7 +2,8 @@
 // the set of fields a value sets (tofieldset.go), the comparison of two values into added,
 // modified and removed paths (compare.go), the apply merge of a configuration onto a live value
 // (merge.go: associative lists merge item by item, set lists as sets, atomic values are
-// replaced) and the removal of items named by a set (remove.go).
+// replaced), the removal of items named by a set (remove.go), and the checks a value must pass to
+// be typed (validate.go: keyed-list items carry their keys, no two items share a key or a value).
 import { isRecord } from '../../../shared/kubernetes/types';
 import { jsonEqual } from '../objectMeta';
 import { FieldSet, fieldElement, indexElement, keyElement, valueElement, type Path } from './fieldSet';
@@ -30,6 +31,58 @@ export function listItemElement(item: unknown, index: number, type: TypeNode, st
     keys[key.name] = value;
   }
   return keyElement(keys);
+}
+
+/**
+ * What keeps `value` from being typed, as structured-merge-diff's validation words it (validate.go,
+ * fieldpath PathElement.String): `.spec.containers: duplicate entries for key [name="app"]`,
+ * `.secrets: element 0: associative list with keys has an element that omits key field "name" (and
+ * doesn't have default value)`. Object members are walked in name order.
+ */
+export function typingErrors(value: unknown, type: TypeNode): string[] {
+  const errors: string[] = [];
+  checkTyping(value, type, '', errors);
+  return errors;
+}
+
+function checkTyping(value: unknown, type: TypeNode, path: string, errors: string[]): void {
+  if (isGranularObject(value, type)) {
+    for (const key of Object.keys(value).sort()) checkTyping(value[key], fieldType(type, key), `${path}.${key}`, errors);
+    return;
+  }
+  if (!isGranularList(value, type)) return;
+  const itemType = elementTypeOf(type);
+  const seen = new Set<string>();
+  for (let index = 0; index < value.length; index++) {
+    const item = value[index];
+    let element: string;
+    if (type.list === 'set') {
+      element = `[=${goValueText(item)}]`;
+    } else {
+      const missing = (type.keys ?? []).find((key) => !isRecord(item) || ((item[key.name] === undefined || item[key.name] === null) && key.default === undefined));
+      if (missing) {
+        // upstream gives up on the rest of the list: without a key nothing under it can be named
+        errors.push(`${path}: element ${index}: associative list with keys has an element that omits key field "${missing.name}" (and doesn't have default value)`);
+        return;
+      }
+      const record = isRecord(item) ? item : {};
+      const keys = [...(type.keys ?? [])].sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
+      element = `[${keys.map((key) => `${key.name}=${goValueText(record[key.name] ?? key.default)}`).join(',')}]`;
+    }
+    if (seen.has(element)) errors.push(`${path}: duplicate entries for key ${element}`);
+    seen.add(element);
+    if (type.list === 'map') checkTyping(item, itemType, `${path}${element}`, errors);
+  }
+}
+
+/** A value as structured-merge-diff's value.ToString prints it: strings quoted, numbers and booleans bare. */
+function goValueText(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return `[${value.map(goValueText).join(',')}]`;
+  if (isRecord(value)) return `{${Object.keys(value).sort().map((key) => `${key}=${goValueText(value[key])}`).join(',')}}`;
+  return String(value);
 }
 
 function pathText(path: Path): string {

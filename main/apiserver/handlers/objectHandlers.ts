@@ -120,7 +120,7 @@ export class ObjectHandlers {
     const old = this.objects.tryGet(def, namespace, name);
     const operation = old || subresource ? 'UPDATE' : 'CREATE';
     const result = await this.admission.admitWrite(
-      { operation, def, namespace, name, subresource, oldObject: old, user: request.user, options, requestDef: request.convertedFrom },
+      { operation, def, namespace, name, subresource, oldObject: old, reload: () => this.objects.tryGet(def, namespace, name), user: request.user, options, requestDef: request.convertedFrom },
       (writeOptions, replacement) => this.objects.update(def, namespace, name, replacement ?? body, { ...writeOptions, subresource }),
     );
     return objectReply(result.created ? 201 : 200, result.object, request, def, options.warnings);
@@ -149,7 +149,7 @@ export class ObjectHandlers {
     }
     const old = this.objects.tryGet(def, namespace, name);
     const { object, created } = await this.admission.admitWrite(
-      { operation: old || subresource ? 'UPDATE' : 'CREATE', def, namespace, name, subresource, oldObject: old, user: request.user, options, requestDef: request.convertedFrom },
+      { operation: old || subresource ? 'UPDATE' : 'CREATE', def, namespace, name, subresource, oldObject: old, reload: () => this.objects.tryGet(def, namespace, name), user: request.user, options, requestDef: request.convertedFrom },
       (writeOptions, replacement) =>
         replacement && old
           ? this.objects.patch(def, namespace, name, () => structuredClone(replacement), { ...writeOptions, subresource })

@@ -94,7 +94,21 @@ export class SubresourceHandlers {
     const options = writeOptions(request);
     const old = objects.tryGet(def, namespace, name);
     const { object } = await admission.admitWrite(
-      { operation: 'UPDATE', def, namespace, name, subresource: subresource.name, oldObject: old && view.of(old), user: request.user, options, view },
+      {
+        operation: 'UPDATE',
+        def,
+        namespace,
+        name,
+        subresource: subresource.name,
+        oldObject: old && view.of(old),
+        reload: () => {
+          const current = objects.tryGet(def, namespace, name);
+          return current && view.of(current);
+        },
+        user: request.user,
+        options,
+        view,
+      },
       (writeOptions, replacement) => objects.patch(def, namespace, name, (current) => scaled(current, replacement), { ...writeOptions, subresource: subresource.name }),
     );
     return withWarnings(json(200, view.of(object)), options.warnings);

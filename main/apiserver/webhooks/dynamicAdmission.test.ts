@@ -9,7 +9,7 @@ import { OpenApiService } from '../openapi/openapiDocuments';
 import { makeTestCertificates, type TestCertificates } from '../../../test/fixtures/testCertificates';
 
 type Review = { request: { uid: string; operation: string; object: { metadata: { name?: string; labels?: Record<string, string> } } | null; oldObject: unknown; name?: string; namespace?: string } };
-type Handler = (review: Review, path: string) => Record<string, unknown>;
+type Handler = (review: Review, path: string) => Record<string, unknown> | Promise<Record<string, unknown>>;
 
 let certificates: TestCertificates;
 let server: Server;
@@ -28,8 +28,10 @@ beforeAll(async () => {
       const review = JSON.parse(Buffer.concat(chunks).toString()) as Review;
       const path = request.url ?? '';
       seen.push({ path, review });
-      response.setHeader('Content-Type', 'application/json');
-      response.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, ...handler(review, path) } }));
+      void Promise.resolve(handler(review, path)).then((answer) => {
+        response.setHeader('Content-Type', 'application/json');
+        response.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, ...answer } }));
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -141,6 +143,107 @@ describe('admission webhooks', () => {
     expect(parse(invalid).message).toBe('ValidatingWebhookConfiguration.admissionregistration.k8s.io "bad" is invalid: [webhooks[0].name: Invalid value: "short": should be a domain with at least three segments separated by dots, webhooks[0].clientConfig: Required value: exactly one of url or service is required, webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun]');
     const created = parse(await request('POST', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', { metadata: { name: 'ok' }, webhooks: [{ ...webhook('ok.example.com', '/'), clientConfig: { service: { namespace: 'default', name: 'hook' } } }] }));
     expect(created.webhooks[0]).toMatchObject({ failurePolicy: 'Fail', matchPolicy: 'Equivalent', namespaceSelector: {}, objectSelector: {}, timeoutSeconds: 10, reinvocationPolicy: 'Never', clientConfig: { service: { port: 443 } }, rules: [{ scope: '*' }] });
+  });
+});
+
+function jsonPatchAnswer(operations: object[]): Record<string, unknown> {
+  return { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(operations)).toString('base64') };
+}
+
+/** A promise with its resolve function, for holding a webhook call open. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+describe('admission webhooks and concurrent writers', () => {
+  // The webhook stamps every write anew, so the write carries the webhook's object; the write
+  // asking for label slow=yes is held until the test has changed the object behind its back.
+  async function raceSetup(): Promise<{ held: ReturnType<typeof gate>; started: ReturnType<typeof gate> }> {
+    await create('/api/v1/namespaces/default/configmaps', configMap('raced'));
+    await create('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', { metadata: { name: 'stamp' }, webhooks: [webhook('stamp.example.com', '/stamp')] });
+    const held = gate();
+    const started = gate();
+    let stamps = 0;
+    let slowCalls = 0;
+    handler = async (review) => {
+      if (review.request.object?.metadata.labels?.slow === 'yes' && slowCalls++ === 0) {
+        started.open();
+        await held.opened;
+      }
+      return jsonPatchAnswer([{ op: 'add', path: '/metadata/annotations', value: { stamp: String(++stamps) } }]);
+    };
+    return { held, started };
+  }
+
+  it.each([
+    // a patch applies to the newer object; an unconditional update replaces it, as upstream
+    ['a merge patch', 'PATCH', () => ({ metadata: { labels: { slow: 'yes' } } }), 'application/merge-patch+json', { a: '1', other: 'writer' }],
+    ['an update without resourceVersion', 'PUT', (current: { metadata: Record<string, unknown> }) => ({ ...current, metadata: { ...current.metadata, resourceVersion: undefined, labels: { slow: 'yes' } } }), 'application/json', { a: '1' }],
+    ['a server-side apply', 'PATCH', () => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'raced', labels: { slow: 'yes' } } }), 'application/apply-patch+yaml', { a: '1', other: 'writer' }],
+  ])('retries %s that raced another writer instead of answering 409, as upstream GuaranteedUpdate does', async (_name, method, body, contentType, data) => {
+    const { held, started } = await raceSetup();
+    const current = parse(await request('GET', '/api/v1/namespaces/default/configmaps/raced'));
+    const query = contentType === 'application/apply-patch+yaml' ? '?fieldManager=tester' : '';
+    const slow = request(method, `/api/v1/namespaces/default/configmaps/raced${query}`, body(current), contentType);
+    await started.opened;
+    const other = await request('PATCH', '/api/v1/namespaces/default/configmaps/raced', { data: { other: 'writer' } }, 'application/merge-patch+json');
+    expect(other.status).toBe(200);
+    held.open();
+    const reply = await slow;
+    expect(reply.status, reply.body.toString()).toBe(200);
+    const stored = parse(await request('GET', '/api/v1/namespaces/default/configmaps/raced'));
+    expect(stored.metadata.labels).toEqual({ slow: 'yes' });
+    expect(stored.data).toEqual(data);
+    expect(stored.metadata.annotations.stamp).toBeDefined();
+  });
+
+  it('still answers 409 when the client named the resourceVersion that changed', async () => {
+    const { held, started } = await raceSetup();
+    const current = parse(await request('GET', '/api/v1/namespaces/default/configmaps/raced'));
+    const slow = request('PUT', '/api/v1/namespaces/default/configmaps/raced', { ...current, metadata: { ...current.metadata, labels: { slow: 'yes' } } });
+    await started.opened;
+    expect((await request('PATCH', '/api/v1/namespaces/default/configmaps/raced', { data: { other: 'writer' } }, 'application/merge-patch+json')).status).toBe(200);
+    held.open();
+    const reply = await slow;
+    expect(reply.status).toBe(409);
+    expect(parse(reply).message).toBe('Operation cannot be fulfilled on configmaps "raced": the object has been modified; please apply your changes to the latest version and try again');
+  });
+});
+
+describe('mutating webhook reinvocation', () => {
+  const selector = { objectSelector: { matchLabels: { reinvocation: 'test' } } };
+
+  beforeEach(async () => {
+    // `a-first` runs before `b-second` (configurations in name order) and records what it saw
+    handler = (review, path) => {
+      const labels = review.request.object?.metadata.labels ?? {};
+      if (path.startsWith('/second')) return jsonPatchAnswer([{ op: 'add', path: '/metadata/labels/second', value: 'yes' }]);
+      const name = path.startsWith('/first') ? 'first' : 'never';
+      return jsonPatchAnswer([{ op: 'add', path: `/metadata/labels/${name}-saw-second`, value: String(labels.second === 'yes') }]);
+    };
+  });
+
+  const calls = (prefix: string) => seen.filter((call) => call.path.startsWith(prefix)).length;
+
+  it('calls an IfNeeded webhook once more when a later webhook changed the object, a Never one not', async () => {
+    await create('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', { metadata: { name: 'a-first' }, webhooks: [webhook('first.example.com', '/first', { ...selector, reinvocationPolicy: 'IfNeeded' }), webhook('never.example.com', '/never', { ...selector, reinvocationPolicy: 'Never' })] });
+    await create('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', { metadata: { name: 'b-second' }, webhooks: [webhook('second.example.com', '/second', selector)] });
+    const created = parse(await request('POST', '/api/v1/namespaces/default/configmaps', configMap('reinvoked', { reinvocation: 'test' })));
+    expect(created.metadata.labels).toEqual({ reinvocation: 'test', second: 'yes', 'first-saw-second': 'true', 'never-saw-second': 'false' });
+    expect([calls('/first'), calls('/never'), calls('/second')]).toEqual([2, 1, 1]);
+    const review = seen.filter((call) => call.path.startsWith('/first')).at(-1)?.review.request;
+    expect(review?.object?.metadata.labels).toMatchObject({ second: 'yes', 'first-saw-second': 'false' });
+  });
+
+  it('does not call an IfNeeded webhook again when nothing after it changed the object', async () => {
+    handler = (review, path) => (path.startsWith('/first') ? jsonPatchAnswer([{ op: 'add', path: '/metadata/labels/first', value: 'yes' }]) : { allowed: true });
+    await create('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', { metadata: { name: 'a-first' }, webhooks: [webhook('first.example.com', '/first', { ...selector, reinvocationPolicy: 'IfNeeded' })] });
+    await create('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', { metadata: { name: 'b-second' }, webhooks: [webhook('second.example.com', '/second', selector)] });
+    const created = parse(await request('POST', '/api/v1/namespaces/default/configmaps', configMap('once', { reinvocation: 'test' })));
+    expect(created.metadata.labels).toEqual({ reinvocation: 'test', first: 'yes' });
+    expect([calls('/first'), calls('/second')]).toEqual([1, 1]);
   });
 });
 

@@ -14,9 +14,13 @@
 // Eviction, TokenRequest) go through `admitObject`. A webhook or policy whose rules name another
 // served version of the resource sees the request converted to it (matchPolicy Equivalent), with
 // requestKind/requestResource telling what the client sent.
-// Upstream differences: the real write may interleave with another writer between the dry run and
-// the commit (the update then fails with a conflict rather than being retried), and mutating
-// webhooks are called once each (reinvocationPolicy IfNeeded is not honoured).
+// Upstream runs admission inside the storage's GuaranteedUpdate, which retries the whole update —
+// admission included — when another writer got in first and the client named no resourceVersion;
+// so does `admitWrite`: a conflict on the real write starts again from the stored object (a
+// resourceVersion the client named then fails the dry run, as upstream). Mutating webhooks with
+// `reinvocationPolicy: IfNeeded` are called once more when a later webhook changed the object, or
+// when the built-in plugins changed what the webhooks returned (mutating/dispatcher.go and
+// reinvocation.go: one extra round at most, only for webhooks called in the first).
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import type { GroupVersionKind, KindStrategy } from '../../registry/strategy';
@@ -48,6 +52,8 @@ export interface WriteRequest {
   subresource?: string;
   /** the stored object an UPDATE starts from */
   oldObject?: KubeObject;
+  /** the stored object read again (in the form of `oldObject`), when a racing write makes admission start over */
+  reload?: () => KubeObject | undefined;
   user?: AdmissionUser;
   options: WriteOptions;
   /**
@@ -82,6 +88,40 @@ export type WriteResult = { object: KubeObject; created?: boolean };
 /** Makes the store write with these options; `replacement` is the object to write instead of the request's own. */
 export type StoreWrite<T extends WriteResult> = (options: WriteOptions, replacement: KubeObject | undefined) => T;
 
+/** How often admission starts over after losing a race with another writer (upstream retries until it wins). */
+const MAX_RACE_RETRIES = 8;
+
+/** A conflict on the real write after admission: another writer changed the object meanwhile. */
+class WriteRaced extends Error {
+  constructor(readonly conflict: ApiError) {
+    super(conflict.message);
+  }
+}
+
+/**
+ * A write of the object admission produced: an update's conflict means the stored object changed
+ * after the first dry run (which would have refused the client's own stale resourceVersion), so
+ * admission starts over, as upstream's GuaranteedUpdate retries.
+ */
+function raced<T>(request: WriteRequest, write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    if (request.operation === 'UPDATE' && error instanceof ApiError && error.code === 409 && error.reason === 'Conflict') throw new WriteRaced(error);
+    throw error;
+  }
+}
+
+/** What a round of mutating webhooks did. */
+interface MutationRound {
+  object: KubeObject;
+  /** IfNeeded webhooks to call again: those called before a later one changed the object */
+  reinvoke: Set<Webhook>;
+  /** IfNeeded webhooks called after the last change (called again only if a built-in plugin changes the object) */
+  sinceLastChange: Webhook[];
+  changed: boolean;
+}
+
 interface Webhook {
   configuration: string;
   spec: Record<string, unknown>;
@@ -103,6 +143,18 @@ export class DynamicAdmission {
   }
 
   async admitWrite<T extends WriteResult>(request: WriteRequest, write: StoreWrite<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const current = attempt === 0 || !request.reload ? request : { ...request, oldObject: request.reload() };
+      try {
+        return await this.admitWriteOnce(current, write);
+      } catch (error) {
+        if (!(error instanceof WriteRaced)) throw error;
+        if (attempt >= MAX_RACE_RETRIES || !request.reload) throw error.conflict;
+      }
+    }
+  }
+
+  private async admitWriteOnce<T extends WriteResult>(request: WriteRequest, write: StoreWrite<T>): Promise<T> {
     const { def } = request;
     if (isExemptResource(def)) return write(request.options, undefined);
     const view = request.view;
@@ -127,16 +179,29 @@ export class DynamicAdmission {
     // Upstream's mutating webhooks see the object before the store sets uid and creationTimestamp.
     const written = write(dryRun(), undefined).object;
     const first = request.operation === 'CREATE' ? withoutServerFields(seen(written)) : seen(written);
-    let candidate = first;
     const mutating = mutatingCandidates.filter((webhook) => objectSelectorMatches(webhook.spec.objectSelector, this.seenBy(webhook, base, first)));
-    if (mutating.length > 0) {
-      candidate = await this.mutate(mutating, { ...base, object: first }, request.options.warnings);
-    }
     let replacement: KubeObject | undefined;
     let final = seen(written);
-    if (!jsonEqual(candidate, first)) {
-      replacement = this.asWritten(candidate, base, def, view);
-      final = seen(write(dryRun(), replacement).object);
+    if (mutating.length > 0) {
+      const round = await this.mutate(mutating, { ...base, object: first }, request.options.warnings);
+      if (!jsonEqual(round.object, first)) {
+        replacement = this.asWritten(round.object, base, def, view);
+        // the built-in plugins run again on what the webhooks returned (upstream's reinvocation round)
+        const mutated = replacement;
+        final = seen(raced(request, () => write(dryRun(), mutated)).object);
+      }
+      const reinvoke = new Set(round.reinvoke);
+      const comparable = (obj: KubeObject) => withoutStoreFields(request.operation === 'CREATE' ? withoutServerFields(obj) : obj);
+      if (round.changed && !jsonEqual(comparable(final), comparable(round.object))) for (const webhook of round.sinceLastChange) reinvoke.add(webhook);
+      if (round.changed && reinvoke.size > 0) {
+        const again = request.operation === 'CREATE' ? withoutServerFields(final) : final;
+        const second = await this.mutate(mutating.filter((webhook) => reinvoke.has(webhook)), { ...base, object: again }, request.options.warnings);
+        if (second.changed) {
+          const mutated = this.asWritten(second.object, base, def, view);
+          replacement = mutated;
+          final = seen(raced(request, () => write(dryRun(), mutated)).object);
+        }
+      }
     }
     // A created object's generated name and allocations must be the ones admission saw.
     if (request.operation === 'CREATE' && replacement === undefined) replacement = written;
@@ -144,7 +209,7 @@ export class DynamicAdmission {
     request.options.warnings.push(...this.policies(attributes));
     const validating = validatingCandidates.filter((webhook) => objectSelectorMatches(webhook.spec.objectSelector, this.seenBy(webhook, attributes, final)));
     await this.validate(validating, attributes, request.options.warnings);
-    return write(request.options, replacement);
+    return raced(request, () => write(request.options, replacement));
   }
 
   /**
@@ -168,7 +233,11 @@ export class DynamicAdmission {
     };
     let object = request.object;
     const mutating = this.webhooks('mutatingwebhookconfigurations', base);
-    if (mutating.length > 0) object = await this.mutate(mutating, base, request.options.warnings);
+    if (mutating.length > 0) {
+      const round = await this.mutate(mutating, base, request.options.warnings);
+      object = round.object;
+      if (round.changed && round.reinvoke.size > 0) object = (await this.mutate(mutating.filter((webhook) => round.reinvoke.has(webhook)), { ...base, object }, request.options.warnings)).object;
+    }
     const attributes: AdmissionAttributes = { ...base, object };
     request.options.warnings.push(...this.policies(attributes));
     await this.validate(this.webhooks('validatingwebhookconfigurations', attributes), attributes, request.options.warnings);
@@ -293,9 +362,16 @@ export class DynamicAdmission {
     return namespace ? labelsOf(namespace) : undefined;
   }
 
-  /** Calls each mutating webhook in turn on the object as it sees it; returns the object as `attributes` sees it. */
-  private async mutate(webhooks: Webhook[], attributes: AdmissionAttributes, warnings: string[]): Promise<KubeObject> {
+  /**
+   * Calls each mutating webhook in turn on the object as it sees it; returns the object as
+   * `attributes` sees it, and which IfNeeded webhooks a later change calls for again (upstream's
+   * webhookReinvokeContext: a change marks every IfNeeded webhook called since the last change).
+   */
+  private async mutate(webhooks: Webhook[], attributes: AdmissionAttributes, warnings: string[]): Promise<MutationRound> {
     let current = attributes.object;
+    const reinvoke = new Set<Webhook>();
+    let sinceLastChange: Webhook[] = [];
+    let changed = false;
     for (const webhook of webhooks) {
       const seen = this.seenBy(webhook, attributes, current);
       const reply = await this.call(webhook, seen, true);
@@ -309,10 +385,16 @@ export class DynamicAdmission {
           throw ApiError.internal(`JSON Patch: ${error instanceof Error ? error.message : String(error)}`);
         }
         if (!isRecord(patched) || !isRecord(patched.metadata)) throw ApiError.internal('JSON Patch: the patched object is not a Kubernetes object');
+        if (!jsonEqual(patched, seen.object)) {
+          changed = true;
+          for (const earlier of sinceLastChange) reinvoke.add(earlier);
+          sinceLastChange = [];
+        }
         current = this.convert(patched as KubeObject, webhook.attributes, attributes);
       }
+      if (webhook.spec.reinvocationPolicy === 'IfNeeded') sinceLastChange.push(webhook);
     }
-    return current ?? ({ metadata: {} } as KubeObject);
+    return { object: current ?? ({ metadata: {} } as KubeObject), reinvoke, sinceLastChange, changed };
   }
 
   private async validate(webhooks: Webhook[], attributes: AdmissionAttributes, warnings: string[]): Promise<void> {
@@ -410,6 +492,15 @@ export function convertObject(obj: KubeObject, from: KindStrategy, to: KindStrat
   const stored = from.conversion ? (from.conversion.toStorage(structuredClone(obj)) as KubeObject) : obj;
   if (to.conversion) return to.conversion.fromStorage(stored);
   return { ...stored, apiVersion: apiVersionOf(to), kind: to.kind };
+}
+
+/** The object without what the store itself writes on every dry run (for telling whether plugins changed it). */
+function withoutStoreFields(obj: KubeObject): KubeObject {
+  const copy = structuredClone(obj);
+  delete copy.metadata.resourceVersion;
+  delete copy.metadata.managedFields;
+  delete copy.metadata.generation;
+  return copy;
 }
 
 function withoutServerFields(obj: KubeObject): KubeObject {

@@ -83,6 +83,14 @@ export class UiSessions implements Authenticator {
     return sessionId;
   }
 
+  /**
+   * Whether the request carries this cluster's session cookie, live or not: a stale one (a
+   * restarted cluster, a signed-out session) is a 401, which sends the UI to its sign-in page.
+   */
+  presents(headers: IncomingMessage['headers']): boolean {
+    return sessionIdFrom(headers, this.cookieName) !== undefined;
+  }
+
   /** The session user when the request carries a live session cookie. */
   authenticate(headers: IncomingMessage['headers']): UserInfo | undefined {
     const sessionId = sessionIdFrom(headers, this.cookieName);

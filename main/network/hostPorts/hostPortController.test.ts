@@ -295,6 +295,53 @@ describe('HostPortController load balancers', () => {
   });
 });
 
+describe('HostPortController load balancer cleanup finalizer', () => {
+  const finalizer = 'service.kubernetes.io/load-balancer-cleanup';
+  const stored = (transport: FakeTransport, name: string) => transport.objectsOf(resources.services).find((object) => object.metadata.name === name);
+
+  it('adds service.kubernetes.io/load-balancer-cleanup to a LoadBalancer Service it serves', async () => {
+    const lbPort = await freePort();
+    const { transport, events, ingress } = await harness(new FakeDialer(new Map()), (seeded) => {
+      seeded.seed(resources.services, service('lb', { type: 'LoadBalancer', allocateLoadBalancerNodePorts: false, ports: [{ port: lbPort, targetPort: 8080 }] }));
+      seeded.seed(resources.services, service('other-class', { type: 'LoadBalancer', loadBalancerClass: 'example.com/lb', allocateLoadBalancerNodePorts: false, ports: [{ port: 80, targetPort: 8080 }] }));
+      seeded.seed(resources.services, service('plain', { type: 'NodePort', ports: [{ port: 80, targetPort: 8080, nodePort: 30000 + (lbPort % 2000) }] }));
+    });
+    await until(() => Array.isArray(ingress('lb')), 'ingress');
+    expect(stored(transport, 'lb')?.metadata.finalizers).toEqual([finalizer]);
+    expect(stored(transport, 'other-class')?.metadata.finalizers).toBeUndefined();
+    expect(stored(transport, 'plain')?.metadata.finalizers).toBeUndefined();
+    expect(events().filter((event) => event.involvedObject && (event.involvedObject as { name?: string }).name === 'lb').map((event) => event.reason)).toEqual(expect.arrayContaining(['EnsuringLoadBalancer', 'EnsuredLoadBalancer']));
+  });
+
+  it('removes the finalizer once the Service is no longer a LoadBalancer and its port is closed', async () => {
+    const lbPort = await freePort();
+    const { transport, client, controller, ingress } = await harness(new FakeDialer(new Map()), (seeded) => {
+      seeded.seed(resources.services, service('lb', { type: 'LoadBalancer', allocateLoadBalancerNodePorts: false, ports: [{ port: lbPort, targetPort: 8080 }] }));
+    });
+    await until(() => (stored(transport, 'lb')?.metadata.finalizers ?? []).includes(finalizer) && Array.isArray(ingress('lb')), 'finalizer and ingress');
+    await client.resource(resources.services).patch('default', 'lb', { spec: { type: 'ClusterIP' } }, 'merge');
+    await until(() => stored(transport, 'lb')?.metadata.finalizers === undefined, 'finalizer removed');
+    expect(ingress('lb')).toBeUndefined();
+    expect(controller.listening()).toEqual([]);
+    expect(await canBind(lbPort)).toBe(true);
+  });
+
+  it('keeps a deleted LoadBalancer Service until its load balancer is gone, then lets it go', async () => {
+    const lbPort = await freePort();
+    const { transport, client, events } = await harness(new FakeDialer(new Map()), (seeded) => {
+      seeded.seed(resources.services, service('lb', { type: 'LoadBalancer', allocateLoadBalancerNodePorts: false, ports: [{ port: lbPort, targetPort: 8080 }] }));
+    });
+    await until(() => (stored(transport, 'lb')?.metadata.finalizers ?? []).includes(finalizer), 'finalizer');
+    await until(() => canBind(lbPort).then((free) => !free), 'listening');
+    await client.resource(resources.services).delete('default', 'lb');
+    await until(() => stored(transport, 'lb') === undefined, 'service gone');
+    expect(await canBind(lbPort)).toBe(true);
+    const reasons = events().map((event) => event.reason);
+    expect(reasons).toEqual(expect.arrayContaining(['DeletingLoadBalancer', 'DeletedLoadBalancer']));
+    expect(reasons.indexOf('DeletingLoadBalancer')).toBeLessThan(reasons.indexOf('DeletedLoadBalancer'));
+  });
+});
+
 describe('HostPortController over UDP', () => {
   it('relays datagrams to a backend and its replies back to the client', async () => {
     const echo = createSocket('udp4');

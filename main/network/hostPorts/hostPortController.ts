@@ -5,7 +5,10 @@
 // (staging/src/k8s.io/cloud-provider/controllers/service/controller.go): the Service port itself
 // is opened on 127.0.0.1, as Docker Desktop and k3s ServiceLB do, and `status.loadBalancer.ingress`
 // becomes 127.0.0.1 once every port is open. A port that is taken leaves the Service Pending with a
-// `SyncLoadBalancerFailed` Warning event, retried every 10 s and on every change.
+// `SyncLoadBalancerFailed` Warning event, retried every 10 s and on every change. As the service
+// controller does, a Service gets the `service.kubernetes.io/load-balancer-cleanup` finalizer
+// before its load balancer opens, and loses it once the load balancer is closed and its status
+// cleared, when it stops being a LoadBalancer or is deleted (which therefore waits for that).
 //
 // TCP connections reach pods through the PodDialer (direct on Linux, kd-netd's tunnel on Docker
 // Desktop). UDP is relayed with one socket per client address straight to the pod IP, so it needs
@@ -16,13 +19,13 @@ import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import { backendsFor, servicePorts, slicesOfService, type Backend } from '../../../shared/kubernetes/serviceEndpoints';
 import type { ApiClient } from '../../client/apiClient';
-import { isNotFound } from '../../client/errors';
+import { isConflict, isNotFound } from '../../client/errors';
 import { EventRecorder } from '../../client/eventRecorder';
 import type { Informer, SharedInformerFactory } from '../../client/informer';
 import { resources } from '../../client/resources';
 import { bindFailureText, CoalescedSync, listenTcp } from '../coalescedSync';
 import type { PodDialer } from '../dialer';
-import { hasLoadBalancerClass, hostPortKey, planHostPorts, sameTarget, wantsLoadBalancer, type HostPortListener, type HostPortPlan } from './hostPortPlan';
+import { hasLoadBalancerClass, hasLoadBalancerFinalizer, hostPortKey, LOAD_BALANCER_CLEANUP_FINALIZER, planHostPorts, sameTarget, wantsLoadBalancer, type HostPortListener, type HostPortPlan } from './hostPortPlan';
 import { describePortHolder } from './portHolder';
 
 export const SERVICE_CONTROLLER_NAME = 'service-controller';
@@ -164,7 +167,9 @@ export class HostPortController {
   // ---------------------------------------------------------------- reconciling
 
   private async sync(): Promise<void> {
-    const services = this.services.list();
+    let services = this.services.list();
+    // the finalizer goes on before the load balancer opens (upstream addFinalizer before ensureLoadBalancer)
+    if (await this.addFinalizers(services)) services = this.services.list();
     const plan = planHostPorts(services);
     const wanted = new Map(plan.listeners.map((listener) => [hostPortKey(listener.protocol, listener.hostPort), listener]));
     for (const [key, binding] of this.bindings) {
@@ -193,6 +198,7 @@ export class HostPortController {
     if (this.disposed) return;
     await this.reportFailures(plan);
     await this.syncStatuses(services, plan);
+    await this.removeFinalizers(services);
     if ([...this.bindings.values()].some((binding) => binding.state === 'failed')) this.syncs.retryLater();
   }
 
@@ -266,6 +272,45 @@ export class HostPortController {
         continue;
       }
       if (desired.length > 0) this.recorder.event(asService(service), 'Normal', 'EnsuredLoadBalancer', 'Ensured load balancer');
+    }
+  }
+
+  /** Adds the cleanup finalizer to every Service that wants a load balancer from us; true when one was added. */
+  private async addFinalizers(services: KubeObject[]): Promise<boolean> {
+    let added = false;
+    for (const service of services) {
+      if (!wantsLoadBalancer(service) || hasLoadBalancerFinalizer(service)) continue;
+      this.recorder.event(asService(service), 'Normal', 'EnsuringLoadBalancer', 'Ensuring load balancer');
+      if (await this.setFinalizers(service, [...(service.metadata.finalizers ?? []), LOAD_BALANCER_CLEANUP_FINALIZER])) added = true;
+    }
+    return added;
+  }
+
+  /**
+   * Services that hold the finalizer but no longer want a load balancer (another type, or being
+   * deleted): their listeners are closed and their status cleared by now, so the finalizer goes.
+   */
+  private async removeFinalizers(services: KubeObject[]): Promise<void> {
+    for (const service of services) {
+      if (wantsLoadBalancer(service) || !hasLoadBalancerFinalizer(service)) continue;
+      const event = asService(service);
+      this.recorder.event(event, 'Normal', 'DeletingLoadBalancer', 'Deleting load balancer');
+      this.recorder.event(event, 'Normal', 'DeletedLoadBalancer', 'Deleted load balancer');
+      await this.setFinalizers(service, (service.metadata.finalizers ?? []).filter((name) => name !== LOAD_BALANCER_CLEANUP_FINALIZER));
+    }
+  }
+
+  /** Writes the finalizers, on the version read (a concurrent change is retried on the next pass). */
+  private async setFinalizers(service: KubeObject, finalizers: string[]): Promise<boolean> {
+    const patch = { metadata: { resourceVersion: service.metadata.resourceVersion, finalizers: finalizers.length > 0 ? finalizers : null } };
+    try {
+      await this.client.resource(resources.services).patch(service.metadata.namespace, service.metadata.name ?? '', patch, 'merge');
+      return true;
+    } catch (error) {
+      // our cache was behind: the informer brings the new version and another pass
+      if (isConflict(error)) this.syncs.retryLater();
+      else if (!isNotFound(error)) this.syncs.retryAfter(error);
+      return false;
     }
   }
 

@@ -57,9 +57,19 @@ export function hasLoadBalancerClass(service: KubeObject): boolean {
   return typeof loadBalancerClass === 'string' && loadBalancerClass !== '';
 }
 
-/** service_controller.go wantsLoadBalancer: type LoadBalancer and no other implementation named. */
+/** The finalizer the service controller keeps on a Service while it has a load balancer (servicehelper.LoadBalancerCleanupFinalizer). */
+export const LOAD_BALANCER_CLEANUP_FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
+
+/**
+ * service_controller.go wantsLoadBalancer: type LoadBalancer and no other implementation named;
+ * and not being deleted (needsCleanup: a deleted Service's load balancer goes).
+ */
 export function wantsLoadBalancer(service: KubeObject): boolean {
-  return serviceType(service) === 'LoadBalancer' && !hasLoadBalancerClass(service);
+  return serviceType(service) === 'LoadBalancer' && !hasLoadBalancerClass(service) && !service.metadata.deletionTimestamp;
+}
+
+export function hasLoadBalancerFinalizer(service: KubeObject): boolean {
+  return (service.metadata.finalizers ?? []).includes(LOAD_BALANCER_CLEANUP_FINALIZER);
 }
 
 /** The ClientIP affinity timeout in seconds, or 0 without session affinity. */

@@ -40,6 +40,8 @@ export interface NetworkPolicyControllerOptions {
   serviceRange: string;
   /** kd-netd's address on the pod network, once it runs */
   proxyAddress: () => Promise<string | undefined>;
+  /** ports kd-netd serves at that address for kubedesk's own servers (egress to them is kd-netd's to judge) */
+  proxyPorts?: FilterContext['proxyPorts'];
   /** a full pass this often even without changes (kd-netd's address, a recreated sandbox); default 5 s */
   resyncIntervalMs?: number;
   /** a failed pass is tried again after this long; default 2 s */
@@ -146,7 +148,7 @@ export class NetworkPolicyController {
   // ---------------------------------------------------------------- reconciling
 
   private context(): FilterContext {
-    return { nodeAddresses: this.options.nodeAddresses, proxyAddress: this.proxyAddress, serviceRange: this.options.serviceRange };
+    return { nodeAddresses: this.options.nodeAddresses, proxyAddress: this.proxyAddress, proxyPorts: this.options.proxyPorts, serviceRange: this.options.serviceRange };
   }
 
   private async sync(): Promise<void> {

@@ -197,6 +197,21 @@ describe('podFilterRules', () => {
   });
 });
 
+describe('podFilterRules with kd-netd serving kubedesk\'s own servers at its address', () => {
+  it('lets an isolated pod send to those ports of kd-netd, which decides per client as for ClusterIPs', () => {
+    const withPorts: FilterContext = { ...context, proxyPorts: [{ protocol: 'TCP', port: 6443 }, { protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }] };
+    const m = model([policy('prod', 'deny-egress', { podSelector: {}, policyTypes: ['Egress'] })]);
+    expect(podFilterRules(m, policyPod(m, 'prod', 'client'), withPorts)).toEqual([
+      ...egressHeader,
+      'accept output dst 10.9.0.2/32 proto tcp dport 6443',
+      'accept output dst 10.9.0.2/32 proto udp dport 53',
+      'accept output dst 10.9.0.2/32 proto tcp dport 53',
+    ]);
+    // without kd-netd's address known there is nothing to let through
+    expect(podFilterRules(m, policyPod(m, 'prod', 'client'), { ...withPorts, proxyAddress: undefined })).toEqual(egressHeader);
+  });
+});
+
 describe('policyPodOf', () => {
   it.each([
     { name: 'takes a running pod with an address', object: pod('prod', 'a', '10.9.0.50'), included: true },

@@ -79,6 +79,12 @@ export interface FilterContext {
   nodeAddresses: string[];
   /** kd-netd's address: Service traffic arrives from it, already checked per client */
   proxyAddress?: string;
+  /**
+   * Ports kd-netd serves at its own address for kubedesk's servers (the API at 6443, DNS at 53,
+   * what the `kubernetes` and `kube-dns` Endpoints publish): an isolated pod may send to them and
+   * kd-netd decides per client, as for ClusterIPs.
+   */
+  proxyPorts?: { protocol: PolicyProtocol; port: number }[];
   /** ClusterIPs: an isolated pod may send to them, kd-netd decides per Service backend */
   serviceRange: string;
 }
@@ -352,13 +358,17 @@ function egressLines(model: PolicyModel, policies: CompiledPolicy[], context: Fi
     }
   }
   const always = ['accept output state established,related', 'accept output out lo', `accept output dst ${context.serviceRange}`];
+  if (context.proxyAddress) {
+    for (const { protocol, port } of context.proxyPorts ?? []) always.push(ruleText('accept output', { option: 'dst', cidr: `${context.proxyAddress}/32` }, { protocol, low: port }));
+  }
   return ['policy output drop', ...always, ...[...lines].sort()];
 }
 
 /**
  * The packet filter for `pod`'s network namespace, as kd-netpol rule lines: nothing when no policy
  * isolates it; else, per isolated direction, a DROP policy with the always-allowed traffic first
- * (established and related flows, loopback, and for ingress the node and kd-netd) and one ACCEPT
+ * (established and related flows, loopback, for ingress the node and kd-netd, for egress the
+ * ClusterIPs and kd-netd's own server ports, where kd-netd decides) and one ACCEPT
  * per (peer address, port range) of the rules.
  */
 export function podFilterRules(model: PolicyModel, pod: PolicyPod, context: FilterContext): string[] {

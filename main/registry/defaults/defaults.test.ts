@@ -32,9 +32,13 @@ describe('pod defaults', () => {
   it('fills the pod spec defaults', () => {
     expect(spec).toMatchObject({
       restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler', terminationGracePeriodSeconds: 30,
-      securityContext: {}, enableServiceLinks: true, serviceAccountName: 'default', serviceAccount: 'default', priority: 0,
-      preemptionPolicy: 'PreemptLowerPriority',
+      securityContext: {}, enableServiceLinks: true, serviceAccountName: 'default', serviceAccount: 'default',
     });
+  });
+
+  it('leaves priority and preemptionPolicy to the Priority admission plugin', () => {
+    expect(spec).not.toHaveProperty('priority');
+    expect(spec).not.toHaveProperty('preemptionPolicy');
   });
 
   it('adds the not-ready and unreachable tolerations', () => {

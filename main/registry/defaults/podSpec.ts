@@ -180,9 +180,7 @@ function admitPod(spec: FieldRecord): void {
     spec.serviceAccountName = typeof spec.serviceAccount === 'string' && spec.serviceAccount !== '' ? spec.serviceAccount : 'default';
   }
   setDefaultString(spec, 'serviceAccount', typeof spec.serviceAccountName === 'string' ? spec.serviceAccountName : 'default');
-  // Priority admission with no PriorityClass: priority 0, PreemptLowerPriority.
-  if (isAbsent(spec.priorityClassName) || spec.priorityClassName === '') setDefault(spec, 'priority', 0);
-  setDefault(spec, 'preemptionPolicy', 'PreemptLowerPriority');
+  // priority and preemptionPolicy are the Priority admission plugin's (apiserver/admission/priorityAdmission.ts)
   // DefaultTolerationSeconds admission.
   if (!isAbsent(spec.tolerations) && !Array.isArray(spec.tolerations)) return;
   const tolerations = entries(spec, 'tolerations');

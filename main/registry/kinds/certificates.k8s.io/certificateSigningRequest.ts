@@ -1,6 +1,8 @@
 // CertificateSigningRequest (certificates.k8s.io/v1), after
-// pkg/registry/certificates/certificates/strategy.go: the spec is what was asked for and never
-// changes after create (the strategy ignores spec updates); the signer writes status.certificate
+// pkg/registry/certificates/certificates/strategy.go: on create spec.username, uid, groups and
+// extra name the requester, whatever the client sent (PrepareForCreate), and the status starts
+// empty; the spec is what was asked for and never changes after create (the strategy ignores
+// spec updates); the signer writes status.certificate
 // through /status; /approval (csrApprovalStrategy, what `kubectl certificate approve|deny` PUT)
 // may add or change only the Approved and Denied conditions, filling the timestamps the client
 // left out (populateConditionTimestamps).
@@ -58,7 +60,17 @@ export const certificateSigningRequestStrategy = defineKind({
     },
     statusSubresource(),
   ],
-  prepareForCreate: (request) => {
+  prepareForCreate: (request, context) => {
+    const user = context?.user;
+    const spec = isRecord(request.spec) ? request.spec : (request.spec = {});
+    for (const field of ['username', 'uid', 'groups', 'extra']) delete spec[field];
+    if (user) {
+      if (user.name) spec.username = user.name;
+      if (user.uid) spec.uid = user.uid;
+      if (user.groups.length > 0) spec.groups = [...user.groups];
+      if (user.extra && Object.keys(user.extra).length > 0) spec.extra = structuredClone(user.extra);
+    }
+    // users cannot create pre-approved requests
     request.status = {};
   },
   prepareForUpdate: (request, old) => {
