@@ -1,5 +1,6 @@
 // The `kubedesk` command line (DESIGN.md "Command line"): `serve` runs the cluster headless in the
-// foreground until SIGTERM/SIGINT; `reset` removes a cluster's state and its kubeconfig entries.
+// foreground until SIGTERM/SIGINT; `reset` removes a cluster's state and its kubeconfig entries;
+// `why` (main/cli/why.ts) diagnoses an object of any cluster the kubeconfig reaches.
 import { existsSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
@@ -8,6 +9,7 @@ import { removeKubeconfigEntries } from './kubeconfig';
 import { networkNameFor, readClusterId } from './clusterIdentity';
 import { servingKeyTypes, type ServingKeyType } from '../apiserver/pki';
 import { DockerRuntime } from '../docker/dockerRuntime';
+import { whyCommand } from '../cli/why';
 
 const USAGE = `Usage:
   kubedesk serve [--data-dir DIR] [--port N] [--kubeconfig FILE] [--nodes N]
@@ -17,6 +19,8 @@ const USAGE = `Usage:
       --serving-key-type: the API server certificate's key, RSA 2048 (default, as kubeadm) or
       ECDSA P-256; a certificate of the other type is reissued under the same CA.
   kubedesk reset [--data-dir DIR] [--kubeconfig FILE]
+  kubedesk why TYPE/NAME [-n NAMESPACE] [--context NAME] [--kubeconfig FILE]
+      Why an object is not ready, in plain words (kubedesk why --help).
 `;
 
 export interface CliOptions {
@@ -98,6 +102,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // client commands parse their own flags (main/cli)
+  if (argv[0] === 'why') return whyCommand(argv.slice(1));
   let options: CliOptions;
   try {
     options = parseArgs(argv);
