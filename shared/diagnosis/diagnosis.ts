@@ -130,13 +130,14 @@ export function healthy(code: 'Healthy' | 'Completed' | 'Suspended', reason: str
   return { healthy: true, severity: 'ok', code, reason, details, hints };
 }
 
-export function fromFinding(finding: Finding, extraDetails: string[] = []): Diagnosis {
+/** A finding as the diagnosis; `leading` details (the object's own state) come before the finding's, `trailing` ones (other findings) after. */
+export function fromFinding(finding: Finding, leading: string[] = [], trailing: string[] = []): Diagnosis {
   return {
     healthy: false,
     severity: finding.severity,
     code: finding.code,
     reason: finding.reason,
-    details: [...(finding.details ?? []), ...extraDetails],
+    details: [...leading, ...(finding.details ?? []), ...trailing],
     hints: finding.hints ?? [],
     ...(finding.logRequest ? { logRequest: finding.logRequest } : {}),
     ...(finding.logLines ? { logLines: finding.logLines } : {}),

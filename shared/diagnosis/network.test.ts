@@ -63,6 +63,15 @@ describe('diagnoseService', () => {
     expect(diagnoseService(manual, context({ endpointSlices: [] }))).toMatchObject({ healthy: false, code: 'NoEndpoints' });
     expect(diagnoseService(service('ext', { type: 'ExternalName', externalName: 'example.com' }), context()).healthy).toBe(true);
   });
+
+  it('calls the API server’s Service and the ones kubedesk serves itself healthy', () => {
+    const apiServer = service('kubernetes', { ports: [{ port: 443, targetPort: 6443 }] });
+    apiServer.metadata.labels = { component: 'apiserver', provider: 'kubernetes' };
+    expect(diagnoseService(apiServer, context({ endpoints: [] }))).toMatchObject({ healthy: true, reason: "healthy: the API server's own Service" });
+    const dns = makeObject('v1', 'Service', 'kube-dns', { spec: { type: 'ClusterIP', ports: [{ port: 53, protocol: 'UDP' }] } }, 'kube-system');
+    dns.metadata.annotations = { 'kubedesk.dev/served-by': 'kubedesk (cluster DNS in the kubedesk process)' };
+    expect(diagnoseService(dns, context({ endpoints: [] }))).toMatchObject({ healthy: true, reason: 'healthy: served by kubedesk (cluster DNS in the kubedesk process)' });
+  });
 });
 
 describe('diagnoseIngress', () => {

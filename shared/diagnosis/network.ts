@@ -136,6 +136,11 @@ export function diagnoseService(service: KubeObject, context: DiagnosisContext):
   const selector = stringMap(valueAt(service, 'spec', 'selector'));
   const details: string[] = [];
   if (Object.keys(selector).length === 0) {
+    // the API server's own Service (its endpoints are the API server, kept by the API server), and
+    // Services kubedesk answers in its own process (cluster DNS) have no pods behind them
+    if (namespace === 'default' && nameOf(service) === 'kubernetes' && service.metadata.labels?.provider === 'kubernetes') return healthy('Healthy', "healthy: the API server's own Service");
+    const servedBy = service.metadata.annotations?.['kubedesk.dev/served-by'];
+    if (servedBy) return healthy('Healthy', `healthy: served by ${servedBy}`);
     const ready = readyEndpointCount(service, context);
     if (ready === undefined || ready > 0) return healthy('Healthy', `healthy: no selector; ${ready === undefined ? 'its endpoints are managed by hand' : `${plural(ready, 'endpoint address', 'endpoint addresses')} set by hand`}`);
     return fromFinding({ severity: 'error', code: 'NoEndpoints', reason: 'no selector and no endpoints: nothing receives its traffic', hints: ['add a selector for the pods that should serve it, or create an EndpointSlice for it'] });
@@ -166,7 +171,7 @@ export function diagnoseService(service: KubeObject, context: DiagnosisContext):
   details.push(`Selects ${plural(selected.length, 'pod')}: ${selected.slice(0, 5).map(nameOf).join(', ')}${selected.length > 5 ? ', …' : ''}`);
   const portProblems = targetPortFindings(service, selected);
   const port = worstFinding(portProblems);
-  if (port) return fromFinding(port, [...details, ...portProblems.filter((other) => other !== port).map((other) => `Also: ${other.reason}`)]);
+  if (port) return fromFinding(port, details, portProblems.filter((other) => other !== port).map((other) => `Also: ${other.reason}`));
   const verdict = podsVerdict(selected, context);
   if (verdict.healthy === 0) {
     const worst = verdict.worst;
@@ -248,7 +253,7 @@ export function diagnoseIngress(ingress: KubeObject, context: DiagnosisContext):
     }
   }
   const worst = worstFinding(findings);
-  if (worst) return fromFinding(worst, [...details, ...findings.filter((other) => other !== worst).map((other) => `Also: ${other.reason}`)]);
+  if (worst) return fromFinding(worst, details, findings.filter((other) => other !== worst).map((other) => `Also: ${other.reason}`));
   const names = [...new Set(services.map((backend) => backend.service))];
   return healthy('Healthy', `healthy: ${names.length === 1 ? `backend Service ${names[0]} has` : `all ${names.length} backend Services have`} ready endpoints`, details);
 }

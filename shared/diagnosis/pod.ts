@@ -520,5 +520,5 @@ function decide(findings: Finding[], status: string): Diagnosis {
   const worst = worstFinding(findings);
   if (!worst) return fromFinding({ severity: 'warning', code: 'Unknown', reason: `not ready: ${status}`, details: [] });
   const others = findings.filter((finding) => finding !== worst).map((finding) => `Also: ${finding.reason}`);
-  return fromFinding(worst, others);
+  return fromFinding(worst, [], others);
 }
