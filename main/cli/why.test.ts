@@ -71,7 +71,8 @@ describe('whyCommand against an API server', () => {
       url.searchParams.delete('limit');
       const path = `${url.pathname}${url.search}`;
       const peer = (req.socket as TLSSocket).getPeerCertificate();
-      requests.push({ path, user: peer?.subject?.CN, authorization: req.headers.authorization });
+      const commonName = peer?.subject?.CN;
+      requests.push({ path, user: Array.isArray(commonName) ? commonName.join(',') : commonName, authorization: req.headers.authorization });
       if (url.pathname === '/api/v1/nodes') {
         // a user who may not list nodes: the diagnosis goes on without them
         res.writeHead(403, { 'content-type': 'application/json' });
