@@ -106,7 +106,8 @@ export function Overview() {
                     </div>
                     {diagnosis && !diagnosis.healthy && (
                       <div className={`overview-why tone-${diagnosisTone(diagnosis)}`} title={diagnosis.reason} data-testid="not-ready-reason" data-code={diagnosis.code}>
-                        {diagnosis.reason}
+                        {/* the ready count is on the line above */}
+                        {diagnosis.reason.replace(/^\d+\/\d+ ready: /, '')}
                       </div>
                     )}
                   </li>
