@@ -130,6 +130,12 @@ describe('diagnosePod', () => {
     expect(diagnosePod(pod, context())).toMatchObject({ severity: 'warning', code: 'NotReady', reason: 'container "app" is not ready yet (its readiness probe has not succeeded)' });
   });
 
+  it('says when a failing probe printed nothing', () => {
+    const pod = makeDiagnosisPod('quiet', { phase: 'Running', containers: [{ readinessProbe: { exec: { command: ['false'] } }, running: {}, ready: false }] });
+    const events = [makeEvent(pod, 'Unhealthy', 'Readiness probe failed: ', { fieldPath: 'spec.containers{app}' })];
+    expect(diagnosePod(pod, context({ events })).reason).toBe('readiness probe failing on container "app" (the probe printed nothing)');
+  });
+
   it('reports a startup probe that has not succeeded', () => {
     const pod = makeDiagnosisPod('slow', { phase: 'Running', containers: [{ startupProbe: { exec: { command: ['cat', '/ready'] } }, running: {}, ready: false, started: false }] });
     const events = [makeEvent(pod, 'Unhealthy', 'Startup probe failed: cat: /ready: No such file or directory', { fieldPath: 'spec.containers{app}' })];

@@ -97,6 +97,11 @@ function probeFailure(events: EventRecord[], probe: 'Readiness' | 'Liveness' | '
   return { output: failures[0].message.replace(prefix, '').trim(), count };
 }
 
+/** `: <output>` after a probe's reason, or a note that it printed nothing (an exec probe that only exits non-zero). */
+function probeOutput(output: string, restartText = ''): string {
+  return output.trim() ? `: ${firstLine(output)}${restartText}` : ` (the probe printed nothing)${restartText}`;
+}
+
 function firstLine(text: string): string {
   const line = text.split('\n').find((candidate) => candidate.trim() !== '') ?? text;
   return line.trim();
@@ -140,7 +145,7 @@ function terminatedFinding(pod: KubeObject, container: ContainerView, terminated
     return {
       severity: 'error',
       code: 'LivenessProbeFailing',
-      reason: `liveness probe failing on ${label(container)}: ${firstLine(liveness.output)}${restartText}`,
+      reason: `liveness probe failing on ${label(container)}${probeOutput(liveness.output, restartText)}`,
       details,
       hints,
       ...logs,
@@ -308,7 +313,7 @@ function notReadyFinding(pod: KubeObject, container: ContainerView, events: Even
       return {
         severity: 'error',
         code: 'StartupProbeFailing',
-        reason: `startup probe failing on ${label(container)}: ${firstLine(failure.output)}`,
+        reason: `startup probe failing on ${label(container)}${probeOutput(failure.output)}`,
         details: [`Startup probe failed ${plural(failure.count, 'time')}`, probeText('Startup', container.spec.startupProbe)],
         hints: ['the container is restarted when the startup probe gives up (failureThreshold × periodSeconds)'],
         ...withLogs(pod, container.name, false, context),
@@ -321,7 +326,7 @@ function notReadyFinding(pod: KubeObject, container: ContainerView, events: Even
     return {
       severity: 'error',
       code: 'ReadinessProbeFailing',
-      reason: `readiness probe failing on ${label(container)}: ${firstLine(readiness.output)}`,
+      reason: `readiness probe failing on ${label(container)}${probeOutput(readiness.output)}`,
       details: [`Readiness probe failed ${plural(readiness.count, 'time')}`, probeText('Readiness', container.spec.readinessProbe)],
       hints: ['the pod gets no Service traffic until the probe succeeds: check that the container listens where the probe looks'],
       ...withLogs(pod, container.name, false, context),

@@ -7,7 +7,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { logKey, type Diagnosis, type DiagnosisContext, type DiagnosisInput, type LogRequest } from '../../../shared/diagnosis';
 import { useAppState, useServices } from '../../context';
 import { builtinKinds, kindByKey } from '../../kinds';
-import { diagnosisContextOf, diagnosisKeys } from './diagnosisModel';
+import { INPUT_KEYS, diagnosisContextOf, diagnosisKeys } from './diagnosisModel';
 
 /**
  * The diagnosis context of `kind` from the caches: `watchKeys` are watched while mounted, every
@@ -23,9 +23,13 @@ export function useDiagnosisContext(kind: string, watchKeys: readonly string[], 
       .flatMap((config) => (config ? [watches.acquire(config)] : []));
     return () => releases.forEach((release) => release());
   }, [watches, watched]);
-  const keys = useMemo(() => diagnosisKeys(kind), [kind]);
-  const collections = useAppState(useShallow((state) => Object.fromEntries(keys.map((key) => [key, state.collections[key]]))));
   const left = leaveOut.join(',');
+  // a left-out cache is not even subscribed to: its changes do not re-render the view
+  const keys = useMemo(() => {
+    const skipped = new Set(left ? left.split(',').map((input) => INPUT_KEYS[input as DiagnosisInput]) : []);
+    return diagnosisKeys(kind).filter((key) => !skipped.has(key));
+  }, [kind, left]);
+  const collections = useAppState(useShallow((state) => Object.fromEntries(keys.map((key) => [key, state.collections[key]]))));
   return useMemo(() => diagnosisContextOf(kind, collections, new Date(), left ? (left.split(',') as DiagnosisInput[]) : []), [kind, collections, left]);
 }
 
