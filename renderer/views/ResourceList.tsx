@@ -15,7 +15,7 @@ import type { KindConfig } from '../kinds/kindConfig';
 import { EmptyState } from '../components/EmptyState';
 import { EventTimeline } from './events/EventTimeline';
 import type { DiagnosisContext } from '../../shared/diagnosis';
-import { diagnosisOf, diagnosisTone, isDiagnosed, listDiagnosisKeys } from './diagnosis/diagnosisModel';
+import { diagnosisOf, diagnosisTone, isDiagnosed, listDiagnosisKeys, reasonBesideCount } from './diagnosis/diagnosisModel';
 import { useDiagnosisContext } from './diagnosis/useDiagnosis';
 import { applyQuickFilters, cellOf, cellText, cycleSort, listColumns, listKeyOf, matchesFilter, moveCursor, nextSort, orderOf, parseFilter, rowOf, selectedRows, sortRows, visibleRange, type ListColumn, type ListKey, type Row } from './listModel';
 
@@ -401,7 +401,7 @@ const ListRow = memo(function ListRow({ row, index, columns, template, top, curs
             {column.time ? <Age timestamp={column.time.timestamp(row.object)} /> : isName && why ? <span className="cell-text">{text}</span> : text}
             {isName && why && (
               <span className={`row-why tone-${diagnosisTone(why)}`} data-testid="row-reason" data-code={why.code}>
-                {why.reason}
+                {reasonBesideCount(why)}
               </span>
             )}
           </div>

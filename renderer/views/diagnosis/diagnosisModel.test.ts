@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { NOW, makeDiagnosisPod, makeEvent, makeWorkload } from '../../../test/fixtures/diagnosisObjects';
 import type { Collection } from '../../store/watchMerge';
 import type { KubeObject } from '../../../shared/kubernetes/types';
-import { diagnosisContextOf, diagnosisKeys, diagnosisOf, diagnosisTone, isDiagnosed, listDiagnosisKeys } from './diagnosisModel';
+import { diagnosisContextOf, diagnosisKeys, diagnosisOf, diagnosisTone, isDiagnosed, listDiagnosisKeys, reasonBesideCount } from './diagnosisModel';
 
 function collection(items: KubeObject[], phase: Collection['phase'] = 'ready'): Collection {
   return { items: Object.fromEntries(items.map((item) => [`${item.metadata.namespace ?? ''}/${item.metadata.name ?? ''}`, item])), resourceVersion: '1', phase };
@@ -43,5 +43,7 @@ describe('diagnosisModel', () => {
     expect(diagnosis?.reason).toBe('0/1 ready: container "app" keeps crashing: exit code 127 (command not found), restarted 1 time (pod web-1)');
     expect(diagnosisOf('Deployment', deployment, context)).toBe(diagnosis);
     expect(diagnosisTone(diagnosis!)).toBe('error');
+    // beside the READY column the count is not repeated
+    expect(reasonBesideCount(diagnosis!)).toBe('container "app" keeps crashing: exit code 127 (command not found), restarted 1 time (pod web-1)');
   });
 });

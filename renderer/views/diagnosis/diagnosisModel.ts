@@ -107,3 +107,8 @@ export function diagnosisOf(kind: string, object: KubeObject, context: Diagnosis
 export function diagnosisTone(diagnosis: Diagnosis): 'ok' | 'warn' | 'error' {
   return diagnosis.severity === 'error' ? 'error' : diagnosis.severity === 'warning' ? 'warn' : 'ok';
 }
+
+/** The reason without a workload's leading `ready/desired ready: `, where the view shows the count beside it (lists, the overview). */
+export function reasonBesideCount(diagnosis: Diagnosis): string {
+  return diagnosis.reason.replace(/^\d+\/\d+ ready: /, '');
+}

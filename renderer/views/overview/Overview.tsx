@@ -15,7 +15,7 @@ import { currentPulls, pullSummaries } from './imagePulls';
 import { POD_HEALTH_LABELS, POD_HEALTHS, type PodHealth } from '../../../shared/printers/podHealth';
 import { POD_HEALTH_TONES } from '../../kinds/tones';
 import { countPodHealth, formatCpu, formatMemory, fraction, nodeLoads, nodeUsageOf, notReadyWorkloads, recentWarnings, type NodeLoad, type ResourceAmounts, type WarningEvent } from './overviewModel';
-import { diagnosisOf, diagnosisTone } from '../diagnosis/diagnosisModel';
+import { diagnosisOf, diagnosisTone, reasonBesideCount } from '../diagnosis/diagnosisModel';
 import { useDiagnosisContext } from '../diagnosis/useDiagnosis';
 
 const METRICS_PATH = '/apis/metrics.k8s.io/v1beta1/nodes';
@@ -107,7 +107,7 @@ export function Overview() {
                     {diagnosis && !diagnosis.healthy && (
                       <div className={`overview-why tone-${diagnosisTone(diagnosis)}`} title={diagnosis.reason} data-testid="not-ready-reason" data-code={diagnosis.code}>
                         {/* the ready count is on the line above */}
-                        {diagnosis.reason.replace(/^\d+\/\d+ ready: /, '')}
+                        {reasonBesideCount(diagnosis)}
                       </div>
                     )}
                   </li>
