@@ -49,6 +49,7 @@ export const importAllowLists = [
     testsAlsoAllow: ['test/support/images'],
     reason: 'main/docker is the only folder that talks to Docker; it implements what the kubelet and the network define',
   },
+  { files: ['main/cli'], allow: ['main/cli', 'main/client', 'shared', node, 'yaml'], reason: 'client commands reach a cluster only through the client over HTTPS, as kubectl does' },
   { files: ['main/app'], allow: ['main', 'shared', node, 'yaml', 'ws'], reason: 'the composition root may use every layer, but not Electron outside the desktop shell' },
   { files: ['main/app/electronMain.ts'], allow: ['main', 'shared', node, 'electron'], reason: 'only electronMain.ts imports Electron' },
   { files: ['shared'], allow: ['shared', node, '@peculiar/x509'], reason: 'shared/ imports nothing from main/ or renderer/' },

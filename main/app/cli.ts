@@ -1,5 +1,6 @@
-// The `kubedesk` command line (DESIGN.md "Command line"): `serve` runs the cluster headless in the
-// foreground until SIGTERM/SIGINT; `reset` removes a cluster's state and its kubeconfig entries.
+// The `kubedesk` command line (docs/architecture.md, "Command line"): `serve` runs the cluster headless in the
+// foreground until SIGTERM/SIGINT; `reset` removes a cluster's state and its kubeconfig entries;
+// `why` (main/cli/why.ts) diagnoses an object of any cluster the kubeconfig reaches.
 import { existsSync, rmSync } from 'node:fs';
 import { Cluster } from './cluster';
 import { parseArgs, UsageError, USAGE, type CliOptions } from './cliOptions';
@@ -9,6 +10,7 @@ import { removeKubeconfigEntries } from './kubeconfig';
 import { networkNameFor, readClusterId } from './clusterIdentity';
 import { DockerRuntime } from '../docker/dockerRuntime';
 import { StartupPhases, startupDebugRequested } from './startupPhases';
+import { whyCommand } from '../cli/why';
 
 export { defaultKubeconfigPath, parseArgs, UsageError, type CliOptions } from './cliOptions';
 
@@ -20,6 +22,8 @@ export interface EarlyStart {
 }
 
 export async function main(argv: string[], early: EarlyStart = {}): Promise<number> {
+  // client commands parse their own flags (main/cli)
+  if (argv[0] === 'why') return whyCommand(argv.slice(1));
   let options: CliOptions;
   try {
     options = parseArgs(argv);

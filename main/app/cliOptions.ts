@@ -1,4 +1,4 @@
-// The `kubedesk` command line's arguments (DESIGN.md "Command line"): parsed apart from the
+// The `kubedesk` command line's arguments (docs/architecture.md, "Command line"): parsed apart from the
 // commands, so the entry point can read them before the rest of the bundle loads.
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
@@ -14,6 +14,8 @@ export const USAGE = `Usage:
       ECDSA P-256; a certificate of the other type is reissued under the same CA.
       --debug-startup (or KUBEDESK_DEBUG_STARTUP=1) prints how long each start-up phase took.
   kubedesk reset [--data-dir DIR] [--kubeconfig FILE]
+  kubedesk why TYPE/NAME [-n NAMESPACE] [--context NAME] [--kubeconfig FILE]
+      Why an object is not ready, in plain words (kubedesk why --help).
 `;
 
 export interface CliOptions {

@@ -1,6 +1,6 @@
 // InProcessTransport: the client's Transport over a direct call into ApiServer.handle — same
 // routing, admission, validation, resourceVersion and watch semantics as HTTPS, without sockets or
-// TLS (DESIGN.md: in-process callers may use a fast transport with HTTP's semantics).
+// TLS (in-process callers may use a fast transport with HTTP's semantics).
 // A transport with a `user` acts as that user: each request passes the same authorization as an
 // HTTPS request of an authenticated user (upstream's components authenticate with their own
 // credentials). One without a user is the API server's own loopback client (upstream's

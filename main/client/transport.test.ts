@@ -67,9 +67,11 @@ describe('HttpsTransport', () => {
   let transport: HttpsTransport;
   const seen: { method?: string; url?: string; authorization?: string; contentType?: string; body: string }[] = [];
   let streamsClosedByClient = 0;
+  let serverCertificate = '';
 
   beforeAll(async () => {
     const { certificate, key } = await selfSignedCertificate();
+    serverCertificate = certificate;
     server = https.createServer({ cert: certificate, key }, (req, res) => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
@@ -127,6 +129,17 @@ describe('HttpsTransport', () => {
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ echo: { data: { k: 'v' } } });
     expect(seen.at(-1)).toMatchObject({ method: 'PATCH', url: '/api/v1/namespaces/a/configmaps/c?fieldManager=me', authorization: 'Bearer secret-token', contentType: 'application/merge-patch+json' });
+  });
+
+  it('sends basic credentials when it has no token', async () => {
+    const port = (server.address() as AddressInfo).port;
+    const basic = new HttpsTransport({ server: `https://127.0.0.1:${port}`, username: 'admin', password: 'p@ss', ca: serverCertificate });
+    try {
+      await basic.request({ method: 'GET', path: '/api/v1/namespaces/a/configmaps/c' });
+      expect(seen.at(-1)?.authorization).toBe(`Basic ${Buffer.from('admin:p@ss').toString('base64')}`);
+    } finally {
+      basic.dispose();
+    }
   });
 
   it('returns error replies as status and body, and text bodies as strings', async () => {

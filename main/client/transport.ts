@@ -1,6 +1,7 @@
 // Transport: how the client reaches an API server — one request/response call and one streaming watch
-// call. HttpsTransport speaks HTTP(S) with a keep-alive agent and a bearer token, and decodes watch
-// streams as upstream's JSON stream framing does (one JSON object per line, k8s.io/apimachinery
+// call. HttpsTransport speaks HTTP(S) with a keep-alive agent and a bearer token (or a client
+// certificate, or basic credentials, as rest.Config offers them), and decodes watch streams as
+// upstream's JSON stream framing does (one JSON object per line, k8s.io/apimachinery
 // pkg/util/framer + watch decoder), tolerating chunks that split a line or a UTF-8 sequence.
 import http from 'node:http';
 import https from 'node:https';
@@ -92,6 +93,11 @@ export interface HttpsTransportOptions {
   certificate?: string | Buffer;
   key?: string | Buffer;
   insecureSkipTlsVerify?: boolean;
+  /** The name the server certificate is checked against (a kubeconfig's tls-server-name), instead of the URL's host. */
+  serverName?: string;
+  /** Basic credentials (a kubeconfig's username/password), sent when there is no token. */
+  username?: string;
+  password?: string;
   userAgent?: string;
   /** Applies to request(), not to watch streams. Default 60 s. */
   requestTimeoutMs?: number;
@@ -116,7 +122,7 @@ export class HttpsTransport implements Transport {
     this.secure = this.base.protocol === 'https:';
     if (!this.secure && this.base.protocol !== 'http:') throw new Error(`unsupported server URL ${options.server}`);
     this.agent = this.secure
-      ? new https.Agent({ keepAlive: true, ca: options.ca, cert: options.certificate, key: options.key, rejectUnauthorized: !options.insecureSkipTlsVerify })
+      ? new https.Agent({ keepAlive: true, ca: options.ca, cert: options.certificate, key: options.key, rejectUnauthorized: !options.insecureSkipTlsVerify, ...(options.serverName ? { servername: options.serverName } : {}) })
       : new http.Agent({ keepAlive: true });
   }
 
@@ -205,6 +211,7 @@ export class HttpsTransport implements Transport {
   private headers(accept: string): Record<string, string> {
     const headers: Record<string, string> = { Accept: accept, 'User-Agent': this.options.userAgent ?? 'kubedesk-client' };
     if (this.options.token) headers.Authorization = `Bearer ${this.options.token}`;
+    else if (this.options.username !== undefined && this.options.password !== undefined) headers.Authorization = `Basic ${Buffer.from(`${this.options.username}:${this.options.password}`).toString('base64')}`;
     return headers;
   }
 

@@ -1,4 +1,4 @@
-// The UI's one zustand store, made of slices (STYLE.md §6): cached collections fed by watches,
+// The UI's one zustand store, made of slices: cached collections fed by watches,
 // the namespace selection (remembered), the route, the terminal dock (its height remembered, its
 // tabs kept across reloads of the browser tab), the theme, the settings, the command palette, notices, long-running
 // tasks, the kinds discovery lists and the state of the connection to the API server. Components read it through selectors; the pure

@@ -1,6 +1,6 @@
 // The one generic list view: kubectl's columns for any kind, live from the watch cache, with
 // sorting (time columns by their times), a text/label filter, the kind's quick filters, status
-// colours, ticking ages, a virtualised body (only the rows on screen are in the DOM, so 5,000 pods
+// colours, each row's one-line reason when it is not ready (views/diagnosis), ticking ages, a virtualised body (only the rows on screen are in the DOM, so 5,000 pods
 // scroll smoothly), multi-select with bulk actions, a per-row and right-click menu of the kind's
 // actions, a Create button (the kind's template), a timeline for Events, and keys that work
 // without focusing the table first (the grid is one tab stop; headers and row controls are not).
@@ -14,9 +14,13 @@ import { useAppState, useNamespacedItems, useNow, useServices } from '../context
 import type { KindConfig } from '../kinds/kindConfig';
 import { EmptyState } from '../components/EmptyState';
 import { EventTimeline } from './events/EventTimeline';
+import type { DiagnosisContext } from '../../shared/diagnosis';
+import { diagnosisOf, diagnosisTone, isDiagnosed, listDiagnosisKeys, reasonBesideCount } from './diagnosis/diagnosisModel';
+import { useDiagnosisContext } from './diagnosis/useDiagnosis';
 import { applyQuickFilters, cellOf, cellText, cycleSort, listColumns, listKeyOf, matchesFilter, moveCursor, nextSort, orderOf, parseFilter, rowOf, selectedRows, sortRows, visibleRange, type ListColumn, type ListKey, type Row } from './listModel';
 
 const ROW_HEIGHT = 28;
+const POD_LIST_LEAVES_OUT = ['pods'] as const;
 
 type SortState = { column: string; descending?: boolean } | undefined;
 
@@ -65,6 +69,10 @@ export function ResourceList({ config }: { config: KindConfig }) {
   const bodyRef = useRef<HTMLDivElement>(null);
   const filterRef = useRef<HTMLInputElement>(null);
   const { context, element: dialogs } = useActionContext();
+  // each visible row's one-line reason (shared/diagnosis); a pod's rests on the pod, not on every other pod
+  const diagnosed = isDiagnosed(config.kind, config.group);
+  const diagnosisWatches = useMemo(() => (diagnosed ? listDiagnosisKeys(config.kind) : []), [diagnosed, config.kind]);
+  const diagnosisContext = useDiagnosisContext(diagnosed ? config.kind : '', diagnosisWatches, config.kind === 'Pod' ? POD_LIST_LEAVES_OUT : []);
 
   const columns = useMemo(() => listColumns(config, { wide, showNamespace: selectedNamespaces.length !== 1 }), [config, wide, selectedNamespaces.length]);
   const order = useMemo(() => orderOf(columns, sort), [columns, sort]);
@@ -318,6 +326,8 @@ export function ResourceList({ config }: { config: KindConfig }) {
                     cursor={start + offset === cursor}
                     checked={selected.has(row.key)}
                     statusColumn={config.statusColumn}
+                    kind={diagnosed ? config.kind : undefined}
+                    diagnosisContext={diagnosisContext}
                     onOpen={open}
                     onCursor={setCursor}
                     onToggle={toggle}
@@ -344,6 +354,9 @@ interface ListRowProps {
   cursor: boolean;
   checked: boolean;
   statusColumn?: string;
+  /** the kind, when its rows get a one-line reason */
+  kind?: string;
+  diagnosisContext: DiagnosisContext;
   onOpen(row: Row): void;
   onCursor(index: number): void;
   onToggle(key: string): void;
@@ -352,8 +365,10 @@ interface ListRowProps {
 
 // a row re-renders only when its object, position, cursor or selection changes (watch batches
 // replace only the objects that changed, so most rows are skipped)
-const ListRow = memo(function ListRow({ row, index, columns, template, top, cursor, checked, statusColumn, onOpen, onCursor, onToggle, onMenu }: ListRowProps) {
+const ListRow = memo(function ListRow({ row, index, columns, template, top, cursor, checked, statusColumn, kind, diagnosisContext, onOpen, onCursor, onToggle, onMenu }: ListRowProps) {
   const name = row.object.metadata.name ?? '';
+  const diagnosis = kind ? diagnosisOf(kind, row.object, diagnosisContext) : undefined;
+  const why = diagnosis && !diagnosis.healthy ? diagnosis : undefined;
   return (
     <div
       role="row"
@@ -377,11 +392,21 @@ const ListRow = memo(function ListRow({ row, index, columns, template, top, curs
       <div role="gridcell" className="cell check" onClick={(event) => event.stopPropagation()}>
         <input type="checkbox" tabIndex={-1} aria-label={`Select ${name}`} checked={checked} onChange={() => onToggle(row.key)} data-testid="row-select" />
       </div>
-      {columns.map((column, columnIndex) => (
-        <div role="gridcell" key={columnIndex} className={`cell${column.definition.name === statusColumn && row.tone ? ` tone-${row.tone}` : ''}${columnIndex === 0 || column.definition.name === 'Name' ? ' name' : ''}`} title={column.time ? column.time.timestamp(row.object) : cellText(cellOf(row, column))}>
-          {column.time ? <Age timestamp={column.time.timestamp(row.object)} /> : cellText(cellOf(row, column))}
-        </div>
-      ))}
+      {columns.map((column, columnIndex) => {
+        const isName = column.definition.name === 'Name';
+        const isStatus = column.definition.name === statusColumn;
+        const text = column.time ? column.time.timestamp(row.object) : cellText(cellOf(row, column));
+        return (
+          <div role="gridcell" key={columnIndex} className={`cell${isStatus && row.tone ? ` tone-${row.tone}` : ''}${columnIndex === 0 || isName ? ' name' : ''}${isName && why ? ' with-why' : ''}`} title={why && (isName || isStatus) ? `${text} — ${why.reason}` : text}>
+            {column.time ? <Age timestamp={column.time.timestamp(row.object)} /> : isName && why ? <span className="cell-text">{text}</span> : text}
+            {isName && why && (
+              <span className={`row-why tone-${diagnosisTone(why)}`} data-testid="row-reason" data-code={why.code}>
+                {reasonBesideCount(why)}
+              </span>
+            )}
+          </div>
+        );
+      })}
       <div role="gridcell" className="cell row-menu-cell">
         <button
           className="ghost row-menu-button"

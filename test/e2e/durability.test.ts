@@ -1,7 +1,7 @@
 // kill -9 while 16 clients write: after a restart every write that was acknowledged with a 2xx is
 // there (creates and updates at least as new as acknowledged, deletes gone) and resourceVersions
 // only grow. This is the guarantee etcd gives kube-apiserver (a reply is sent only after the
-// revision is durable) and DESIGN.md "State survives" promises for kubedesk's SQLite store.
+// revision is durable) and the "state survives" promise for kubedesk's SQLite store.
 import { Agent, request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';

@@ -1,5 +1,5 @@
 // The generic detail page of one object, for any kind (per-kind data comes from its KindConfig):
-// a header with the status and actions, and tabs — Summary (metadata, the kind's summary,
+// a header with the status and actions, why it is not ready (views/diagnosis), and tabs — Summary (metadata, the kind's summary,
 // conditions, owners and owned objects, related pods, containers of a pod), YAML, and Events —
 // all live from watches, as `kubectl describe` shows them but updating. A deleted object stays
 // on screen with a banner.
@@ -17,6 +17,7 @@ import { PortForwardButtons } from '../portforwards/PortForwardButtons';
 import { chipsOf, childKindKeys, conditionsOf, eventsAbout, isWorkload, ownedBy, ownersOf, podsMatching } from './detailModel';
 import { Card, FieldRow, linkHref, MiniTable } from './cards';
 import { DetailSections } from './DetailSections';
+import { DiagnosisBanner } from '../diagnosis/DiagnosisBanner';
 import { YamlTab } from './YamlTab';
 
 const TABS = ['summary', 'yaml', 'events'] as const;
@@ -50,6 +51,7 @@ export function ResourceDetail({ config, namespace, name, tab }: { config: KindC
           This object was deleted.
         </div>
       )}
+      {!deleted && <DiagnosisBanner key={object.metadata.uid} config={config} object={object} />}
       <nav className="detail-tabs" role="tablist">
         {TABS.map((candidate) => (
           <a

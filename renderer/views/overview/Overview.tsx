@@ -1,8 +1,8 @@
 // The landing page (#/overview): nodes with their requested (and, when metrics.k8s.io answers,
 // used) CPU and memory against allocatable — what `kubectl describe node` and `kubectl top node`
 // show —, pods by health as `kubectl get pods` STATUS and READY read (each count a link to the pods
-// list filtered to that health), workloads whose
-// ready count is below the desired one, the newest Warning events, image pulls in progress, and,
+// list filtered to that health), workloads whose ready count is below the desired one with the
+// reason why (shared/diagnosis), the newest Warning events, image pulls in progress, and,
 // on an empty cluster, what to do next. Cluster objects come from watches; only the metrics are
 // fetched, on a slow timer, because metrics.k8s.io cannot be watched (upstream metrics-server).
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
@@ -15,10 +15,13 @@ import { currentPulls, pullSummaries } from './imagePulls';
 import { POD_HEALTH_LABELS, POD_HEALTHS, type PodHealth } from '../../../shared/printers/podHealth';
 import { POD_HEALTH_TONES } from '../../kinds/tones';
 import { countPodHealth, formatCpu, formatMemory, fraction, nodeLoads, nodeUsageOf, notReadyWorkloads, recentWarnings, type NodeLoad, type ResourceAmounts, type WarningEvent } from './overviewModel';
+import { diagnosisOf, diagnosisTone, reasonBesideCount } from '../diagnosis/diagnosisModel';
+import { useDiagnosisContext } from '../diagnosis/useDiagnosis';
 
 const METRICS_PATH = '/apis/metrics.k8s.io/v1beta1/nodes';
 const METRICS_REFRESH_MS = 30_000;
 const SYSTEM_NAMESPACES = new Set(['kube-system', 'kube-public', 'kube-node-lease']);
+const DIAGNOSIS_WATCHES = ['replicasets.apps'];
 const HEALTH_HINTS: Record<PodHealth, string> = {
   healthy: 'STATUS Running with every container ready',
   'not-ready': 'Running, but not every container is ready (READY below total, e.g. a failing readiness probe)',
@@ -52,6 +55,8 @@ export function Overview() {
     [deploymentItems.items, statefulSetItems.items, daemonSetItems.items],
   );
   const warnings = useMemo(() => recentWarnings(eventItems.items, 20), [eventItems.items]);
+  // the overview keeps pods, events and nodes cached; a Deployment's pods are found through its ReplicaSets
+  const diagnosisContext = useDiagnosisContext('Deployment', DIAGNOSIS_WATCHES);
   const pulls = useMemo(() => pullSummaries(currentPulls(podItems.items, eventItems.items)), [podItems.items, eventItems.items]);
 
   const loaded = podItems.collection.phase !== 'loading' && deploymentItems.collection.phase !== 'loading';
@@ -88,15 +93,26 @@ export function Overview() {
             <p className="hint">Every Deployment, StatefulSet and DaemonSet has all its replicas ready.</p>
           ) : (
             <ul className="overview-list">
-              {notReady.map((workload) => (
-                <li key={`${workload.kindKey}/${workload.namespace}/${workload.name}`}>
-                  <a href={formatRoute({ view: 'detail', kindKey: workload.kindKey, namespace: workload.namespace, name: workload.name })}>{workload.name}</a>
-                  <span className="muted"> {workload.kind} · {workload.namespace}</span>
-                  <span className={`overview-ratio tone-${workload.ready === 0 ? 'error' : 'warn'}`}>
-                    {workload.ready}/{workload.desired} ready
-                  </span>
-                </li>
-              ))}
+              {notReady.map((workload) => {
+                const diagnosis = diagnosisOf(workload.kind, workload.object, diagnosisContext);
+                return (
+                  <li key={`${workload.kindKey}/${workload.namespace}/${workload.name}`} className="overview-not-ready" data-testid="not-ready-workload" data-name={workload.name}>
+                    <div className="overview-not-ready-title">
+                      <a href={formatRoute({ view: 'detail', kindKey: workload.kindKey, namespace: workload.namespace, name: workload.name })}>{workload.name}</a>
+                      <span className="muted"> {workload.kind} · {workload.namespace}</span>
+                      <span className={`overview-ratio tone-${workload.ready === 0 ? 'error' : 'warn'}`}>
+                        {workload.ready}/{workload.desired} ready
+                      </span>
+                    </div>
+                    {diagnosis && !diagnosis.healthy && (
+                      <div className={`overview-why tone-${diagnosisTone(diagnosis)}`} title={diagnosis.reason} data-testid="not-ready-reason" data-code={diagnosis.code}>
+                        {/* the ready count is on the line above */}
+                        {reasonBesideCount(diagnosis)}
+                      </div>
+                    )}
+                  </li>
+                );
+              })}
             </ul>
           )}
         </Panel>

@@ -38,6 +38,8 @@ export interface NotReadyWorkload {
   name: string;
   ready: number;
   desired: number;
+  /** the workload itself (its diagnosis names the reason) */
+  object: KubeObject;
 }
 
 function numberAt(value: unknown, ...path: string[]): number | undefined {
@@ -60,7 +62,7 @@ export function notReadyWorkloads(groups: { kindKey: string; kind: string; items
     for (const object of group.items) {
       if (object.metadata.deletionTimestamp) continue;
       const { ready, desired } = readiness(group.kind, object);
-      if (ready < desired) result.push({ kindKey: group.kindKey, kind: group.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name ?? '', ready, desired });
+      if (ready < desired) result.push({ kindKey: group.kindKey, kind: group.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name ?? '', ready, desired, object });
     }
   }
   return result.sort((left, right) => left.namespace.localeCompare(right.namespace) || left.name.localeCompare(right.name) || left.kind.localeCompare(right.kind));

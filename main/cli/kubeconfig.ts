@@ -1,0 +1,217 @@
+// Reading the user's kubeconfig as kubectl reads it (client-go tools/clientcmd: loader.go
+// ClientConfigLoadingRules.Load, merged_client_builder.go, client_config.go, validation.go), for
+// the kubedesk commands that talk to a cluster as a client (`kubedesk why`, …):
+// - `--kubeconfig FILE` reads that file only (it must exist); otherwise every file in KUBECONFIG
+//   (the OS path-list separator), skipping missing ones, else ~/.kube/config;
+// - files merge as clientcmd merges them: the first file to define a cluster, user or context name
+//   wins (entries are never merged field by field), and the first file that sets current-context
+//   sets it;
+// - relative paths in a file (certificate-authority, client-certificate, client-key, tokenFile)
+//   are relative to that file's folder;
+// - `--context` picks the context (else current-context); `--cluster`/`--user` override its parts;
+//   the namespace is `-n`, else the context's, else "default";
+// - errors use clientcmd's words ("context was not found for specified context: x").
+// Exec and auth-provider credential plugins are not run; a user that needs one is refused by name.
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { parse } from 'yaml';
+import { isRecord } from '../../shared/kubernetes/types';
+
+/** The kubectl flags that choose the configuration. */
+export interface KubeconfigFlags {
+  kubeconfig?: string;
+  context?: string;
+  cluster?: string;
+  user?: string;
+  namespace?: string;
+}
+
+export interface KubeconfigEnvironment {
+  env?: NodeJS.ProcessEnv;
+  /** the home folder (~/.kube/config); default os.homedir() */
+  home?: string;
+  /** resolves a relative --kubeconfig or KUBECONFIG entry; default process.cwd() */
+  cwd?: string;
+}
+
+/** Everything a client needs to reach the cluster of one context. */
+export interface ClientConfig {
+  contextName: string;
+  clusterName: string;
+  userName: string;
+  server: string;
+  namespace: string;
+  /** the namespace came from -n or the context, not the "default" fallback */
+  namespaceExplicit: boolean;
+  tls: {
+    ca?: Buffer;
+    cert?: Buffer;
+    key?: Buffer;
+    insecureSkipTlsVerify: boolean;
+    serverName?: string;
+  };
+  auth: {
+    token?: string;
+    username?: string;
+    password?: string;
+  };
+  /** the kubeconfig files that were read, in precedence order */
+  files: string[];
+}
+
+export class KubeconfigError extends Error {}
+
+interface Entry {
+  value: Record<string, unknown>;
+  /** the file that defined it: relative paths in it are relative to this file's folder */
+  file: string;
+}
+
+/** The merged kubeconfig: named entries (first definition wins) and the current context. */
+export interface MergedKubeconfig {
+  files: string[];
+  currentContext: string;
+  clusters: Map<string, Entry>;
+  users: Map<string, Entry>;
+  contexts: Map<string, Entry>;
+}
+
+/** The files kubectl would read, in precedence order, and whether they were named explicitly. */
+export function kubeconfigFiles(flags: KubeconfigFlags, environment: KubeconfigEnvironment = {}): { files: string[]; explicit: boolean } {
+  const env = environment.env ?? process.env;
+  const cwd = environment.cwd ?? process.cwd();
+  if (flags.kubeconfig) return { files: [resolve(cwd, flags.kubeconfig)], explicit: true };
+  const fromEnv = (env.KUBECONFIG ?? '').split(delimiter).filter((entry) => entry.trim() !== '');
+  if (fromEnv.length > 0) return { files: [...new Set(fromEnv.map((entry) => resolve(cwd, entry)))], explicit: false };
+  return { files: [join(environment.home ?? homedir(), '.kube', 'config')], explicit: false };
+}
+
+function namedEntries(list: unknown, field: string): { name: string; value: Record<string, unknown> }[] {
+  if (!Array.isArray(list)) return [];
+  const result: { name: string; value: Record<string, unknown> }[] = [];
+  for (const item of list) {
+    if (!isRecord(item) || typeof item.name !== 'string') continue;
+    result.push({ name: item.name, value: isRecord(item[field]) ? item[field] : {} });
+  }
+  return result;
+}
+
+/** Reads and merges kubeconfig files as clientcmd does; a missing file is an error only when named explicitly. */
+export function loadKubeconfig(files: string[], explicit: boolean): MergedKubeconfig {
+  const merged: MergedKubeconfig = { files: [], currentContext: '', clusters: new Map(), users: new Map(), contexts: new Map() };
+  for (const file of files) {
+    if (!existsSync(file)) {
+      if (explicit) throw new KubeconfigError(`stat ${file}: no such file or directory`);
+      continue;
+    }
+    let document: unknown;
+    try {
+      document = parse(readFileSync(file, 'utf8'));
+    } catch (error) {
+      throw new KubeconfigError(`error loading config file "${file}": ${error instanceof Error ? error.message : String(error)}`);
+    }
+    merged.files.push(file);
+    if (document === null || document === undefined) continue;
+    if (!isRecord(document)) throw new KubeconfigError(`error loading config file "${file}": not a kubeconfig (a YAML mapping is expected)`);
+    if (!merged.currentContext && typeof document['current-context'] === 'string') merged.currentContext = document['current-context'];
+    for (const [list, field, target] of [
+      ['clusters', 'cluster', merged.clusters],
+      ['users', 'user', merged.users],
+      ['contexts', 'context', merged.contexts],
+    ] as const) {
+      for (const entry of namedEntries(document[list], field)) if (!target.has(entry.name)) target.set(entry.name, { value: entry.value, file });
+    }
+  }
+  return merged;
+}
+
+function text(record: Record<string, unknown>, key: string): string | undefined {
+  const value = record[key];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** A `*-data` field (base64) or the file its sibling names (relative to the kubeconfig's folder). */
+function material(entry: Entry, dataKey: string, fileKey: string): Buffer | undefined {
+  const data = text(entry.value, dataKey);
+  if (data) return Buffer.from(data, 'base64');
+  const path = text(entry.value, fileKey);
+  if (!path) return undefined;
+  const full = resolve(dirname(entry.file), path);
+  try {
+    return readFileSync(full);
+  } catch (error) {
+    throw new KubeconfigError(`unable to read ${fileKey} ${full}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** The configuration of the chosen context, ready for an HTTPS client. */
+export function resolveClientConfig(flags: KubeconfigFlags = {}, environment: KubeconfigEnvironment = {}): ClientConfig {
+  const { files, explicit } = kubeconfigFiles(flags, environment);
+  const merged = loadKubeconfig(files, explicit);
+  return clientConfigOf(merged, flags);
+}
+
+export function clientConfigOf(merged: MergedKubeconfig, flags: KubeconfigFlags = {}): ClientConfig {
+  const contextName = flags.context || merged.currentContext;
+  if (!contextName && !flags.cluster) {
+    if (merged.contexts.size === 0 && merged.clusters.size === 0) throw new KubeconfigError('invalid configuration: no configuration has been provided, try setting KUBECONFIG or --kubeconfig');
+    throw new KubeconfigError('current-context is not set; choose a context with --context (kubectl config get-contexts lists them)');
+  }
+  const context = contextName ? merged.contexts.get(contextName) : undefined;
+  if (contextName && !context) throw new KubeconfigError(`context was not found for specified context: ${contextName}`);
+  const contextValue = context?.value ?? {};
+  const clusterName = flags.cluster || text(contextValue, 'cluster') || '';
+  const userName = flags.user || text(contextValue, 'user') || '';
+  const cluster = merged.clusters.get(clusterName);
+  if (!cluster) {
+    if (flags.cluster) throw new KubeconfigError(`no server found for cluster "${clusterName}"`);
+    throw new KubeconfigError(`cluster "${clusterName}" was not found for context "${contextName}"`);
+  }
+  const server = text(cluster.value, 'server');
+  if (!server) throw new KubeconfigError(`no server found for cluster "${clusterName}"`);
+  let user: Entry | undefined;
+  if (userName) {
+    user = merged.users.get(userName);
+    if (!user) {
+      if (flags.user) throw new KubeconfigError(`auth info "${userName}" does not exist`);
+      throw new KubeconfigError(`user "${userName}" was not found for context "${contextName}"`);
+    }
+    if (isRecord(user.value.exec) || isRecord(user.value['auth-provider'])) {
+      throw new KubeconfigError(`user "${userName}" gets its credentials from an ${isRecord(user.value.exec) ? 'exec' : 'auth-provider'} plugin, which kubedesk does not run; use a context with a token or a client certificate`);
+    }
+  }
+  const contextNamespace = text(contextValue, 'namespace');
+  const namespace = flags.namespace || contextNamespace || 'default';
+  let token: string | undefined;
+  if (user) {
+    token = text(user.value, 'token');
+    const tokenFile = text(user.value, 'tokenFile');
+    if (!token && tokenFile) {
+      const path = resolve(dirname(user.file), tokenFile);
+      try {
+        token = readFileSync(path, 'utf8').trim();
+      } catch (error) {
+        throw new KubeconfigError(`unable to read tokenFile ${path}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+  const username = user ? text(user.value, 'username') : undefined;
+  const password = user ? text(user.value, 'password') : undefined;
+  const cert = user ? material(user, 'client-certificate-data', 'client-certificate') : undefined;
+  const key = user ? material(user, 'client-key-data', 'client-key') : undefined;
+  if ((cert === undefined) !== (key === undefined)) throw new KubeconfigError(`user "${userName}": client-certificate and client-key must be given together`);
+  const serverName = text(cluster.value, 'tls-server-name');
+  const ca = material(cluster, 'certificate-authority-data', 'certificate-authority');
+  return {
+    contextName,
+    clusterName,
+    userName,
+    server: server.replace(/\/+$/, ''),
+    namespace,
+    namespaceExplicit: Boolean(flags.namespace || contextNamespace),
+    tls: { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}), insecureSkipTlsVerify: cluster.value['insecure-skip-tls-verify'] === true, ...(serverName ? { serverName } : {}) },
+    auth: { ...(token ? { token } : {}), ...(username ? { username } : {}), ...(password ? { password } : {}) },
+    files: merged.files,
+  };
+}
