@@ -41,7 +41,7 @@ export async function printedLoginUrl(cluster: TestCluster): Promise<string> {
 /**
  * page.goto, again when Chromium aborted it with ERR_NETWORK_CHANGED: other clusters on the same
  * Docker create and remove bridge networks, and Chromium drops navigations in flight when the
- * host's interfaces change. Returns false when it still failed that way.
+ * host's interfaces change (sometimes by showing its error page instead). Returns false when it still failed that way.
  */
 export async function gotoThroughNetworkChanges(page: Page, url: string, attempts = 3): Promise<boolean> {
   for (let attempt = 1; ; attempt++) {
@@ -49,7 +49,9 @@ export async function gotoThroughNetworkChanges(page: Page, url: string, attempt
       await page.goto(url);
       return true;
     } catch (error) {
-      if (!(error instanceof Error) || !error.message.includes('ERR_NETWORK_CHANGED')) throw error;
+      // the abort shows as ERR_NETWORK_CHANGED, or as the navigation replaced by Chromium's error page
+      const networkChanged = error instanceof Error && (error.message.includes('ERR_NETWORK_CHANGED') || error.message.includes('interrupted by another navigation to "chrome-error://'));
+      if (!networkChanged) throw error;
       if (attempt >= attempts) return false;
     }
   }
