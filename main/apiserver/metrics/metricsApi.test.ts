@@ -4,7 +4,8 @@ import { builtinResources } from '../../registry/resources';
 import { ApiServer, type ApiReply } from '../apiServer';
 import { ResourceRegistry } from '../resourceRegistry';
 import { OpenApiService } from '../openapi/openapiDocuments';
-import { formatCpu, formatMemory, parseQuantity, registerMetricsApi, type NodeMetrics, type PodMetrics } from './metricsApi';
+import { approximateValue, formatBytes, formatNanocores } from '../../../shared/kubernetes/quantity';
+import { registerMetricsApi, type NodeMetrics, type PodMetrics } from './metricsApi';
 
 let store: SqliteStore;
 let api: ApiServer;
@@ -209,8 +210,8 @@ describe('quantities', () => {
     [250_000_000, '250m'],
     [2_000_000_000, '2'],
   ])('formats %i nanocores as %s', (nanocores, text) => {
-    expect(formatCpu(nanocores)).toBe(text);
-    expect(Math.round(parseQuantity(text) * 1e9)).toBe(nanocores);
+    expect(formatNanocores(nanocores)).toBe(text);
+    expect(Math.round(approximateValue(text) * 1e9)).toBe(nanocores);
   });
 
   it.each([
@@ -220,13 +221,13 @@ describe('quantities', () => {
     [3 * 1024 * 1024, '3Mi'],
     [2 ** 31, '2Gi'],
   ])('formats %i bytes as %s', (bytes, text) => {
-    expect(formatMemory(bytes)).toBe(text);
-    expect(parseQuantity(text)).toBe(bytes);
+    expect(formatBytes(bytes)).toBe(text);
+    expect(approximateValue(text)).toBe(bytes);
   });
 
   it.each([['1.5'], ['1e3'], ['100M'], ['x'], ['']])('parses %s like resource.Quantity or gives NaN', (text) => {
     const expected: Record<string, number> = { '1.5': 1.5, '1e3': 1000, '100M': 100_000_000 };
-    if (text in expected) expect(parseQuantity(text)).toBe(expected[text]);
-    else expect(parseQuantity(text)).toBeNaN();
+    if (text in expected) expect(approximateValue(text)).toBe(expected[text]);
+    else expect(approximateValue(text)).toBeNaN();
   });
 });
