@@ -16,7 +16,7 @@ import { json, successStatus, withWarnings } from '../handlers/replies';
 import type { ApiReply, SubresourceHandler } from '../handlers/request';
 import type { ResourceRegistry } from '../resourceRegistry';
 import type { DeleteOptions, ResourceStore, WriteOptions } from '../resourceStore';
-import { selectorMatches } from '../../../shared/kubernetes/labelSelector';
+import { selectorIsEmpty, selectorMatches } from '../../../shared/kubernetes/labelSelector';
 
 const TOO_MANY_REQUESTS_MESSAGE = "Cannot evict pod as it would violate the pod's disruption budget.";
 /** upstream MaxDisruptedPodSize */
@@ -52,11 +52,7 @@ function shouldEnforceResourceVersion(pod: KubeObject): boolean {
 /** metav1.LabelSelectorAsSelector + Matches; a nil or empty selector matches nothing here, as upstream's eviction. */
 function budgetSelectsPod(budget: KubeObject, pod: KubeObject): boolean {
   const selector = recordOf(budget.spec).selector;
-  if (!isRecord(selector)) return false;
-  const matchLabels = recordOf(selector.matchLabels);
-  const expressions = Array.isArray(selector.matchExpressions) ? selector.matchExpressions : [];
-  if (Object.keys(matchLabels).length === 0 && expressions.length === 0) return false;
-  return selectorMatches(selector, pod.metadata.labels);
+  return !selectorIsEmpty(selector) && selectorMatches(selector, pod.metadata.labels);
 }
 
 function tooManyRequests(cause: string, retryAfterSeconds: number): ApiError {

@@ -6,7 +6,8 @@ import type { KubeObject } from '../../../shared/kubernetes/types';
 import { fieldErrors, type FieldError } from '../fieldErrors';
 import { deepEqual, goValue, immutable, integerAt, intOrStringAt, invalid, invalidStringMap, nonNegative, objectAt, recordOf, stringAt, type FieldRecord } from './fields';
 import { isValidPercent, nameIsDNSLabel, nameIsDNSSubdomain } from './names';
-import { labelsOf, selectorIsEmpty, selectorMatches, validateAnnotations, validateLabels, validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate, type LabelSelector } from './objectMeta';
+import { selectorIsEmpty, selectorMatches } from '../../../shared/kubernetes/labelSelector';
+import { labelsOf, validateAnnotations, validateLabels, validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate, type LabelSelector } from './objectMeta';
 import { validatePodTemplateSpec } from './podSpec';
 import { validatePersistentVolumeClaimSpec } from './core';
 

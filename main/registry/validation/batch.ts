@@ -5,9 +5,8 @@ import type { KubeObject } from '../../../shared/kubernetes/types';
 import { fieldErrors, type FieldError } from '../fieldErrors';
 import { booleanAt, deepEqual, goValue, immutable, integerAt, invalid, nonNegative, objectAt, objectsAt, optionalStringAt, recordOf, stringAt, type FieldRecord } from './fields';
 import { nameIsDNSSubdomain } from './names';
-import {
-  labelsOf, selectorMatches, validateAnnotations, validateLabels, validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate,
-} from './objectMeta';
+import { selectorMatches } from '../../../shared/kubernetes/labelSelector';
+import { labelsOf, validateAnnotations, validateLabels, validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate } from './objectMeta';
 import { validatePodTemplateSpec } from './podSpec';
 import { cronScheduleError, isTimeZone } from './cron';
 
