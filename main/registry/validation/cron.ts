@@ -1,6 +1,7 @@
 // Cron schedule parsing as github.com/robfig/cron/v3 ParseStandard, which CronJob validation
 // uses: five fields (minute hour day-of-month month day-of-week) or a descriptor (@hourly …,
 // @every <duration>), with the library's error texts.
+import { parseGoDurationNanoseconds } from '../../../shared/kubernetes/duration';
 
 interface FieldBounds { minimum: number; maximum: number; names?: Record<string, number> }
 
@@ -58,11 +59,6 @@ function parseRange(expression: string, bounds: FieldBounds): void {
   if (start > end) throw new Error(`beginning of range (${start}) beyond end of range (${end}): ${expression}`);
 }
 
-/** Go time.ParseDuration, enough to accept what @every takes. */
-function isGoDuration(text: string): boolean {
-  return /^[+-]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+$/.test(text) || text === '0';
-}
-
 /** The error message cron.ParseStandard would give, or undefined when the spec parses. */
 export function cronScheduleError(spec: string): string | undefined {
   try {
@@ -78,7 +74,7 @@ export function cronScheduleError(spec: string): string | undefined {
       if (descriptors.has(text)) return undefined;
       if (text.startsWith('@every ')) {
         const duration = text.slice('@every '.length);
-        return isGoDuration(duration) ? undefined : `failed to parse duration ${text}: time: invalid duration ${JSON.stringify(duration)}`;
+        return parseGoDurationNanoseconds(duration) !== undefined ? undefined : `failed to parse duration ${text}: time: invalid duration ${JSON.stringify(duration)}`;
       }
       return `unrecognized descriptor: ${text}`;
     }
