@@ -1,10 +1,11 @@
 // Small pure helpers for object metadata on the write path (upstream
 // staging/src/k8s.io/apiserver/pkg/registry/rest/create.go and meta/v1 helpers).
 import { randomUUID, randomInt } from 'node:crypto';
+import { formatTime } from '../../shared/kubernetes/time';
 
-/** RFC 3339 with second precision, as metav1.Time marshals. */
+/** metav1.Now() as it marshals: RFC 3339 with second precision. */
 export function nowTimestamp(now: Date = new Date()): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return formatTime(now);
 }
 
 const suffixAlphabet = 'bcdfghjklmnpqrstvwxz2456789';

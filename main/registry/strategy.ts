@@ -6,6 +6,7 @@
 // call these hooks and never name a kind. Pure: imports only shared/ and the registry's libraries.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { selectorToString } from '../../shared/kubernetes/labelSelector';
+import { formatTime } from '../../shared/kubernetes/time';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { TableDef } from '../../shared/printers/table';
 import type { FieldError } from './fieldErrors';
@@ -272,7 +273,7 @@ export function subresourceOf(strategy: Pick<KindStrategy, 'subresources'>, name
 export function waitForFinalizers(next: KubeObject, context: DeletionContext): KubeObject | undefined {
   if (context.finalizers.length === 0) return undefined;
   if (!next.metadata.deletionTimestamp) {
-    next.metadata.deletionTimestamp = timestamp(context.now);
+    next.metadata.deletionTimestamp = formatTime(context.now);
     next.metadata.deletionGracePeriodSeconds = 0;
     if (next.metadata.generation !== undefined) next.metadata.generation += 1;
   }
@@ -324,10 +325,8 @@ export function leniently(step: (obj: KubeObject) => void): (obj: KubeObject) =>
   };
 }
 
-/** RFC 3339 with seconds, as metav1.Time marshals. */
-export function timestamp(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+/** The CertificateSigningRequest strategy's name for shared/kubernetes/time's formatTime. */
+export { formatTime as timestamp } from '../../shared/kubernetes/time';
 
 /** A string of a field for selectable fields: '' when absent. */
 export function fieldText(value: unknown): string {
