@@ -2,11 +2,11 @@
 // validation.go): replica bounds, the scale target reference, each metric's source and target,
 // and the scaling behavior rules, with upstream's field paths and messages.
 import type { KubeObject } from '../../../shared/kubernetes/types';
+import { parseQuantity, quantityFormatError } from '../../../shared/kubernetes/quantity';
 import { fieldErrors, type FieldError } from '../fieldErrors';
 import { integerAt, invalid, objectAt, objectsAt, optionalStringAt, recordOf, stringAt, type FieldRecord } from './fields';
 import { nameIsDNSSubdomain } from './names';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectMeta';
-import { parseQuantity, quantityFormatError } from '../../../shared/kubernetes/quantity';
 
 const maxPeriodSeconds = 1800;
 const maxStabilizationWindowSeconds = 3600;

@@ -2,6 +2,7 @@
 // (ValidatePodSpec, validateContainers, validateInitContainers, validateEphemeralContainers, ValidateVolumes, ValidateEnv,
 // validateContainerPorts, validateProbe, ValidateTolerations, validateResourceRequirements …),
 // with the same field paths and messages. Expects defaults already applied, as upstream does.
+import { parseQuantity, quantityFormatError, quantityText } from '../../../shared/kubernetes/quantity';
 import { fieldErrors, type FieldError } from '../fieldErrors';
 import {
   arrayAt, booleanAt, integerAt, intOrStringAt, invalid, nonNegative, notFound, objectAt, objectsAt,
@@ -12,7 +13,6 @@ import {
   isQualifiedName, isRelaxedEnvVarName, isValidLabelValue, isValidPortName, isValidPortNumber, nameIsDNSSubdomain,
 } from './names';
 import { validateAnnotations, validateLabelName, validateLabels, validateLabelSelector, validateQualifiedName } from './objectMeta';
-import { parseQuantity, quantityFormatError, quantityText } from '../../../shared/kubernetes/quantity';
 import { compareQuantities } from './quantity';
 
 export interface PodSpecOptions {

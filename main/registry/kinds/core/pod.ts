@@ -10,11 +10,11 @@
 import { formatTime } from '../../../../shared/kubernetes/time';
 import { isRecord, type KubeObject } from '../../../../shared/kubernetes/types';
 import { podTable } from '../../../../shared/printers/pod';
+import { jsonEqual } from '../../../../shared/kubernetes/json';
 import { fieldErrors, type FieldError } from '../../fieldErrors';
 import { defaultPod } from '../../defaults/core';
 import { podQosClass } from '../../podQos';
 import { validatePod, validatePodCreate, validatePodEphemeralContainersUpdate, validatePodUpdate } from '../../validation/core';
-import { deepEqual } from '../../validation/fields';
 import { defineKind, fieldText, keepStoredStatus, statusSubresource, StrategyError, valueAt, type DeletionContext } from '../../strategy';
 
 /** Upstream CheckGracefulDelete plus BeforeDelete: the grace period a deletion of this pod waits. */
@@ -76,7 +76,7 @@ function keepAllButEphemeralContainers(pod: KubeObject, old: KubeObject): void {
   const metadata = pod.metadata;
   const defaulted = structuredClone(pod);
   defaultPod(defaulted);
-  if (!deepEqual(defaulted.spec, old.spec)) metadata.generation = (old.metadata.generation ?? 0) + 1;
+  if (!jsonEqual(defaulted.spec, old.spec)) metadata.generation = (old.metadata.generation ?? 0) + 1;
 }
 
 function podFields(pod: KubeObject): Record<string, string> {
