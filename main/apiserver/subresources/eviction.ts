@@ -9,6 +9,7 @@
 // (`provider: 'eviction'`); the subresource machinery has admitted the Eviction before it runs.
 import type { KubeObject, StatusDetails } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
+import { isConditionTrue, setCondition, statusConditions } from '../../../shared/kubernetes/conditions';
 import type { KindStrategy } from '../../registry/strategy';
 import { ApiError } from '../apiError';
 import { nowTimestamp } from '../objectMeta';
@@ -30,11 +31,6 @@ function recordOf(value: unknown): Record<string, unknown> {
 
 function numberOf(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
-
-function isPodReady(pod: KubeObject): boolean {
-  const conditions = recordOf(pod.status).conditions;
-  return Array.isArray(conditions) && conditions.some((condition) => isRecord(condition) && condition.type === 'Ready' && condition.status === 'True');
 }
 
 /** canIgnorePDB: these pods are no longer (or not yet) serving, so evicting them disrupts nothing. */
@@ -63,13 +59,9 @@ function tooManyRequests(cause: string, retryAfterSeconds: number): ApiError {
 
 /** pdbhelper.UpdateDisruptionAllowedCondition */
 export function setDisruptionAllowedCondition(status: Record<string, unknown>, generation: number | undefined, now: Date): void {
-  const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isRecord) : [];
   const allowed = numberOf(status.disruptionsAllowed) > 0;
-  const wanted = { type: 'DisruptionAllowed', status: allowed ? 'True' : 'False', reason: allowed ? 'SufficientPods' : 'InsufficientPods', message: '' };
-  const existing = conditions.find((condition) => condition.type === 'DisruptionAllowed');
-  const next: Record<string, unknown> = { ...wanted, observedGeneration: generation ?? 0 };
-  next.lastTransitionTime = existing && existing.status === wanted.status && typeof existing.lastTransitionTime === 'string' ? existing.lastTransitionTime : nowTimestamp(now);
-  status.conditions = [...conditions.filter((condition) => condition.type !== 'DisruptionAllowed'), next];
+  const condition = { type: 'DisruptionAllowed', status: allowed ? 'True' : 'False', reason: allowed ? 'SufficientPods' : 'InsufficientPods', message: '', observedGeneration: generation ?? 0 };
+  status.conditions = setCondition(statusConditions(status), condition, nowTimestamp(now));
 }
 
 interface EvictionRequest {
@@ -146,7 +138,7 @@ export function evictionHandler(api: EvictionContext, clock: () => Date = () => 
       const budget = budgets[0];
       const status = recordOf(budget.status);
       const spec = recordOf(budget.spec);
-      const ready = isPodReady(pod);
+      const ready = isConditionTrue(pod, 'Ready');
       if (!ready && spec.unhealthyPodEvictionPolicy === 'AlwaysAllow') {
         enforcePodVersion = true;
       } else if (!ready && numberOf(status.currentHealthy) >= numberOf(status.desiredHealthy) && numberOf(status.desiredHealthy) > 0) {
