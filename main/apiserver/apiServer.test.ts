@@ -1,44 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../storage/sqliteStore';
-import { builtinResources } from '../registry/resources';
-import { ApiServer, type ApiReply, type ApiRequest } from './apiServer';
-import { ResourceRegistry } from './resourceRegistry';
-import { OpenApiService } from './openapi/openapiDocuments';
+import { describe, expect, it } from 'vitest';
+import { inMemoryApiServerPerTest, parseReply as parse } from '../../test/fixtures/inMemoryApiServer';
 import type { KubeObject, WatchEventType } from '../../shared/kubernetes/types';
 
-let store: SqliteStore;
-let api: ApiServer;
-
-function request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiReply> {
-  const url = new URL(path, 'https://x');
-  const req: ApiRequest = {
-    method,
-    path: url.pathname,
-    query: url.searchParams,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)),
-  };
-  return api.handle(req).then((reply) => {
-    if ('watch' in reply) throw new Error('unexpected watch reply');
-    return reply;
-  });
-}
-
-// Replies are JSON documents of many shapes; tests read them loosely, as JSON.parse types them.
-function parse(reply: ApiReply): ReturnType<typeof JSON.parse> {
-  return JSON.parse(reply.body.toString());
-}
-
-beforeEach(async () => {
-  store = SqliteStore.open(':memory:');
-  const registry = new ResourceRegistry(builtinResources());
-  const openapi = new OpenApiService();
-  openapi.setResources(registry.all());
-  api = new ApiServer({ store, registry, openapi, serverAddress: () => '127.0.0.1:6443', version: { major: '1', minor: '35' } });
-  await request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
-});
-
-afterEach(() => store.dispose());
+const server = inMemoryApiServerPerTest({ namespaces: ['default'] });
+const { request } = server;
 
 const configMap = (name: string, data: Record<string, string> = { a: '1' }) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
 
@@ -172,7 +137,7 @@ describe('ApiServer', () => {
 
   it('streams watch events with the initial-events-end bookmark', async () => {
     await request('POST', '/api/v1/namespaces/default/configmaps', configMap('before'));
-    const reply = await api.handle({
+    const reply = await server.api.handle({
       method: 'GET',
       path: '/api/v1/namespaces/default/configmaps',
       query: new URLSearchParams('watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true'),
