@@ -314,6 +314,22 @@ export function replicasScaleSubresource(): SubresourceDescription {
   };
 }
 
+/**
+ * The status half of a kind whose status the cluster writes through /status (upstream's
+ * statusStrategy beside the kind's strategy): the `status` subresource (after the Scale of
+ * spec.replicas, with `scale`), a create that starts from `initial` whatever status the client
+ * sent, and main-resource updates that keep the stored status.
+ */
+export function withStatus(initial: Record<string, unknown>, options: { scale?: boolean } = {}): Pick<KindDescription, 'subresources' | 'prepareForCreate' | 'prepareForUpdate'> {
+  return {
+    subresources: options.scale ? [replicasScaleSubresource(), statusSubresource()] : [statusSubresource()],
+    prepareForCreate: (obj) => {
+      obj.status = structuredClone(initial);
+    },
+    prepareForUpdate: keepStoredStatus,
+  };
+}
+
 /** A create-time step that leaves a body of the wrong shape for validation to report. */
 export function leniently(step: (obj: KubeObject) => void): (obj: KubeObject) => void {
   return (obj) => {
