@@ -297,11 +297,16 @@ export function statusSubresource(): SubresourceDescription {
   return { name: 'status', type: 'update', prepareForUpdate: keepAllButStatus };
 }
 
+function labelSelectorOfSpec(obj: KubeObject): string {
+  return isRecord(obj.spec) ? selectorToString(obj.spec.selector) : '';
+}
+
 /**
- * The autoscaling/v1 Scale of workloads with spec.replicas, status.replicas and a label selector
- * in spec.selector (upstream pkg/registry/apps/*\/storage ScaleREST).
+ * The autoscaling/v1 Scale of workloads with spec.replicas and status.replicas (upstream
+ * pkg/registry/apps/*\/storage ScaleREST); its status.selector is `selector` of the object, by
+ * default the LabelSelector in spec.selector as a string.
  */
-export function replicasScaleSubresource(): SubresourceDescription {
+export function replicasScaleSubresource(selector: (obj: KubeObject) => string = labelSelectorOfSpec): SubresourceDescription {
   return {
     name: 'scale',
     type: 'scale',
@@ -310,7 +315,7 @@ export function replicasScaleSubresource(): SubresourceDescription {
     kind: 'Scale',
     specReplicasPath: 'spec.replicas',
     statusReplicasPath: 'status.replicas',
-    selector: (obj) => (isRecord(obj.spec) ? selectorToString(obj.spec.selector) : ''),
+    selector,
   };
 }
 
