@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../client/apiClient';
 import { FakeTransport } from '../../test/doubles/fakeTransport';
 import { startOnFakeApi } from '../../test/doubles/fakeApi';
+import { runPods } from '../../test/doubles/kubeletStandIn';
 import { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import type { KubeObject } from '../../shared/kubernetes/types';
@@ -45,15 +46,6 @@ interface Harness {
   runPods(): Promise<void>;
 }
 
-const running: Harness[] = [];
-
-afterEach(async () => {
-  for (const harness of running.splice(0)) {
-    await harness.controller.dispose();
-    harness.factory.dispose();
-  }
-});
-
 async function start(nodes: KubeObject[], ds: KubeObject): Promise<Harness> {
   const transport = new FakeTransport();
   for (const item of nodes) transport.seed(resources.nodes, item);
@@ -68,14 +60,8 @@ async function start(nodes: KubeObject[], ds: KubeObject): Promise<Harness> {
     pods,
     nodesOfPods: () => pods().map((pod) => targetNodeName(pod) ?? '?').sort(),
     status: () => (transport.objectsOf(resources.daemonsets)[0].status ?? {}) as Record<string, unknown>,
-    runPods: async () => {
-      for (const pod of pods()) {
-        if ((pod.status as { phase?: string } | undefined)?.phase === 'Running' || pod.metadata.deletionTimestamp) continue;
-        await client.resource(resources.pods).patchStatus('default', pod.metadata.name ?? '', { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2020-01-01T00:00:00Z' }] } }, 'merge').catch(() => undefined);
-      }
-    },
+    runPods: () => runPods(client, pods(), { ignoreErrors: true }),
   };
-  running.push(harness);
   return harness;
 }
 

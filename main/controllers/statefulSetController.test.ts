@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../client/apiClient';
 import { FakeTransport } from '../../test/doubles/fakeTransport';
 import { startOnFakeApi } from '../../test/doubles/fakeApi';
+import { runPods } from '../../test/doubles/kubeletStandIn';
 import { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import type { TransportRequest, TransportResponse } from '../client/transport';
@@ -43,15 +44,6 @@ interface Harness {
   runPods(): Promise<void>;
 }
 
-const running: Harness[] = [];
-
-afterEach(async () => {
-  for (const harness of running.splice(0)) {
-    await harness.controller.dispose();
-    harness.factory.dispose();
-  }
-});
-
 function statefulSet(overrides: Record<string, unknown> = {}): KubeObject {
   return {
     apiVersion: 'apps/v1',
@@ -85,15 +77,8 @@ async function start(set: KubeObject): Promise<Harness> {
     podNames: () => pods().map((pod) => pod.metadata.name ?? '').sort(),
     claimNames: () => transport.objectsOf(resources.persistentvolumeclaims).map((claim) => claim.metadata.name ?? '').sort(),
     set: () => transport.objectsOf(resources.statefulsets)[0],
-    runPods: async () => {
-      for (const pod of pods()) {
-        const status = (pod.status ?? {}) as { phase?: string };
-        if (status.phase === 'Running') continue;
-        await client.resource(resources.pods).patchStatus('default', pod.metadata.name ?? '', { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2020-01-01T00:00:00Z' }] } }, 'merge');
-      }
-    },
+    runPods: () => runPods(client, pods()),
   };
-  running.push(harness);
   return harness;
 }
 
