@@ -22,6 +22,19 @@
  */
 export type FieldSchema = readonly [number: number, jsonName: string, type: string, flags: string];
 
+/** The fields 1 to 9 that admissionregistration.v1 MutatingWebhook and ValidatingWebhook share; their later numbers differ. */
+const webhookFields: readonly FieldSchema[] = [
+  [1, 'name', 'string', ''],
+  [2, 'clientConfig', 'admissionregistration.v1.WebhookClientConfig', ''],
+  [3, 'rules', 'admissionregistration.v1.RuleWithOperations', 'ro'],
+  [4, 'failurePolicy', 'string', 'po'],
+  [5, 'namespaceSelector', 'meta.v1.LabelSelector', 'po'],
+  [6, 'sideEffects', 'string', 'p'],
+  [7, 'timeoutSeconds', 'int32', 'po'],
+  [8, 'admissionReviewVersions', 'string', 'r'],
+  [9, 'matchPolicy', 'string', 'po'],
+];
+
 /** core.v1.Container's fields; EphemeralContainerCommon carries the same, with the same numbers. */
 const containerFields: readonly FieldSchema[] = [
   [1, 'name', 'string', ''],
@@ -72,15 +85,7 @@ export const messageSchemas: Readonly<Record<string, readonly FieldSchema[]>> = 
     [7, 'matchPolicy', 'string', 'po'],
   ],
   'admissionregistration.v1.MutatingWebhook': [
-    [1, 'name', 'string', ''],
-    [2, 'clientConfig', 'admissionregistration.v1.WebhookClientConfig', ''],
-    [3, 'rules', 'admissionregistration.v1.RuleWithOperations', 'ro'],
-    [4, 'failurePolicy', 'string', 'po'],
-    [5, 'namespaceSelector', 'meta.v1.LabelSelector', 'po'],
-    [6, 'sideEffects', 'string', 'p'],
-    [7, 'timeoutSeconds', 'int32', 'po'],
-    [8, 'admissionReviewVersions', 'string', 'r'],
-    [9, 'matchPolicy', 'string', 'po'],
+    ...webhookFields,
     [10, 'reinvocationPolicy', 'string', 'po'],
     [11, 'objectSelector', 'meta.v1.LabelSelector', 'po'],
     [12, 'matchConditions', 'admissionregistration.v1.MatchCondition', 'ro'],
@@ -152,15 +157,7 @@ export const messageSchemas: Readonly<Record<string, readonly FieldSchema[]>> = 
     [3, 'conditions', 'meta.v1.Condition', 'ro'],
   ],
   'admissionregistration.v1.ValidatingWebhook': [
-    [1, 'name', 'string', ''],
-    [2, 'clientConfig', 'admissionregistration.v1.WebhookClientConfig', ''],
-    [3, 'rules', 'admissionregistration.v1.RuleWithOperations', 'ro'],
-    [4, 'failurePolicy', 'string', 'po'],
-    [5, 'namespaceSelector', 'meta.v1.LabelSelector', 'po'],
-    [6, 'sideEffects', 'string', 'p'],
-    [7, 'timeoutSeconds', 'int32', 'po'],
-    [8, 'admissionReviewVersions', 'string', 'r'],
-    [9, 'matchPolicy', 'string', 'po'],
+    ...webhookFields,
     [10, 'objectSelector', 'meta.v1.LabelSelector', 'po'],
     [11, 'matchConditions', 'admissionregistration.v1.MatchCondition', 'ro'],
   ],
