@@ -6,7 +6,7 @@ import { FakeTransport } from '../../test/doubles/fakeTransport';
 import { startOnFakeApi } from '../../test/doubles/fakeApi';
 import { resources } from '../client/resources';
 import { CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION, CronJobController, jobNameFor, mostRecentScheduleTime } from './cronJobController';
-import { parseCronSchedule } from './cronSchedule';
+import { parseCronSchedule } from '../../shared/kubernetes/cronSchedule';
 import { until } from '../../test/fixtures/until';
 
 const at = (iso: string) => Date.parse(iso);

@@ -4,12 +4,12 @@
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { selectorMatches } from '../../../shared/kubernetes/labelSelector';
 import { jsonEqual } from '../../../shared/kubernetes/json';
+import { cronScheduleError, isKnownTimeZone } from '../../../shared/kubernetes/cronSchedule';
 import { fieldErrors, type FieldError } from '../fieldErrors';
 import { booleanAt, goValue, immutable, integerAt, invalid, nonNegative, objectAt, objectsAt, optionalStringAt, recordOf, stringAt, type FieldRecord } from './fields';
 import { nameIsDNSSubdomain } from './names';
 import { labelsOf, validateAnnotations, validateLabels, validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate } from './objectMeta';
 import { validatePodTemplateSpec } from './podSpec';
-import { cronScheduleError, isTimeZone } from './cron';
 
 export const jobControllerUidLabel = 'batch.kubernetes.io/controller-uid';
 export const jobNameLabel = 'batch.kubernetes.io/job-name';
@@ -164,7 +164,7 @@ function validateTimeZone(value: unknown, errors: FieldError[]): void {
   if (timeZone.toLowerCase() === 'local') {
     errors.push(fieldErrors.invalid('spec.timeZone', timeZone, 'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones'));
   }
-  if (!isTimeZone(timeZone)) errors.push(fieldErrors.invalid('spec.timeZone', timeZone, `unknown time zone ${timeZone}`));
+  if (!isKnownTimeZone(timeZone)) errors.push(fieldErrors.invalid('spec.timeZone', timeZone, `unknown time zone ${timeZone}`));
 }
 
 function validateCronJobSpec(spec: FieldRecord, errors: FieldError[]): void {
