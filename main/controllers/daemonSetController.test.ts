@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiClient } from '../client/apiClient';
 import { FakeTransport } from '../../test/doubles/fakeTransport';
-import { startOnFakeApi } from '../../test/doubles/fakeApi';
+import { startOnFakeApi, type ComponentOnFakeApi } from '../../test/doubles/fakeApi';
 import { runPods } from '../../test/doubles/kubeletStandIn';
-import { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { DAEMONSET_HASH_LABEL, DaemonSetController, defaultDaemonTolerations, nodeShouldRunDaemonPod, scaledValue, targetNodeName, withNodeNameAffinity } from './daemonSetController';
@@ -35,11 +33,7 @@ function daemonSet(overrides: Record<string, unknown> = {}, podSpec: Record<stri
   };
 }
 
-interface Harness {
-  transport: FakeTransport;
-  client: ApiClient;
-  controller: DaemonSetController;
-  factory: SharedInformerFactory;
+interface Harness extends ComponentOnFakeApi<DaemonSetController> {
   pods(): KubeObject[];
   nodesOfPods(): string[];
   status(): Record<string, unknown>;
@@ -50,17 +44,14 @@ async function start(nodes: KubeObject[], ds: KubeObject): Promise<Harness> {
   const transport = new FakeTransport();
   for (const item of nodes) transport.seed(resources.nodes, item);
   transport.seed(resources.daemonsets, ds);
-  const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new DaemonSetController(client, factory));
+  const started = await startOnFakeApi(transport, (client, factory) => new DaemonSetController(client, factory));
   const pods = () => transport.objectsOf(resources.pods);
   const harness: Harness = {
-    transport,
-    client,
-    controller,
-    factory,
+    ...started,
     pods,
     nodesOfPods: () => pods().map((pod) => targetNodeName(pod) ?? '?').sort(),
     status: () => (transport.objectsOf(resources.daemonsets)[0].status ?? {}) as Record<string, unknown>,
-    runPods: () => runPods(client, pods(), { ignoreErrors: true }),
+    runPods: () => runPods(started.client, pods(), { ignoreErrors: true }),
   };
   return harness;
 }

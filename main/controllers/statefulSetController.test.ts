@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiClient } from '../client/apiClient';
 import { FakeTransport } from '../../test/doubles/fakeTransport';
-import { startOnFakeApi } from '../../test/doubles/fakeApi';
+import { startOnFakeApi, type ComponentOnFakeApi } from '../../test/doubles/fakeApi';
 import { runPods } from '../../test/doubles/kubeletStandIn';
-import { SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import type { TransportRequest, TransportResponse } from '../client/transport';
 import type { KubeObject } from '../../shared/kubernetes/types';
@@ -31,11 +29,7 @@ async function until(what: string, check: () => boolean, timeoutMs = 5000): Prom
   }
 }
 
-interface Harness {
-  transport: RecordingTransport;
-  client: ApiClient;
-  controller: StatefulSetController;
-  factory: SharedInformerFactory;
+interface Harness extends ComponentOnFakeApi<StatefulSetController, RecordingTransport> {
   pods(): KubeObject[];
   podNames(): string[];
   claimNames(): string[];
@@ -66,18 +60,15 @@ function statefulSet(overrides: Record<string, unknown> = {}): KubeObject {
 async function start(set: KubeObject): Promise<Harness> {
   const transport = new RecordingTransport();
   transport.seed(resources.statefulsets, set);
-  const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new StatefulSetController(client, factory));
+  const started = await startOnFakeApi(transport, (client, factory) => new StatefulSetController(client, factory));
   const pods = () => transport.objectsOf(resources.pods);
   const harness: Harness = {
-    transport,
-    client,
-    controller,
-    factory,
+    ...started,
     pods,
     podNames: () => pods().map((pod) => pod.metadata.name ?? '').sort(),
     claimNames: () => transport.objectsOf(resources.persistentvolumeclaims).map((claim) => claim.metadata.name ?? '').sort(),
     set: () => transport.objectsOf(resources.statefulsets)[0],
-    runPods: () => runPods(client, pods()),
+    runPods: () => runPods(started.client, pods()),
   };
   return harness;
 }

@@ -10,13 +10,13 @@ import { SharedInformerFactory, type InformerOptions, type InformerScope } from 
 type InformerFactoryOptions = Omit<InformerOptions, keyof InformerScope>;
 import { FakeTransport } from './fakeTransport';
 
-export interface FakeApi {
-  transport: FakeTransport;
+export interface FakeApi<T extends FakeTransport = FakeTransport> {
+  transport: T;
   client: ApiClient;
   factory: SharedInformerFactory;
 }
 
-export function fakeApi(transport: FakeTransport = new FakeTransport(), options?: InformerFactoryOptions): FakeApi {
+export function fakeApi<T extends FakeTransport = FakeTransport>(transport: T = new FakeTransport() as T, options?: InformerFactoryOptions): FakeApi<T> {
   const client = new ApiClient(transport);
   return { transport, client, factory: new SharedInformerFactory(client, options) };
 }
@@ -25,7 +25,7 @@ interface Component {
   dispose(): unknown;
 }
 
-export interface ComponentOnFakeApi<C> extends FakeApi {
+export interface ComponentOnFakeApi<C, T extends FakeTransport = FakeTransport> extends FakeApi<T> {
   controller: C;
   /** Disposes the component, then the informers. */
   stop(): Promise<void>;
@@ -35,7 +35,7 @@ export interface ComponentOnFakeApi<C> extends FakeApi {
  * Builds a component on the fake API and starts and syncs the informers, leaving the component
  * itself unstarted: the test drives its `reconcile`. It is stopped when the test finishes.
  */
-export async function syncOnFakeApi<C extends Component>(transport: FakeTransport, make: (client: ApiClient, factory: SharedInformerFactory) => C, options?: InformerFactoryOptions): Promise<ComponentOnFakeApi<C>> {
+export async function syncOnFakeApi<C extends Component, T extends FakeTransport>(transport: T, make: (client: ApiClient, factory: SharedInformerFactory) => C, options?: InformerFactoryOptions): Promise<ComponentOnFakeApi<C, T>> {
   const api = fakeApi(transport, options);
   const controller = make(api.client, api.factory);
   const stop = async () => {
@@ -49,7 +49,7 @@ export async function syncOnFakeApi<C extends Component>(transport: FakeTranspor
 }
 
 /** Builds a component on the fake API, starts and syncs the informers, then starts the component; it is stopped when the test finishes. */
-export async function startOnFakeApi<C extends Component & { start(): unknown }>(transport: FakeTransport, make: (client: ApiClient, factory: SharedInformerFactory) => C, options?: InformerFactoryOptions): Promise<ComponentOnFakeApi<C>> {
+export async function startOnFakeApi<C extends Component & { start(): unknown }, T extends FakeTransport>(transport: T, make: (client: ApiClient, factory: SharedInformerFactory) => C, options?: InformerFactoryOptions): Promise<ComponentOnFakeApi<C, T>> {
   const started = await syncOnFakeApi(transport, make, options);
   await started.controller.start();
   return started;
