@@ -1,44 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../storage/sqliteStore';
-import { builtinResources } from '../registry/resources';
-import { ApiServer, type ApiReply, type ApiRequest } from './apiServer';
-import { ResourceRegistry } from './resourceRegistry';
-import { OpenApiService } from './openapi/openapiDocuments';
+import { describe, expect, it } from 'vitest';
+import { inMemoryApiServerPerTest, parseReply as parse } from '../../test/fixtures/inMemoryApiServer';
 import type { KubeObject, WatchEventType } from '../../shared/kubernetes/types';
 
-let store: SqliteStore;
-let api: ApiServer;
-
-function request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiReply> {
-  const url = new URL(path, 'https://x');
-  const req: ApiRequest = {
-    method,
-    path: url.pathname,
-    query: url.searchParams,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)),
-  };
-  return api.handle(req).then((reply) => {
-    if ('watch' in reply) throw new Error('unexpected watch reply');
-    return reply;
-  });
-}
-
-// Replies are JSON documents of many shapes; tests read them loosely, as JSON.parse types them.
-function parse(reply: ApiReply): ReturnType<typeof JSON.parse> {
-  return JSON.parse(reply.body.toString());
-}
-
-beforeEach(async () => {
-  store = SqliteStore.open(':memory:');
-  const registry = new ResourceRegistry(builtinResources());
-  const openapi = new OpenApiService();
-  openapi.setResources(registry.all());
-  api = new ApiServer({ store, registry, openapi, serverAddress: () => '127.0.0.1:6443', version: { major: '1', minor: '35' } });
-  await request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
-});
-
-afterEach(() => store.dispose());
+const server = inMemoryApiServerPerTest({ namespaces: ['default'] });
+const { request } = server;
 
 const configMap = (name: string, data: Record<string, string> = { a: '1' }) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
 
@@ -172,7 +137,7 @@ describe('ApiServer', () => {
 
   it('streams watch events with the initial-events-end bookmark', async () => {
     await request('POST', '/api/v1/namespaces/default/configmaps', configMap('before'));
-    const reply = await api.handle({
+    const reply = await server.api.handle({
       method: 'GET',
       path: '/api/v1/namespaces/default/configmaps',
       query: new URLSearchParams('watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true'),
@@ -201,7 +166,7 @@ describe('ApiServer requester', () => {
   it('hands the requesting user to the strategy on create (CSR spec.username and groups)', async () => {
     const pem = Buffer.from('-----BEGIN CERTIFICATE REQUEST-----\nMIIB\n-----END CERTIFICATE REQUEST-----\n').toString('base64');
     const body = { apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name: 'mine' }, spec: { request: pem, signerName: 'example.com/signer', usages: ['client auth'], username: 'mallory', groups: ['system:masters'] } };
-    const reply = await api.handle({ method: 'POST', path: '/apis/certificates.k8s.io/v1/certificatesigningrequests', query: new URLSearchParams(), headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)), user: { name: 'jane', groups: ['developers', 'system:authenticated'] } });
+    const reply = await server.api.handle({ method: 'POST', path: '/apis/certificates.k8s.io/v1/certificatesigningrequests', query: new URLSearchParams(), headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)), user: { name: 'jane', groups: ['developers', 'system:authenticated'] } });
     if ('watch' in reply) throw new Error('unexpected watch reply');
     expect(reply.status).toBe(201);
     expect(parse(reply).spec).toMatchObject({ username: 'jane', groups: ['developers', 'system:authenticated'] });

@@ -2,35 +2,11 @@
 // merge patch of the subresource (what `kubectl debug -v=8` shows kubectl 1.35 sending), GET and
 // PUT of the subresource, the refusals of the pod's own create and update, discovery, managed
 // fields and PodSecurity admission.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../storage/sqliteStore';
-import { builtinResources } from '../registry/resources';
-import { ApiServer, type ApiReply, type ApiRequest } from './apiServer';
-import { ResourceRegistry } from './resourceRegistry';
-import { OpenApiService } from './openapi/openapiDocuments';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { inMemoryApiServerPerTest, parseReply as parse } from '../../test/fixtures/inMemoryApiServer';
 
-let store: SqliteStore;
-let api: ApiServer;
-
-function request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiReply> {
-  const url = new URL(path, 'https://x');
-  const req: ApiRequest = {
-    method,
-    path: url.pathname,
-    query: url.searchParams,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)),
-  };
-  return api.handle(req).then((reply) => {
-    if ('watch' in reply) throw new Error('unexpected watch reply');
-    return reply;
-  });
-}
-
-// Replies are JSON documents of many shapes; tests read them loosely, as JSON.parse types them.
-function parse(reply: ApiReply): ReturnType<typeof JSON.parse> {
-  return JSON.parse(reply.body.toString());
-}
+const server = inMemoryApiServerPerTest({ namespaces: ['default'] });
+const { request } = server;
 
 const strategic = { 'content-type': 'application/strategic-merge-patch+json' };
 const podPath = '/api/v1/namespaces/default/pods/web';
@@ -39,17 +15,9 @@ const debuggerPatch = (name: string, extra: Record<string, unknown> = {}) => ({
 });
 
 beforeEach(async () => {
-  store = SqliteStore.open(':memory:');
-  const registry = new ResourceRegistry(builtinResources());
-  const openapi = new OpenApiService();
-  openapi.setResources(registry.all());
-  api = new ApiServer({ store, registry, openapi, serverAddress: () => '127.0.0.1:6443', version: { major: '1', minor: '35' } });
-  await request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
   const created = await request('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'kubedesk-test/busybox:4' }] } });
   expect(created.status).toBe(201);
 });
-
-afterEach(() => store.dispose());
 
 describe('pods/ephemeralcontainers', () => {
   it('adds a debugger with the strategic merge patch kubectl debug sends, and records it as the subresource\'s', async () => {

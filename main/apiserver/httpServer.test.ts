@@ -1,46 +1,24 @@
 // The HttpServer's two ways in — bearer token, then the UI's session cookie — and the Origin rules
 // that hold for the cookie, with the real ApiServer behind it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import https from 'node:https';
-import type { IncomingHttpHeaders } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { WebSocket } from 'ws';
-import { builtinResources } from '../registry/resources';
-import { SqliteStore } from '../storage/sqliteStore';
-import { ApiServer } from './apiServer';
-import { HttpServer, isOwnOrigin, sessionRequestRefusal } from './httpServer';
-import { OpenApiService } from './openapi/openapiDocuments';
-import { ensurePki } from './pki';
-import { ResourceRegistry } from './resourceRegistry';
+import { httpsRequest, startHttpsApiServer, type HttpsApiServer, type HttpsReply } from '../../test/fixtures/httpsApiServer';
+import { isOwnOrigin, sessionRequestRefusal } from './httpServer';
 
 const TOKEN = 'http-test-token';
 const COOKIE = 'kubedesk-session=good-session';
-let directory: string;
-let store: SqliteStore;
-let server: HttpServer;
-let caPem: string;
+let cluster: HttpsApiServer;
 let port: number;
 
-function request(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const outgoing = https.request({ host: '127.0.0.1', port, method, path, ca: caPem, agent: false, headers: { accept: 'application/json', ...(payload ? { 'content-type': 'application/json' } : {}), ...headers } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
-    });
-    outgoing.on('error', reject);
-    outgoing.end(payload);
-  });
+function request(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<HttpsReply> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return httpsRequest(cluster, method, path, { headers: { accept: 'application/json', ...(payload ? { 'content-type': 'application/json' } : {}), ...headers }, body: payload });
 }
 
 /** Opens a WebSocket; resolves 101 when it opens, else the refused handshake's status. */
 function webSocketStatus(path: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve) => {
-    const socket = new WebSocket(`wss://127.0.0.1:${port}${path}`, { ca: caPem, headers });
+    const socket = new WebSocket(`wss://127.0.0.1:${port}${path}`, { ca: cluster.pki.caCertPem, headers });
     socket.once('open', () => {
       socket.close();
       resolve(101);
@@ -54,32 +32,15 @@ function webSocketStatus(path: string, headers: Record<string, string>): Promise
 }
 
 beforeAll(async () => {
-  directory = mkdtempSync(join(tmpdir(), 'kubedesk-http-'));
-  const pki = await ensurePki(directory);
-  caPem = pki.caCertPem;
-  store = SqliteStore.open(':memory:');
-  const registry = new ResourceRegistry(builtinResources());
-  const openapi = new OpenApiService();
-  openapi.setResources(registry.all());
-  const api = new ApiServer({ store, registry, openapi, serverAddress: () => `127.0.0.1:${port}`, version: { major: '1', minor: '35', gitVersion: 'v1.35.0' } });
-  server = new HttpServer({
-    api,
-    authenticator: { authenticate: (headers) => (headers.authorization === `Bearer ${TOKEN}` ? { name: 'admin', groups: ['system:masters'] } : undefined) },
+  cluster = await startHttpsApiServer({
+    token: TOKEN,
     sessionAuthenticator: { authenticate: (headers) => (headers.cookie === COOKIE ? { name: 'kubedesk-admin', groups: ['system:masters'] } : undefined) },
-    cert: pki.serverCertPem,
-    key: pki.serverKeyPem,
-    port: 0,
-    isReady: () => true,
+    namespaces: ['default'],
   });
-  port = await server.listen();
-  await request('POST', '/api/v1/namespaces', { authorization: `Bearer ${TOKEN}` }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+  port = cluster.port;
 });
 
-afterAll(async () => {
-  await server.close();
-  store.dispose();
-  rmSync(directory, { recursive: true, force: true });
-});
+afterAll(() => cluster.close());
 
 describe('isOwnOrigin', () => {
   it.each([

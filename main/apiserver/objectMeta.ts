@@ -1,10 +1,14 @@
 // Small pure helpers for object metadata on the write path (upstream
 // staging/src/k8s.io/apiserver/pkg/registry/rest/create.go and meta/v1 helpers).
 import { randomUUID, randomInt } from 'node:crypto';
+import { formatTime } from '../../shared/kubernetes/time';
 
-/** RFC 3339 with second precision, as metav1.Time marshals. */
+/** Re-exported for the store and the field manager, which import it from here. */
+export { jsonEqual } from '../../shared/kubernetes/json';
+
+/** metav1.Now() as it marshals: RFC 3339 with second precision. */
 export function nowTimestamp(now: Date = new Date()): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return formatTime(now);
 }
 
 const suffixAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
@@ -19,23 +23,4 @@ export function generateName(base: string): string {
 
 export function newUid(): string {
   return randomUUID();
-}
-
-/** Deep equality of JSON values (key order ignored). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const objectA = a as Record<string, unknown>;
-  const objectB = b as Record<string, unknown>;
-  const keysA = Object.keys(objectA).filter((key) => objectA[key] !== undefined);
-  const keysB = Object.keys(objectB).filter((key) => objectB[key] !== undefined);
-  if (keysA.length !== keysB.length) return false;
-  for (const key of keysA) if (!jsonEqual(objectA[key], objectB[key])) return false;
-  return true;
 }

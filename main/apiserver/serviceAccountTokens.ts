@@ -4,6 +4,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, sign, verify, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { formatTime } from '../../shared/kubernetes/time';
 import { isRecord } from '../../shared/kubernetes/types';
 
 export const SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
@@ -61,7 +62,7 @@ export class ServiceAccountTokens {
     const header = { alg: 'ES256', kid: keyId(this.publicKey) };
     const body = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
     const signature = sign('sha256', Buffer.from(body), { key: this.privateKey, dsaEncoding: 'ieee-p1363' });
-    return { token: `${body}.${signature.toString('base64url')}`, expirationTimestamp: new Date(expires * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    return { token: `${body}.${signature.toString('base64url')}`, expirationTimestamp: formatTime(expires * 1000) };
   }
 
   /** The token's subject if it is ours, unexpired and for the API audience; undefined otherwise. */

@@ -1,29 +1,15 @@
 // Watches and pod logs over WebSocket through the real ApiServer + HttpServer (a fake log
 // subresource stands in for the kubelet), framed as upstream's watch.go and wsstream do.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import https from 'node:https';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { WebSocket, type RawData } from 'ws';
-import { builtinResources } from '../registry/resources';
-import { SqliteStore } from '../storage/sqliteStore';
-import { ApiServer } from './apiServer';
-import { HttpServer } from './httpServer';
-import { OpenApiService } from './openapi/openapiDocuments';
-import { ensurePki } from './pki';
-import { ResourceRegistry } from './resourceRegistry';
+import { httpsRequest, startHttpsApiServer, type HttpsApiServer, type HttpsReply } from '../../test/fixtures/httpsApiServer';
+import { until as pollUntil } from '../../test/fixtures/until';
 import { negotiateStreamProtocol } from './websocketStreams';
 
 const TOKEN = 'websocket-test-token';
 const TIMEOUT = 30_000;
-let directory: string;
-let store: SqliteStore;
-let server: HttpServer;
-let api: ApiServer;
-let caPem: string;
-let port: number;
+let cluster: HttpsApiServer;
 const followStreams: PassThrough[] = [];
 
 interface Frame {
@@ -34,7 +20,7 @@ interface Frame {
 /** A WebSocket client that records frames, the close code and a refused handshake's status. */
 function connect(path: string, protocols: string[] = []): { frames: Frame[]; opened: Promise<string>; closed: Promise<number>; refused: Promise<{ status: number; body: string }>; socket: WebSocket } {
   const frames: Frame[] = [];
-  const socket = new WebSocket(`wss://127.0.0.1:${port}${path}`, protocols, { ca: caPem, headers: { authorization: `Bearer ${TOKEN}` } });
+  const socket = new WebSocket(`wss://127.0.0.1:${cluster.port}${path}`, protocols, { ca: cluster.pki.caCertPem, headers: { authorization: `Bearer ${TOKEN}` } });
   socket.on('message', (data: RawData, binary: boolean) => frames.push({ binary, data: Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer) }));
   const opened = new Promise<string>((resolve) => socket.once('open', () => resolve(socket.protocol)));
   const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
@@ -50,40 +36,18 @@ function connect(path: string, protocols: string[] = []): { frames: Frame[]; ope
   return { frames, opened, closed, refused, socket };
 }
 
-function request(method: string, path: string, body?: unknown): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const outgoing = https.request({ host: '127.0.0.1', port, method, path, ca: caPem, agent: false, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
-    });
-    outgoing.on('error', reject);
-    outgoing.end(payload);
-  });
+function request(method: string, path: string, body?: unknown): Promise<HttpsReply> {
+  return httpsRequest(cluster, method, path, { headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + TIMEOUT;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+function until(check: () => boolean, what: string): Promise<void> {
+  return pollUntil(check, what, TIMEOUT);
 }
 
 beforeAll(async () => {
-  directory = mkdtempSync(join(tmpdir(), 'kubedesk-websocket-'));
-  const pki = await ensurePki(directory);
-  caPem = pki.caCertPem;
-  store = SqliteStore.open(':memory:');
-  const registry = new ResourceRegistry(builtinResources());
-  const openapi = new OpenApiService();
-  openapi.setResources(registry.all());
-  api = new ApiServer({ store, registry, openapi, serverAddress: () => `127.0.0.1:${port}`, version: { major: '1', minor: '35', gitVersion: 'v1.35.0' } });
+  cluster = await startHttpsApiServer({ token: TOKEN, namespaces: ['default'] });
   // a stand-in for pods/log: "follow" streams until the test ends it, otherwise a finished stream
-  api.provideSubresource('podLog', (apiRequest) => {
+  cluster.api.provideSubresource('podLog', (apiRequest) => {
     if (apiRequest.query.get('follow') === 'true') {
       const stream = new PassThrough();
       followStreams.push(stream);
@@ -92,24 +56,10 @@ beforeAll(async () => {
     if (apiRequest.query.get('plain') === 'true') return { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'plain line\n' };
     return { status: 200, headers: { 'Content-Type': 'text/plain' }, body: '', stream: Readable.from([Buffer.from('line 1\n'), Buffer.from('line 2\n')]) };
   });
-  server = new HttpServer({
-    api,
-    authenticator: { authenticate: (headers) => (headers.authorization === `Bearer ${TOKEN}` ? { name: 'admin', groups: ['system:masters'] } : undefined) },
-    cert: pki.serverCertPem,
-    key: pki.serverKeyPem,
-    port: 0,
-    isReady: () => true,
-  });
-  port = await server.listen();
-  await request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
   await request('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web' }, spec: { containers: [{ name: 'c1', image: 'busybox' }] } });
 });
 
-afterAll(async () => {
-  await server.close();
-  store.dispose();
-  rmSync(directory, { recursive: true, force: true });
-});
+afterAll(() => cluster.close());
 
 describe('negotiateStreamProtocol', () => {
   it.each([

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import { FakeClock } from '../../test/doubles/fakeClock';
@@ -6,7 +6,7 @@ import { FakeTransport } from '../../test/doubles/fakeTransport';
 import { startOnFakeApi } from '../../test/doubles/fakeApi';
 import { resources } from '../client/resources';
 import { CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION, CronJobController, jobNameFor, mostRecentScheduleTime } from './cronJobController';
-import { parseCronSchedule } from './cronSchedule';
+import { parseCronSchedule } from '../../shared/kubernetes/cronSchedule';
 import { until } from '../../test/fixtures/until';
 
 const at = (iso: string) => Date.parse(iso);
@@ -31,20 +31,11 @@ function cronJobObject(name: string, spec: Record<string, unknown>, lastSchedule
   };
 }
 
-const disposers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const dispose of disposers.splice(0)) await dispose();
-});
-
 async function harness(cronJob: KubeObject, now: string) {
   const transport = new FakeTransport();
   const clock = new FakeClock(at(now));
   transport.seed(resources.cronjobs, cronJob);
-  const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new CronJobController(client, factory, { clock, workers: 1, defaultTimeZone: 'UTC' }));
-  disposers.push(async () => {
-    await controller.dispose();
-    factory.dispose();
-  });
+  const { client, controller } = await startOnFakeApi(transport, (client, factory) => new CronJobController(client, factory, { clock, workers: 1, defaultTimeZone: 'UTC' }));
   const name = cronJob.metadata.name ?? '';
   const jobs = () => transport.objectsOf(resources.jobs).sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
   const jobNames = () => jobs().map((job) => job.metadata.name);

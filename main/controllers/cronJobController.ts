@@ -14,13 +14,13 @@
 import type { KubeObject, OwnerReference } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import { formatTime } from '../../shared/kubernetes/time';
+import { formatRfc3339InZone, isKnownTimeZone, localTimeZone, parseCronSchedule, type CronSchedule } from '../../shared/kubernetes/cronSchedule';
 import type { ApiClient } from '../client/apiClient';
 import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import { isAlreadyExists, isNotFound } from '../client/errors';
 import { splitKey, type SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
 import { controllerOf, controllerRef, numberOr, specOf, statusOf } from './controllerUtils';
-import { formatRfc3339InZone, isKnownTimeZone, localTimeZone, parseCronSchedule, type CronSchedule } from './cronSchedule';
 
 export const CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
 

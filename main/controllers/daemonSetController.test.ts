@@ -1,8 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { ApiClient } from '../client/apiClient';
+import { describe, expect, it } from 'vitest';
 import { FakeTransport } from '../../test/doubles/fakeTransport';
-import { startOnFakeApi } from '../../test/doubles/fakeApi';
-import { SharedInformerFactory } from '../client/informer';
+import { startOnFakeApi, type ComponentOnFakeApi } from '../../test/doubles/fakeApi';
+import { runPods } from '../../test/doubles/kubeletStandIn';
 import { resources } from '../client/resources';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { DAEMONSET_HASH_LABEL, DaemonSetController, defaultDaemonTolerations, nodeShouldRunDaemonPod, scaledValue, targetNodeName, withNodeNameAffinity } from './daemonSetController';
@@ -34,48 +33,26 @@ function daemonSet(overrides: Record<string, unknown> = {}, podSpec: Record<stri
   };
 }
 
-interface Harness {
-  transport: FakeTransport;
-  client: ApiClient;
-  controller: DaemonSetController;
-  factory: SharedInformerFactory;
+interface Harness extends ComponentOnFakeApi<DaemonSetController> {
   pods(): KubeObject[];
   nodesOfPods(): string[];
   status(): Record<string, unknown>;
   runPods(): Promise<void>;
 }
 
-const running: Harness[] = [];
-
-afterEach(async () => {
-  for (const harness of running.splice(0)) {
-    await harness.controller.dispose();
-    harness.factory.dispose();
-  }
-});
-
 async function start(nodes: KubeObject[], ds: KubeObject): Promise<Harness> {
   const transport = new FakeTransport();
   for (const item of nodes) transport.seed(resources.nodes, item);
   transport.seed(resources.daemonsets, ds);
-  const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new DaemonSetController(client, factory));
+  const started = await startOnFakeApi(transport, (client, factory) => new DaemonSetController(client, factory));
   const pods = () => transport.objectsOf(resources.pods);
   const harness: Harness = {
-    transport,
-    client,
-    controller,
-    factory,
+    ...started,
     pods,
     nodesOfPods: () => pods().map((pod) => targetNodeName(pod) ?? '?').sort(),
     status: () => (transport.objectsOf(resources.daemonsets)[0].status ?? {}) as Record<string, unknown>,
-    runPods: async () => {
-      for (const pod of pods()) {
-        if ((pod.status as { phase?: string } | undefined)?.phase === 'Running' || pod.metadata.deletionTimestamp) continue;
-        await client.resource(resources.pods).patchStatus('default', pod.metadata.name ?? '', { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2020-01-01T00:00:00Z' }] } }, 'merge').catch(() => undefined);
-      }
-    },
+    runPods: () => runPods(started.client, pods(), { ignoreErrors: true }),
   };
-  running.push(harness);
   return harness;
 }
 

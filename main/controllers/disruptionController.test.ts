@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
-import { ApiClient } from '../client/apiClient';
 import { FakeTransport } from '../../test/doubles/fakeTransport';
-import { startOnFakeApi } from '../../test/doubles/fakeApi';
-import { SharedInformerFactory } from '../client/informer';
+import { startOnFakeApi, syncOnFakeApi } from '../../test/doubles/fakeApi';
 import { resources } from '../client/resources';
 import { computeBudgetStatus, DisruptionController, scaledValue } from './disruptionController';
 import { until } from '../../test/fixtures/until';
@@ -65,7 +63,7 @@ describe('DisruptionController', () => {
     transport.seed(resources.poddisruptionbudgets, budget({ minAvailable: 1 }));
     transport.seed(resources.pods, pod('a'));
     transport.seed(resources.pods, pod('b'));
-    const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new DisruptionController(client, factory));
+    const { client } = await startOnFakeApi(transport, (client, factory) => new DisruptionController(client, factory));
     const status = () => transport.objectsOf(resources.poddisruptionbudgets)[0].status as Record<string, unknown>;
     await until(() => status().observedGeneration === 1);
     expect(status()).toMatchObject({ disruptionsAllowed: 1, currentHealthy: 2, desiredHealthy: 1, expectedPods: 2 });
@@ -75,8 +73,6 @@ describe('DisruptionController', () => {
     await client.resource(resources.pods).updateStatus({ ...b, status: pod('b', { ready: false }).status });
     await until(() => status().disruptionsAllowed === 0);
     expect(status().conditions).toEqual([expect.objectContaining({ status: 'False', reason: 'InsufficientPods' })]);
-    await controller.dispose();
-    factory.dispose();
   });
 
   it('takes the expected pod count of ReplicationController pods from the controller\'s replicas', async () => {
@@ -88,32 +84,20 @@ describe('DisruptionController', () => {
       owned.metadata.ownerReferences = [{ apiVersion: 'v1', kind: 'ReplicationController', name: 'web', uid: rc.metadata.uid ?? '', controller: true }];
       transport.seed(resources.pods, owned);
     }
-    const client = new ApiClient(transport);
-    const factory = new SharedInformerFactory(client);
-    const controller = new DisruptionController(client, factory);
-    factory.start();
-    await factory.waitForCacheSync();
+    const { controller } = await syncOnFakeApi(transport, (client, factory) => new DisruptionController(client, factory));
     await controller.reconcile('default/pdb');
     const status = transport.objectsOf(resources.poddisruptionbudgets)[0].status as Record<string, unknown>;
     expect(status).toMatchObject({ expectedPods: 3, desiredHealthy: 2, currentHealthy: 2, disruptionsAllowed: 0 });
-    await controller.dispose();
-    factory.dispose();
   });
 
   it('fails safe with SyncFailed when the expected count cannot be computed', async () => {
     const transport = new FakeTransport();
     transport.seed(resources.poddisruptionbudgets, budget({ maxUnavailable: 1 }, { disruptionsAllowed: 3 }));
     transport.seed(resources.pods, pod('a', { owner: 'missing' }));
-    const client = new ApiClient(transport);
-    const factory = new SharedInformerFactory(client);
-    const controller = new DisruptionController(client, factory);
-    factory.start();
-    await factory.waitForCacheSync();
+    const { controller } = await syncOnFakeApi(transport, (client, factory) => new DisruptionController(client, factory));
     await controller.reconcile('default/pdb');
     const status = transport.objectsOf(resources.poddisruptionbudgets)[0].status as Record<string, unknown>;
     expect(status.disruptionsAllowed).toBe(0);
     expect(status.conditions).toEqual([expect.objectContaining({ status: 'False', reason: 'SyncFailed', message: 'found no controllers for pod "a"' })]);
-    await controller.dispose();
-    factory.dispose();
   });
 });

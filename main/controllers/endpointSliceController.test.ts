@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
-import { ApiClient } from '../client/apiClient';
 import { FakeTransport } from '../../test/doubles/fakeTransport';
-import { startOnFakeApi } from '../../test/doubles/fakeApi';
-import { SharedInformerFactory } from '../client/informer';
+import { startOnFakeApi, syncOnFakeApi } from '../../test/doubles/fakeApi';
 import { resources } from '../client/resources';
 import { desiredSlices, EndpointSliceController, SERVICE_NAME_LABEL, SLICE_CONTROLLER_NAME, SLICE_MANAGED_BY_LABEL, sliceLabels } from './endpointSliceController';
 import { until } from '../../test/fixtures/until';
@@ -56,7 +54,7 @@ describe('EndpointSliceController', () => {
     transport.seed(resources.nodes, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', labels: { 'topology.kubernetes.io/zone': 'zone-a' } } });
     const svc = transport.seed(resources.services, service());
     transport.seed(resources.pods, pod('a', '10.0.0.1'));
-    const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new EndpointSliceController(client, factory));
+    const { client } = await startOnFakeApi(transport, (client, factory) => new EndpointSliceController(client, factory));
     const slices = () => transport.objectsOf(resources.endpointslices);
     await until(() => slices().length === 1);
     const [slice] = slices();
@@ -73,22 +71,15 @@ describe('EndpointSliceController', () => {
 
     await client.resource(resources.services).delete('default', 'web');
     await until(() => slices().length === 0);
-    await controller.dispose();
-    factory.dispose();
   });
 
   it('keeps an empty placeholder slice for a service with no pods', async () => {
     const transport = new FakeTransport();
     transport.seed(resources.services, service());
-    const client = new ApiClient(transport);
-    const factory = new SharedInformerFactory(client);
-    const controller = new EndpointSliceController(client, factory);
-    factory.start();
-    await factory.waitForCacheSync();
+    const { controller } = await syncOnFakeApi(transport, (client, factory) => new EndpointSliceController(client, factory));
     await controller.reconcile('default/web');
     const [slice] = transport.objectsOf(resources.endpointslices);
     expect(slice.endpoints).toEqual([]);
     expect(slice.ports).toBeNull();
-    factory.dispose();
   });
 });

@@ -83,7 +83,7 @@ describe('EndpointsController', () => {
     transport.seed(resources.services, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'manual', namespace: 'default' }, spec: { ports: [{ port: 80 }] } });
     transport.seed(resources.pods, pod('a', '10.0.0.1'));
     transport.seed(resources.pods, pod('b', '10.0.0.2', { ready: false }));
-    const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new EndpointsController(client, factory));
+    const { client } = await startOnFakeApi(transport, (client, factory) => new EndpointsController(client, factory));
     const endpoints = () => transport.objectsOf(resources.endpoints).find((ep) => ep.metadata.name === 'web');
     await until(() => endpoints() !== undefined);
     expect(endpoints()?.metadata.labels).toEqual({ team: 'a', [ENDPOINTS_MANAGED_BY_LABEL]: 'endpoint-controller' });
@@ -97,7 +97,5 @@ describe('EndpointsController', () => {
 
     await client.resource(resources.services).delete('default', 'web');
     await until(() => endpoints() === undefined);
-    await controller.dispose();
-    factory.dispose();
   });
 });

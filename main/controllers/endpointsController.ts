@@ -9,6 +9,7 @@
 // shares k8s.io/endpointslice/util.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { labelSetMatches } from '../../shared/kubernetes/labelSelector';
 import { formatTime } from '../../shared/kubernetes/time';
 import type { ApiClient } from '../client/apiClient';
 import { type ControllerOptions, QueueController } from '../client/controllerLoop';
@@ -36,8 +37,7 @@ export function serviceSelector(service: KubeObject): Record<string, string> | u
 export function serviceSelectsPod(service: KubeObject, pod: KubeObject): boolean {
   const selector = serviceSelector(service);
   if (!selector || service.metadata.namespace !== pod.metadata.namespace) return false;
-  const labels = pod.metadata.labels ?? {};
-  return Object.entries(selector).every(([key, value]) => labels[key] === value);
+  return labelSetMatches(selector, pod.metadata.labels);
 }
 
 /** Services the endpoint controllers manage: a selector and not ExternalName. */

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import { FakeClock } from '../../test/doubles/fakeClock';
@@ -29,20 +29,11 @@ function jobObject(name: string, spec: Record<string, unknown> = {}, podSpec: Re
   };
 }
 
-const disposers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const dispose of disposers.splice(0)) await dispose();
-});
-
 async function harness(job: KubeObject) {
   const transport = new FakeTransport();
   const clock = new FakeClock(START);
   transport.seed(resources.jobs, job);
-  const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new JobController(client, factory, { clock, workers: 2 }));
-  disposers.push(async () => {
-    await controller.dispose();
-    factory.dispose();
-  });
+  const { client, controller } = await startOnFakeApi(transport, (client, factory) => new JobController(client, factory, { clock, workers: 2 }));
   const name = job.metadata.name ?? '';
   const pods = () => transport.objectsOf(resources.pods).filter((pod) => pod.metadata.labels?.['batch.kubernetes.io/job-name'] === name);
   const livePods = () => pods().filter((pod) => !pod.metadata.deletionTimestamp && !['Succeeded', 'Failed'].includes(String(isRecord(pod.status) ? pod.status.phase : '')));

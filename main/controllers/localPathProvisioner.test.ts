@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { ApiClient } from '../client/apiClient';
 import { FakeTransport } from '../../test/doubles/fakeTransport';
 import { startOnFakeApi } from '../../test/doubles/fakeApi';
@@ -12,15 +12,11 @@ import {
 } from './localPathProvisioner';
 
 let dir: string;
-const stops: (() => Promise<void>)[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'local-path-'));
-});
-
-afterEach(async () => {
-  for (const stop of stops.splice(0)) await stop();
-  await rm(dir, { recursive: true, force: true });
+  // registered first, so it runs after the provisioner a test starts has stopped
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
 });
 
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
@@ -60,11 +56,7 @@ interface Started {
 async function start(seed: (transport: FakeTransport) => unknown = () => undefined): Promise<Started> {
   const transport = new FakeTransport();
   await seed(transport);
-  const { client, factory, controller: provisioner } = await startOnFakeApi(transport, (client, factory) => new LocalPathProvisioner(client, factory, { volumesDir: path.join(dir, 'volumes') }));
-  stops.push(async () => {
-    await provisioner.dispose();
-    factory.dispose();
-  });
+  const { client } = await startOnFakeApi(transport, (client, factory) => new LocalPathProvisioner(client, factory, { volumesDir: path.join(dir, 'volumes') }));
   return {
     transport,
     client,

@@ -68,7 +68,7 @@ describe('NodeLifecycleController', () => {
     transport.seed(resources.pods, podOn('patient', [{ key: TAINT_UNREACHABLE, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }]));
     transport.seed(resources.pods, podOn('fragile', [{ key: TAINT_NOT_READY, operator: 'Exists', effect: 'NoExecute' }]));
     transport.seed(resources.pods, podOn('stubborn', [{ operator: 'Exists' }]));
-    const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new NodeLifecycleController(client, factory, { clock, gracePeriodMs: 40_000, monitorPeriodMs: 5000 }));
+    const { client, controller } = await startOnFakeApi(transport, (client, factory) => new NodeLifecycleController(client, factory, { clock, gracePeriodMs: 40_000, monitorPeriodMs: 5000 }));
     const current = () => transport.objectsOf(resources.nodes)[0];
     const podNames = () => transport.objectsOf(resources.pods).map((p) => p.metadata.name).sort();
 
@@ -98,7 +98,5 @@ describe('NodeLifecycleController', () => {
     const back = current();
     await client.resource(resources.nodes).updateStatus({ ...back, status: node('True', {}, '2026-01-01T00:06:00Z').status });
     await until(() => ((current().spec as { taints?: unknown[] }).taints ?? []).length === 0);
-    await controller.dispose();
-    factory.dispose();
   });
 });

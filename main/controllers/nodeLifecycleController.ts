@@ -238,7 +238,7 @@ export class NodeLifecycleController {
     const stamp = formatTime(now);
     const conditions = conditionsOf(node);
     for (const type of ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure']) {
-      const existing = conditions.find((condition) => condition.type === type);
+      const existing = findCondition(conditions, type);
       if (!existing) {
         conditions.push({ type, status: 'Unknown', reason: 'NodeStatusNeverUpdated', message: 'Kubelet never posted node status.', lastHeartbeatTime: node.metadata.creationTimestamp ?? stamp, lastTransitionTime: stamp });
       } else if (existing.status !== 'Unknown') {

@@ -15,7 +15,7 @@ import type { KubeObject, OwnerReference } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import { formatTime, parseTime } from '../../shared/kubernetes/time';
 import { findCondition, getCondition, removeCondition, statusConditions } from '../../shared/kubernetes/conditions';
-import { selectorIsEmpty, type LabelSelector } from '../../shared/kubernetes/labelSelector';
+import { labelSetMatches, selectorIsEmpty, type LabelSelector } from '../../shared/kubernetes/labelSelector';
 import type { ApiClient } from '../client/apiClient';
 import { type ControllerOptions, QueueController } from '../client/controllerLoop';
 import { ClientApiError, isInvalid, isNotFound } from '../client/errors';
@@ -209,8 +209,7 @@ export function calculateReplicaSetStatus(rs: KubeObject, pods: KubeObject[], ma
   let ready = 0;
   let available = 0;
   for (const pod of pods) {
-    const labels = pod.metadata.labels ?? {};
-    if (Object.entries(templateLabels).every(([key, value]) => labels[key] === value)) fullyLabeled++;
+    if (labelSetMatches(templateLabels, pod.metadata.labels)) fullyLabeled++;
     if (isPodReady(pod)) {
       ready++;
       if (isPodAvailable(pod, minReadySecondsOf(rs), new Date(now))) available++;

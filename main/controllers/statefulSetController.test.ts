@@ -1,8 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { ApiClient } from '../client/apiClient';
+import { describe, expect, it } from 'vitest';
 import { FakeTransport } from '../../test/doubles/fakeTransport';
-import { startOnFakeApi } from '../../test/doubles/fakeApi';
-import { SharedInformerFactory } from '../client/informer';
+import { startOnFakeApi, type ComponentOnFakeApi } from '../../test/doubles/fakeApi';
+import { runPods } from '../../test/doubles/kubeletStandIn';
 import { resources } from '../client/resources';
 import type { TransportRequest, TransportResponse } from '../client/transport';
 import type { KubeObject } from '../../shared/kubernetes/types';
@@ -30,11 +29,7 @@ async function until(what: string, check: () => boolean, timeoutMs = 5000): Prom
   }
 }
 
-interface Harness {
-  transport: RecordingTransport;
-  client: ApiClient;
-  controller: StatefulSetController;
-  factory: SharedInformerFactory;
+interface Harness extends ComponentOnFakeApi<StatefulSetController, RecordingTransport> {
   pods(): KubeObject[];
   podNames(): string[];
   claimNames(): string[];
@@ -42,15 +37,6 @@ interface Harness {
   /** What the kubelet would do: every pod not yet Running becomes Running and Ready. */
   runPods(): Promise<void>;
 }
-
-const running: Harness[] = [];
-
-afterEach(async () => {
-  for (const harness of running.splice(0)) {
-    await harness.controller.dispose();
-    harness.factory.dispose();
-  }
-});
 
 function statefulSet(overrides: Record<string, unknown> = {}): KubeObject {
   return {
@@ -74,26 +60,16 @@ function statefulSet(overrides: Record<string, unknown> = {}): KubeObject {
 async function start(set: KubeObject): Promise<Harness> {
   const transport = new RecordingTransport();
   transport.seed(resources.statefulsets, set);
-  const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new StatefulSetController(client, factory));
+  const started = await startOnFakeApi(transport, (client, factory) => new StatefulSetController(client, factory));
   const pods = () => transport.objectsOf(resources.pods);
   const harness: Harness = {
-    transport,
-    client,
-    controller,
-    factory,
+    ...started,
     pods,
     podNames: () => pods().map((pod) => pod.metadata.name ?? '').sort(),
     claimNames: () => transport.objectsOf(resources.persistentvolumeclaims).map((claim) => claim.metadata.name ?? '').sort(),
     set: () => transport.objectsOf(resources.statefulsets)[0],
-    runPods: async () => {
-      for (const pod of pods()) {
-        const status = (pod.status ?? {}) as { phase?: string };
-        if (status.phase === 'Running') continue;
-        await client.resource(resources.pods).patchStatus('default', pod.metadata.name ?? '', { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2020-01-01T00:00:00Z' }] } }, 'merge');
-      }
-    },
+    runPods: () => runPods(started.client, pods()),
   };
-  running.push(harness);
   return harness;
 }
 

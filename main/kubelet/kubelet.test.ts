@@ -27,13 +27,17 @@ async function until<T>(probe: () => T | undefined | false, what: string, timeou
   }
 }
 
-async function startKubelet() {
-  const transport = new FakeTransport();
-  transport.seed(resources.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+/**
+ * A kubelet for node-a on a fake API and runtime; given the `transport` and `runtime` of an earlier
+ * one, a kubelet after a restart of the process (the API and Docker kept their state).
+ */
+async function startKubelet(earlier?: { transport: FakeTransport; runtime: FakeRuntime }) {
+  const transport = earlier?.transport ?? new FakeTransport();
+  if (!earlier) transport.seed(resources.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
   const client = new ApiClient(transport);
   const factory = new SharedInformerFactory(client);
-  const runtime = new FakeRuntime();
-  runtime.addImage('busybox:1');
+  const runtime = earlier?.runtime ?? new FakeRuntime();
+  if (!earlier) runtime.addImage('busybox:1');
   const dataDir = mkdtempSync(join(tmpdir(), 'kubelet-'));
   const kubelet = new Kubelet({
     client,
@@ -172,13 +176,7 @@ describe('Kubelet', () => {
     const before = [...first.runtime.containers.keys()];
     await first.kubelet.dispose();
     // a second kubelet on the same runtime (the process restarted, Docker kept the containers)
-    const client = new ApiClient(first.transport);
-    const factory = new SharedInformerFactory(client);
-    const dataDir = mkdtempSync(join(tmpdir(), 'kubelet-'));
-    const again = new Kubelet({ client, factory, runtime: first.runtime, recorder: new EventRecorder(client, { component: 'kubelet' }), identity: { nodeName: 'node-a', zone: 'zone-a', controlPlane: true, internalIP: '10.0.0.1', dataDir }, podsDir: join(dataDir, 'pods'), caCertPem: 'PEM', kubernetesService: { host: '10.96.0.1', port: 443 }, heartbeatMs: 100, relistMs: 50, resyncMs: 1000 });
-    factory.start();
-    await again.start();
-    cleanups.push(() => again.dispose(), () => factory.dispose());
+    await startKubelet(first);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect([...first.runtime.containers.keys()]).toEqual(before);
     expect(first.containerStatus('steady')?.restartCount).toBe(0);
@@ -264,13 +262,7 @@ describe('Kubelet', () => {
       const debug = await until(() => first.runtime.containerByName(uid, 'debugger'), 'debugger');
       await until(() => (first.ephemeralStatus('web', 'debugger')?.state as { running?: unknown })?.running, 'debugger Running');
       await first.kubelet.dispose();
-      const client = new ApiClient(first.transport);
-      const factory = new SharedInformerFactory(client);
-      const dataDir = mkdtempSync(join(tmpdir(), 'kubelet-'));
-      const again = new Kubelet({ client, factory, runtime: first.runtime, recorder: new EventRecorder(client, { component: 'kubelet' }), identity: { nodeName: 'node-a', zone: 'zone-a', controlPlane: true, internalIP: '10.0.0.1', dataDir }, podsDir: join(dataDir, 'pods'), caCertPem: 'PEM', kubernetesService: { host: '10.96.0.1', port: 443 }, heartbeatMs: 100, relistMs: 50, resyncMs: 1000 });
-      factory.start();
-      await again.start();
-      cleanups.push(() => again.dispose(), () => factory.dispose());
+      const { kubelet: again } = await startKubelet(first);
       // the adopted kubelet answers streams for it, and a new ephemeral container proves it synced the pod
       await first.addEphemeral('web', { name: 'after' });
       await until(() => (first.ephemeralStatus('web', 'after')?.state as { running?: unknown })?.running, 'after Running');

@@ -31,6 +31,18 @@ function pod(uid: string, name: string, containers: string[], phase = 'Running',
 
 const MiB = 1024 * 1024;
 
+/** A collector on a fake runtime running pod `web` (container `main`), after two sampling rounds 10 s apart. */
+async function sampledWebPod() {
+  const time = clock();
+  const runtime = new FakeRuntime({ now: time.now });
+  await runPod(runtime, 'uid-web', 'web', ['main']);
+  const collector = new MetricsCollector(runtime, { nodeName: 'kubedesk', now: time.now });
+  await collector.sample();
+  time.advance(10_000);
+  await collector.sample();
+  return { time, runtime, collector };
+}
+
 describe('MetricsCollector', () => {
   it('reports nothing until a container has two samples, then the CPU rate between them over their window', async () => {
     const time = clock();
@@ -105,13 +117,7 @@ describe('MetricsCollector', () => {
     ['a pod of another node (no containers here)', pod('uid-other', 'other', ['main'])],
     ['a pod whose containers are not in its spec', pod('uid-web', 'web', ['renamed'])],
   ])('leaves out %s', async (_what, subject) => {
-    const time = clock();
-    const runtime = new FakeRuntime({ now: time.now });
-    await runPod(runtime, 'uid-web', 'web', ['main']);
-    const collector = new MetricsCollector(runtime, { nodeName: 'kubedesk', now: time.now });
-    await collector.sample();
-    time.advance(10_000);
-    await collector.sample();
+    const { collector } = await sampledWebPod();
     expect(collector.podMetrics([subject])).toEqual([]);
   });
 
@@ -133,13 +139,7 @@ describe('MetricsCollector', () => {
   });
 
   it('drops every figure while the runtime is unreachable, and needs two rounds again after', async () => {
-    const time = clock();
-    const runtime = new FakeRuntime({ now: time.now });
-    await runPod(runtime, 'uid-web', 'web', ['main']);
-    const collector = new MetricsCollector(runtime, { nodeName: 'kubedesk', now: time.now });
-    await collector.sample();
-    time.advance(10_000);
-    await collector.sample();
+    const { time, runtime, collector } = await sampledWebPod();
     expect(collector.nodeMetrics()).toBeDefined();
     runtime.available = false;
     await collector.sample();

@@ -5,11 +5,10 @@
 // ResourceQuota admission plugin and the resource quota controller, so both count alike.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { addQuantities, compareQuantities, newQuantity, parseQuantity, zeroQuantity, type Quantity } from '../../shared/kubernetes/quantity';
 import { podQosClass } from './podQos';
-import type { Amount } from './resourceAmount';
-import { addAmounts, compareAmounts, countAmount, parseAmount, zeroAmount } from './resourceAmount';
 
-export type ResourceList = Map<string, Amount>;
+export type ResourceList = Map<string, Quantity>;
 
 /** Resource names whose absence on a container fails quota admission (pods evaluator validationSet). */
 export const podValidationResources = ['cpu', 'memory', 'requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory'];
@@ -33,7 +32,7 @@ function resourceList(value: unknown): ResourceList {
   const list: ResourceList = new Map();
   if (!isRecord(value)) return list;
   for (const [name, quantity] of Object.entries(value)) {
-    const amount = parseAmount(quantity);
+    const amount = parseQuantity(quantity);
     if (amount) list.set(name, amount);
   }
   return list;
@@ -42,14 +41,14 @@ function resourceList(value: unknown): ResourceList {
 function addInto(target: ResourceList, source: ResourceList): void {
   for (const [name, amount] of source) {
     const current = target.get(name);
-    target.set(name, current ? addAmounts(current, amount) : amount);
+    target.set(name, current ? addQuantities(current, amount) : amount);
   }
 }
 
 function maxInto(target: ResourceList, source: ResourceList): void {
   for (const [name, amount] of source) {
     const current = target.get(name);
-    if (!current || compareAmounts(amount, current) > 0) target.set(name, amount);
+    if (!current || compareQuantities(amount, current) > 0) target.set(name, amount);
   }
 }
 
@@ -102,7 +101,7 @@ export function podCountsForQuota(pod: KubeObject, now: Date): boolean {
 
 /** podComputeUsageHelper: the compute names a pod's requests and limits count under. */
 function podComputeUsage(requests: ResourceList, limits: ResourceList): ResourceList {
-  const usage: ResourceList = new Map([['pods', countAmount(1)]]);
+  const usage: ResourceList = new Map([['pods', newQuantity(1)]]);
   for (const name of ['cpu', 'memory', 'ephemeral-storage']) {
     const request = requests.get(name);
     if (request) {
@@ -120,7 +119,7 @@ function podComputeUsage(requests: ResourceList, limits: ResourceList): Resource
 }
 
 export function podUsage(pod: KubeObject, now: Date): ResourceList {
-  const usage: ResourceList = new Map([['count/pods', countAmount(1)]]);
+  const usage: ResourceList = new Map([['count/pods', newQuantity(1)]]);
   if (!podCountsForQuota(pod, now)) return usage;
   addInto(usage, podComputeUsage(podResourceTotals(pod.spec, 'requests'), podResourceTotals(pod.spec, 'limits')));
   return usage;
@@ -130,17 +129,17 @@ function serviceUsage(service: KubeObject): ResourceList {
   const spec = isRecord(service.spec) ? service.spec : {};
   const ports = Array.isArray(spec.ports) ? spec.ports.filter(isRecord) : [];
   const usage: ResourceList = new Map([
-    ['count/services', countAmount(1)],
-    ['services', countAmount(1)],
-    ['services.loadbalancers', zeroAmount()],
-    ['services.nodeports', zeroAmount()],
+    ['count/services', newQuantity(1)],
+    ['services', newQuantity(1)],
+    ['services.loadbalancers', zeroQuantity()],
+    ['services.nodeports', zeroQuantity()],
   ]);
-  if (spec.type === 'NodePort') usage.set('services.nodeports', countAmount(ports.length));
+  if (spec.type === 'NodePort') usage.set('services.nodeports', newQuantity(ports.length));
   if (spec.type === 'LoadBalancer') {
     // Without node port allocation only explicit node ports count (upstream looks at intent).
     const count = spec.allocateLoadBalancerNodePorts === false ? ports.filter((port) => typeof port.nodePort === 'number' && port.nodePort !== 0).length : ports.length;
-    usage.set('services.nodeports', countAmount(count));
-    usage.set('services.loadbalancers', countAmount(1));
+    usage.set('services.nodeports', newQuantity(count));
+    usage.set('services.loadbalancers', newQuantity(1));
   }
   return usage;
 }
@@ -148,16 +147,16 @@ function serviceUsage(service: KubeObject): ResourceList {
 function claimUsage(claim: KubeObject): ResourceList {
   const spec = isRecord(claim.spec) ? claim.spec : {};
   const usage: ResourceList = new Map([
-    ['count/persistentvolumeclaims', countAmount(1)],
-    ['persistentvolumeclaims', countAmount(1)],
+    ['count/persistentvolumeclaims', newQuantity(1)],
+    ['persistentvolumeclaims', newQuantity(1)],
   ]);
   const className = typeof spec.storageClassName === 'string' ? spec.storageClassName : '';
-  if (className) usage.set(`${className}${STORAGE_CLASS_SUFFIX}persistentvolumeclaims`, countAmount(1));
+  if (className) usage.set(`${className}${STORAGE_CLASS_SUFFIX}persistentvolumeclaims`, newQuantity(1));
   const requests = resourceList(isRecord(spec.resources) ? spec.resources.requests : undefined);
   let storage = requests.get('storage');
   // An expansion in progress is charged at the larger of requested and allocated size.
   const allocated = resourceList(isRecord(claim.status) ? claim.status.allocatedResources : undefined).get('storage');
-  if (allocated && (!storage || compareAmounts(allocated, storage) > 0)) storage = allocated;
+  if (allocated && (!storage || compareQuantities(allocated, storage) > 0)) storage = allocated;
   if (storage) {
     usage.set('requests.storage', storage);
     if (className) usage.set(`${className}${STORAGE_CLASS_SUFFIX}requests.storage`, storage);
@@ -170,8 +169,8 @@ export function objectUsage(group: string, resource: string, obj: KubeObject, no
   if (group === '' && resource === 'pods') return podUsage(obj, now);
   if (group === '' && resource === 'services') return serviceUsage(obj);
   if (group === '' && resource === 'persistentvolumeclaims') return claimUsage(obj);
-  const usage: ResourceList = new Map([[countResourceName(group, resource), countAmount(1)]]);
-  if (group === '' && legacyCountNames[resource]) usage.set(legacyCountNames[resource], countAmount(1));
+  const usage: ResourceList = new Map([[countResourceName(group, resource), newQuantity(1)]]);
+  if (group === '' && legacyCountNames[resource]) usage.set(legacyCountNames[resource], newQuantity(1));
   return usage;
 }
 
@@ -281,7 +280,7 @@ export function quotaHard(quota: KubeObject): ResourceList {
 export function quotaUsed(quota: KubeObject, objects: { group: string; resource: string; items: KubeObject[] }[], now: Date): ResourceList {
   const hard = quotaHard(quota);
   const used: ResourceList = new Map();
-  for (const name of hard.keys()) used.set(name, zeroAmount());
+  for (const name of hard.keys()) used.set(name, zeroQuantity());
   for (const { group, resource, items } of objects) {
     for (const item of items) {
       if (!quotaMatchesObject(quota, group, resource, item)) continue;
@@ -289,7 +288,7 @@ export function quotaUsed(quota: KubeObject, objects: { group: string; resource:
         const current = used.get(name);
         if (!current) continue;
         // Sums start at zero (DecimalSI) but print in the first contribution's format, as upstream quota.Add.
-        used.set(name, current.nanos === 0n && current.format === 'DecimalSI' ? { nanos: amount.nanos, format: amount.format } : addAmounts(current, amount));
+        used.set(name, current.nanos === 0n && current.format === 'DecimalSI' ? { nanos: amount.nanos, format: amount.format } : addQuantities(current, amount));
       }
     }
   }

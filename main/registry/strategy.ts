@@ -6,6 +6,7 @@
 // call these hooks and never name a kind. Pure: imports only shared/ and the registry's libraries.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { selectorToString } from '../../shared/kubernetes/labelSelector';
+import { formatTime } from '../../shared/kubernetes/time';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { TableDef } from '../../shared/printers/table';
 import type { FieldError } from './fieldErrors';
@@ -286,7 +287,7 @@ export function subresourceOf(strategy: Pick<KindStrategy, 'subresources'>, name
 export function waitForFinalizers(next: KubeObject, context: DeletionContext): KubeObject | undefined {
   if (context.finalizers.length === 0) return undefined;
   if (!next.metadata.deletionTimestamp) {
-    next.metadata.deletionTimestamp = timestamp(context.now);
+    next.metadata.deletionTimestamp = formatTime(context.now);
     next.metadata.deletionGracePeriodSeconds = 0;
     if (next.metadata.generation !== undefined) next.metadata.generation += 1;
   }
@@ -310,11 +311,16 @@ export function statusSubresource(): SubresourceDescription {
   return { name: 'status', type: 'update', prepareForUpdate: keepAllButStatus };
 }
 
+function labelSelectorOfSpec(obj: KubeObject): string {
+  return isRecord(obj.spec) ? selectorToString(obj.spec.selector) : '';
+}
+
 /**
- * The autoscaling/v1 Scale of workloads with spec.replicas, status.replicas and a label selector
- * in spec.selector (upstream pkg/registry/apps/*\/storage ScaleREST).
+ * The autoscaling/v1 Scale of workloads with spec.replicas and status.replicas (upstream
+ * pkg/registry/apps/*\/storage ScaleREST); its status.selector is `selector` of the object, by
+ * default the LabelSelector in spec.selector as a string.
  */
-export function replicasScaleSubresource(): SubresourceDescription {
+export function replicasScaleSubresource(selector: (obj: KubeObject) => string = labelSelectorOfSpec): SubresourceDescription {
   return {
     name: 'scale',
     type: 'scale',
@@ -323,7 +329,23 @@ export function replicasScaleSubresource(): SubresourceDescription {
     kind: 'Scale',
     specReplicasPath: 'spec.replicas',
     statusReplicasPath: 'status.replicas',
-    selector: (obj) => (isRecord(obj.spec) ? selectorToString(obj.spec.selector) : ''),
+    selector,
+  };
+}
+
+/**
+ * The status half of a kind whose status the cluster writes through /status (upstream's
+ * statusStrategy beside the kind's strategy): the `status` subresource (after the Scale of
+ * spec.replicas, with `scale`), a create that starts from `initial` whatever status the client
+ * sent, and main-resource updates that keep the stored status.
+ */
+export function withStatus(initial: Record<string, unknown>, options: { scale?: boolean } = {}): Pick<KindDescription, 'subresources' | 'prepareForCreate' | 'prepareForUpdate'> {
+  return {
+    subresources: options.scale ? [replicasScaleSubresource(), statusSubresource()] : [statusSubresource()],
+    prepareForCreate: (obj) => {
+      obj.status = structuredClone(initial);
+    },
+    prepareForUpdate: keepStoredStatus,
   };
 }
 
@@ -338,10 +360,8 @@ export function leniently(step: (obj: KubeObject) => void): (obj: KubeObject) =>
   };
 }
 
-/** RFC 3339 with seconds, as metav1.Time marshals. */
-export function timestamp(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+/** The CertificateSigningRequest strategy's name for shared/kubernetes/time's formatTime. */
+export { formatTime as timestamp } from '../../shared/kubernetes/time';
 
 /** A string of a field for selectable fields: '' when absent. */
 export function fieldText(value: unknown): string {

@@ -10,7 +10,7 @@
 import { isRecord, type KubeObject } from '../../shared/kubernetes/types';
 import { conditionsOf, findCondition, getCondition, setCondition } from '../../shared/kubernetes/conditions';
 import { formatTime } from '../../shared/kubernetes/time';
-import { selectorIsEmpty, selectorMatches } from '../../shared/kubernetes/labelSelector';
+import { labelSetMatches, selectorIsEmpty, selectorMatches } from '../../shared/kubernetes/labelSelector';
 import type { ApiClient, ResourceClient } from '../client/apiClient';
 import { realClock, type Clock } from '../client/clock';
 import { isNotFound } from '../client/errors';
@@ -324,7 +324,7 @@ export class Scheduler {
     for (const informer of [services, replicationControllers]) {
       for (const owner of informer.listByNamespace(namespace)) {
         const set = selectorFromSet(isRecord(owner.spec) ? owner.spec.selector : undefined);
-        if (set && selectorMatches({ matchLabels: set }, podLabels)) Object.assign(matchLabels, set);
+        if (set && labelSetMatches(set, podLabels)) Object.assign(matchLabels, set);
       }
     }
     for (const informer of [replicaSets, statefulSets]) {

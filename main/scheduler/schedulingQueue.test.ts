@@ -1,7 +1,18 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { FakeClock } from '../../test/doubles/fakeClock';
 import { SchedulingQueue, podSpecChanged } from './schedulingQueue';
 import { makePod } from '../../test/fixtures/schedulerObjects';
+
+/** A queue on a fake clock whose one pod was just popped for its first scheduling attempt; closed when the test finishes. */
+async function firstAttempt() {
+  const clock = new FakeClock();
+  const queue = new SchedulingQueue({ clock });
+  onTestFinished(() => queue.close());
+  queue.add(makePod('p'));
+  const info = await queue.pop();
+  if (!info) throw new Error('no pod');
+  return { clock, queue, info };
+}
 
 describe('SchedulingQueue', () => {
   it.each([
@@ -32,44 +43,29 @@ describe('SchedulingQueue', () => {
   });
 
   it('keeps an unschedulable pod until the cluster changes, then honours its back-off', async () => {
-    const clock = new FakeClock();
-    const queue = new SchedulingQueue({ clock });
-    queue.add(makePod('p'));
-    const info = await queue.pop();
-    if (!info) throw new Error('no pod');
+    const { clock, queue, info } = await firstAttempt();
     queue.addUnschedulable(info);
     expect(queue.stats()).toMatchObject({ unschedulable: 1 });
     queue.moveAllToActiveOrBackoff();
     expect(queue.stats()).toMatchObject({ backoff: 1 });
     clock.advance(1000);
     expect(queue.stats()).toMatchObject({ active: 1 });
-    queue.close();
   });
 
   it('sends a pod that failed while the cluster changed to back-off, not to wait', async () => {
-    const clock = new FakeClock();
-    const queue = new SchedulingQueue({ clock });
-    queue.add(makePod('p'));
-    const info = await queue.pop();
-    if (!info) throw new Error('no pod');
+    const { queue, info } = await firstAttempt();
     queue.moveAllToActiveOrBackoff();
     queue.addUnschedulable(info);
     expect(queue.stats()).toMatchObject({ backoff: 1, unschedulable: 0 });
-    queue.close();
   });
 
   it('flushes pods left unschedulable for a minute', async () => {
-    const clock = new FakeClock();
-    const queue = new SchedulingQueue({ clock });
-    queue.add(makePod('p'));
-    const info = await queue.pop();
-    if (!info) throw new Error('no pod');
+    const { clock, queue, info } = await firstAttempt();
     queue.addUnschedulable(info);
     clock.advance(30_000);
     expect(queue.stats()).toMatchObject({ unschedulable: 1 });
     clock.advance(30_000);
     expect(queue.stats()).toMatchObject({ active: 1 });
-    queue.close();
   });
 
   it('ignores status-only updates of waiting pods', () => {

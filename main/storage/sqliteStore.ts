@@ -342,11 +342,7 @@ export class SqliteStore implements Store {
   }
 
   update(key: ObjectKey, obj: KubeObject, expectedRevision?: number): KubeObject {
-    const row = this.statements.getRow.get(key.resource, key.namespace, key.name);
-    if (row === undefined) throw new StorageError('NotFound', `${describe(key)} not found`);
-    if (expectedRevision !== undefined && expectedRevision !== row.revision) {
-      throw new StorageError('Conflict', `${describe(key)} is at revision ${row.revision}, not ${expectedRevision}`);
-    }
+    const row = this.currentRow(key, expectedRevision);
     // Nothing changed: keep the revision and send no event, as the etcd3 store's GuaranteedUpdate does.
     if (serialize(obj, row.revision) === row.value) return parseObject(row.value);
 
@@ -354,42 +350,34 @@ export class SqliteStore implements Store {
     const text = serialize(obj, revision);
     this.updateTransaction(key, row.id, revision, text, row.value);
     this.revision = revision;
-    if (this.watchers.has(key.resource)) {
-      this.publish({
-        type: 'MODIFIED',
-        resource: key.resource,
-        namespace: key.namespace,
-        name: key.name,
-        revision,
-        object: parseObject(text),
-        previous: parseObject(row.value),
-      });
-    }
+    this.publishChange('MODIFIED', key, revision, text, row.value);
     return parseObject(text);
   }
 
   delete(key: ObjectKey, expectedRevision?: number): KubeObject {
+    const row = this.currentRow(key, expectedRevision);
+    const revision = this.revision + 1;
+    const text = serialize(parseObject(row.value), revision);
+    this.deleteTransaction(key, row.id, revision, text, row.value);
+    this.revision = revision;
+    this.publishChange('DELETED', key, revision, text, row.value);
+    return parseObject(text);
+  }
+
+  /** The stored row of `key`, which must exist and, when the caller expects one, be at `expectedRevision`. */
+  private currentRow(key: ObjectKey, expectedRevision: number | undefined): ObjectRow {
     const row = this.statements.getRow.get(key.resource, key.namespace, key.name);
     if (row === undefined) throw new StorageError('NotFound', `${describe(key)} not found`);
     if (expectedRevision !== undefined && expectedRevision !== row.revision) {
       throw new StorageError('Conflict', `${describe(key)} is at revision ${row.revision}, not ${expectedRevision}`);
     }
-    const revision = this.revision + 1;
-    const text = serialize(parseObject(row.value), revision);
-    this.deleteTransaction(key, row.id, revision, text, row.value);
-    this.revision = revision;
-    if (this.watchers.has(key.resource)) {
-      this.publish({
-        type: 'DELETED',
-        resource: key.resource,
-        namespace: key.namespace,
-        name: key.name,
-        revision,
-        object: parseObject(text),
-        previous: parseObject(row.value),
-      });
-    }
-    return parseObject(text);
+    return row;
+  }
+
+  /** Tells the resource's watchers, if any, of a modification or deletion at `revision`. */
+  private publishChange(type: 'MODIFIED' | 'DELETED', key: ObjectKey, revision: number, text: string, previousText: string): void {
+    if (!this.watchers.has(key.resource)) return;
+    this.publish({ type, resource: key.resource, namespace: key.namespace, name: key.name, revision, object: parseObject(text), previous: parseObject(previousText) });
   }
 
   watch(options: WatchOptions, listener: (event: StoreEvent) => void): Disposable {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
-import { cordonPatch, currentTemplatePatch, deleteOptions, drainSkipReason, drainSummary, drainWaitTitle, evictionBody, evictionStep, jobFromCronJob, jsonEqual, manualJobName, parseReplicas, podsRemaining, podsToEvict, randomSuffix, restartPatch, revisionRollbackPlan, rfc3339, rollbackPlan, scalePatch, suspendPatch, terminationWaitMs } from './actionBodies';
+import { jsonEqual } from '../../shared/kubernetes/json';
+import { cordonPatch, currentTemplatePatch, deleteOptions, drainSkipReason, drainSummary, drainWaitTitle, evictionBody, evictionStep, jobFromCronJob, manualJobName, parseReplicas, podsRemaining, podsToEvict, randomSuffix, restartPatch, revisionRollbackPlan, rfc3339, rollbackPlan, scalePatch, suspendPatch, terminationWaitMs } from './actionBodies';
 
 describe('simple action bodies', () => {
   it.each([

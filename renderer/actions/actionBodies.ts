@@ -11,6 +11,7 @@
 // CronJob, and `kubectl create job --from=cronjob/x` (kubectl/pkg/cmd/create/create_job.go).
 import { isRecord, type KubeObject, type OwnerReference } from '../../shared/kubernetes/types';
 import { formatTime } from '../../shared/kubernetes/time';
+import { jsonEqual } from '../../shared/kubernetes/json';
 
 /** The field manager the UI writes as (kubectl uses `kubectl-<command>` / `kubectl`). */
 export const FIELD_MANAGER = 'kubedesk-ui';
@@ -146,18 +147,6 @@ function withoutHashLabel(template: Record<string, unknown>): Record<string, unk
     copy.metadata = { ...copy.metadata, labels };
   }
   return copy;
-}
-
-/** Structural equality of JSON values (key order ignored). */
-export function jsonEqual(left: unknown, right: unknown): boolean {
-  if (left === right) return true;
-  if (Array.isArray(left) && Array.isArray(right)) return left.length === right.length && left.every((item, index) => jsonEqual(item, right[index]));
-  if (isRecord(left) && isRecord(right)) {
-    const keys = new Set([...Object.keys(left), ...Object.keys(right)].filter((key) => left[key] !== undefined || right[key] !== undefined));
-    for (const key of keys) if (!jsonEqual(left[key], right[key])) return false;
-    return true;
-  }
-  return false;
 }
 
 /**

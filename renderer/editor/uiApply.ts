@@ -9,6 +9,7 @@
 // of metadata.managedFields guarded by the resourceVersion. The UI does the same for its own
 // entries, so it never conflicts with itself, while conflicts with kubectl, helm or controllers
 // are still reported (and can be forced).
+import { formatTime } from '../../shared/kubernetes/time';
 import { isRecord, type KubeObject, type ManagedFieldsEntry } from '../../shared/kubernetes/types';
 import { KubeApiError, type KubeClient } from '../api/kubeClient';
 
@@ -20,11 +21,6 @@ export function unionFieldsV1(left: unknown, right: unknown): Record<string, unk
   if (!isRecord(right)) return result;
   for (const [key, value] of Object.entries(right)) result[key] = key in result ? unionFieldsV1(result[key], value) : isRecord(value) ? unionFieldsV1({}, value) : {};
   return result;
-}
-
-/** RFC 3339 in whole seconds, as managedFields times are written. */
-function managedFieldsTime(now: Date): string {
-  return now.toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
 /**
@@ -41,7 +37,7 @@ export function adoptOwnUpdatesPatch(object: KubeObject, manager: string, now: D
   const previous = entries.find(isOwnApply);
   let fields: Record<string, unknown> = isRecord(previous?.fieldsV1) ? previous.fieldsV1 : {};
   for (const update of updates) fields = unionFieldsV1(fields, update.fieldsV1);
-  const apply: ManagedFieldsEntry = { manager, operation: 'Apply', apiVersion: previous?.apiVersion ?? object.apiVersion ?? updates[0].apiVersion, time: managedFieldsTime(now), fieldsType: 'FieldsV1', fieldsV1: fields };
+  const apply: ManagedFieldsEntry = { manager, operation: 'Apply', apiVersion: previous?.apiVersion ?? object.apiVersion ?? updates[0].apiVersion, time: formatTime(now), fieldsType: 'FieldsV1', fieldsV1: fields };
   const kept = entries.filter((entry) => !isOwnUpdate(entry) && !isOwnApply(entry));
   return [
     { op: 'test', path: '/metadata/resourceVersion', value: object.metadata.resourceVersion },

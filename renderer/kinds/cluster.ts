@@ -3,13 +3,14 @@
 // (Warning in colour, LAST SEEN live and sorted by the real times, newest first, a Warnings-only
 // filter and a timeline) and CustomResourceDefinitions.
 import { humanQuantity } from '../../shared/kubernetes/quantity';
+import { getCondition } from '../../shared/kubernetes/conditions';
 import { isRecord, type KubeObject } from '../../shared/kubernetes/types';
 import { eventTable } from '../../shared/printers/events';
 import { namespaceTable, nodeTable } from '../../shared/printers/core';
 import { tableDefFor } from '../../shared/printers';
 import { compareEventsNewestFirst, eventFirstSeen, eventLastSeen } from './eventTimes';
 import type { DetailCell, DetailSection, KindConfig, SummaryField } from './kindConfig';
-import { conditionStatus, recordField, stringField } from './tones';
+import { recordField, stringField } from './tones';
 
 function records(value: unknown): Record<string, unknown>[] {
   return Array.isArray(value) ? value.filter(isRecord) : [];
@@ -85,9 +86,9 @@ export const nodes: KindConfig = {
   table: nodeTable,
   statusColumn: 'Status',
   shortNames: ['no'],
-  tone: (object) => (conditionStatus(object, 'Ready') !== 'True' ? 'error' : object.spec && (object.spec as Record<string, unknown>).unschedulable === true ? 'warn' : 'ok'),
+  tone: (object) => (getCondition(object, 'Ready')?.status !== 'True' ? 'error' : object.spec && (object.spec as Record<string, unknown>).unschedulable === true ? 'warn' : 'ok'),
   summary: (object) => [
-    { label: 'Ready', value: conditionStatus(object, 'Ready') ?? 'Unknown' },
+    { label: 'Ready', value: getCondition(object, 'Ready')?.status ?? 'Unknown' },
     { label: 'Schedulable', value: object.spec && (object.spec as Record<string, unknown>).unschedulable === true ? 'no (cordoned)' : 'yes' },
     { label: 'Kubelet', value: stringField(object, 'status', 'nodeInfo', 'kubeletVersion') },
     { label: 'Runtime', value: stringField(object, 'status', 'nodeInfo', 'containerRuntimeVersion') },
@@ -150,6 +151,6 @@ export const customResourceDefinitions: KindConfig = {
     { label: 'Group', value: stringField(object, 'spec', 'group') },
     { label: 'Kind', value: stringField(object, 'spec', 'names', 'kind') },
     { label: 'Scope', value: stringField(object, 'spec', 'scope') },
-    { label: 'Established', value: conditionStatus(object, 'Established') ?? 'Unknown' },
+    { label: 'Established', value: getCondition(object, 'Established')?.status ?? 'Unknown' },
   ],
 };

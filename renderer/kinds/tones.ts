@@ -38,14 +38,6 @@ export function countTone(ready: number, desired: number): Tone {
   return ready === 0 ? 'error' : 'warn';
 }
 
-/** status.conditions[type].status, or undefined. */
-export function conditionStatus(object: KubeObject, type: string): string | undefined {
-  const status = object.status;
-  if (!isRecord(status) || !Array.isArray(status.conditions)) return undefined;
-  for (const condition of status.conditions) if (isRecord(condition) && condition.type === type) return typeof condition.status === 'string' ? condition.status : undefined;
-  return undefined;
-}
-
 // field readers shared with the printers (missing or mistyped values read as 0 / '' / undefined)
 export { numberAt as numberField, stringAt as stringField } from '../../shared/printers/fields';
 

@@ -1,11 +1,12 @@
 // Workload kinds (apps and batch): kubectl's columns, readiness colouring from ready/desired
 // counts, the pods they run (by their selector) and their rollout state in the summary.
+import { getCondition } from '../../shared/kubernetes/conditions';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { daemonSetTable, deploymentTable, replicaSetTable, statefulSetTable } from '../../shared/printers/apps';
 import { cronJobTable, jobTable } from '../../shared/printers/batch';
 import { replicationControllerTable } from '../../shared/printers/core';
 import type { KindConfig, SummaryField, Tone } from './kindConfig';
-import { conditionStatus, countTone, matchLabels, numberField, recordField, stringField } from './tones';
+import { countTone, matchLabels, numberField, recordField, stringField } from './tones';
 
 /** status.readyReplicas against spec.replicas. */
 function replicasTone(object: KubeObject): Tone {
@@ -39,7 +40,7 @@ export const deployments: KindConfig = {
   summary: (object) => [
     ...replicasSummary(object, 'readyReplicas'),
     { label: 'Strategy', value: stringField(object, 'spec', 'strategy', 'type') || 'RollingUpdate' },
-    { label: 'Progressing', value: conditionStatus(object, 'Progressing') ?? 'Unknown' },
+    { label: 'Progressing', value: getCondition(object, 'Progressing')?.status ?? 'Unknown' },
     { label: 'Paused', value: object.spec && (object.spec as Record<string, unknown>).paused === true ? 'yes' : 'no' },
   ],
 };
@@ -132,7 +133,7 @@ export const jobs: KindConfig = {
   section: 'Workloads',
   table: jobTable,
   statusColumn: 'Status',
-  tone: (object) => (conditionStatus(object, 'Failed') === 'True' ? 'error' : conditionStatus(object, 'Complete') === 'True' ? 'ok' : 'warn'),
+  tone: (object) => (getCondition(object, 'Failed')?.status === 'True' ? 'error' : getCondition(object, 'Complete')?.status === 'True' ? 'ok' : 'warn'),
   podSelector: matchLabels,
   summary: (object) => [
     { label: 'Completions', value: `${numberField(object, 'status', 'succeeded')} of ${numberField(object, 'spec', 'completions') || 1}` },

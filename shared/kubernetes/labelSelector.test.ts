@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatLabelSelector, labelSelectorString, selectorIsEmpty, selectorMatches, selectorToString } from './labelSelector';
+import { formatLabelSelector, labelSelectorString, labelSetMatches, selectorIsEmpty, selectorMatches, selectorToString } from './labelSelector';
 
 const labels = { app: 'web', tier: 'front', cores: '8' };
 
@@ -29,6 +29,16 @@ describe('label selectors', () => {
   it('matches an empty selector against an object without labels', () => {
     expect(selectorMatches({}, undefined)).toBe(true);
     expect(selectorMatches({ matchLabels: { a: 'b' } }, undefined)).toBe(false);
+  });
+
+  it.each<[string, Record<string, string>, boolean]>([
+    ['an empty set', {}, true],
+    ['a set whose pairs are all present', { app: 'web', tier: 'front' }, true],
+    ['a set with one different value', { app: 'web', tier: 'back' }, false],
+    ['a set with a missing key', { zone: 'a' }, false],
+    ['a set naming an Object property', { constructor: 'x' }, false],
+  ])('matches labels against %s as labels.SelectorFromSet does', (_name, set, matches) => {
+    expect(labelSetMatches(set, labels)).toBe(matches);
   });
 
   it.each<[string, unknown, boolean]>([

@@ -52,6 +52,16 @@ export function selectorMatches(selector: unknown, labels: Record<string, string
   return true;
 }
 
+/**
+ * labels.SelectorFromSet(set).Matches(labels): every pair of a plain label map (a Service's or
+ * ReplicationController's selector, a template's labels) is among the labels; an empty set matches
+ * everything.
+ */
+export function labelSetMatches(set: Record<string, unknown>, labels: Record<string, string> | undefined): boolean {
+  const own = labels ?? {};
+  return Object.entries(set).every(([key, value]) => Object.prototype.hasOwnProperty.call(own, key) && own[key] === String(value));
+}
+
 /** True for a present selector with no requirement at all (it matches everything); false for a missing one. */
 export function selectorIsEmpty(selector: unknown): boolean {
   if (!isRecord(selector)) return false;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   addQuantities,
+  approximateValue,
   canonicalQuantity,
   compareQuantities,
   exactMilliValue,
@@ -68,6 +69,7 @@ describe('quantity', () => {
     ['0.5', '500m'],
     ['1.5', '1500m'],
     ['1024Mi', '1Gi'],
+    ['1Gi', '1Gi'],
     ['1536Mi', '1536Mi'],
     ['512', '512'],
     ['1000', '1k'],
@@ -95,6 +97,17 @@ describe('quantity', () => {
     expect(compareQuantities(parseQuantity('1Gi') as Quantity, parseQuantity('1024Mi') as Quantity)).toBe(0);
     expect(compareQuantities(parseQuantity('999m') as Quantity, parseQuantity('1') as Quantity)).toBe(-1);
     expect(compareQuantities(parseQuantity('2') as Quantity, zeroQuantity())).toBe(1);
+  });
+
+  it.each<[unknown, number]>([
+    ['250m', 0.25],
+    ['1234567n', 0.001234567],
+    ['2Gi', 2 ** 31],
+    ['1e3', 1000],
+    [-1.5, -1.5],
+    ['x', Number.NaN],
+  ])('reads %j as the approximate number %d', (text, value) => {
+    expect(approximateValue(text)).toBe(value);
   });
 
   it('rounds values up exactly, beyond the range of a number', () => {

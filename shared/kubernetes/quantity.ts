@@ -119,6 +119,17 @@ export function milliValue(quantity: Quantity): number {
   return Number(exactMilliValue(quantity));
 }
 
+/**
+ * Quantity.AsApproximateFloat64() of a quantity's text: the value in base units (cores, bytes) as
+ * a number, `250m` → 0.25; NaN when the text is not a quantity.
+ */
+export function approximateValue(input: unknown): number {
+  const quantity = parseQuantity(input);
+  if (!quantity) return Number.NaN;
+  // whole units and the nano remainder apart, so whole values stay exact up to 2^53
+  return Number(quantity.nanos / NANO) + Number(quantity.nanos % NANO) / 1e9;
+}
+
 /** Parses and returns milliValue, or 0 when the text is not a quantity. */
 export function parseMilliValue(input: unknown): number {
   const quantity = parseQuantity(input);

@@ -1,25 +1,20 @@
 // `kubectl get` tables for batch/v1 Job and CronJob, following upstream
 // pkg/printers/internalversion/printers.go printJob (Status, Completions, Duration) and printCronJob.
+import { isConditionTrue } from '../kubernetes/conditions';
 import type { TableDef } from './table';
 import { ageColumn, column, containerColumns, nameColumn } from './columns';
 import { humanDuration, parseTimestamp, translateTimestampSince } from './duration';
 import { arrayAt, booleanAt, hasValue, numberAt, stringAt, valueAt } from './fields';
 import { age, formatLabelSelector, isDeleting, layoutContainerCells, name } from './format';
 
-/** hasJobCondition: the first condition of that type decides. */
-function hasJobCondition(job: unknown, type: string): boolean {
-  const condition = arrayAt(job, 'status', 'conditions').find((entry) => stringAt(entry, 'type') === type);
-  return condition !== undefined && stringAt(condition, 'status') === 'True';
-}
-
 /** printJob's Status cell. Terminal conditions win over deletion, which wins over transient ones. */
 export function jobStatus(job: unknown): string {
-  if (hasJobCondition(job, 'Complete')) return 'Complete';
-  if (hasJobCondition(job, 'Failed')) return 'Failed';
+  if (isConditionTrue(job, 'Complete')) return 'Complete';
+  if (isConditionTrue(job, 'Failed')) return 'Failed';
   if (isDeleting(job)) return 'Terminating';
-  if (hasJobCondition(job, 'Suspended')) return 'Suspended';
-  if (hasJobCondition(job, 'FailureTarget')) return 'FailureTarget';
-  if (hasJobCondition(job, 'SuccessCriteriaMet')) return 'SuccessCriteriaMet';
+  if (isConditionTrue(job, 'Suspended')) return 'Suspended';
+  if (isConditionTrue(job, 'FailureTarget')) return 'FailureTarget';
+  if (isConditionTrue(job, 'SuccessCriteriaMet')) return 'SuccessCriteriaMet';
   return 'Running';
 }
 

@@ -2,6 +2,7 @@
 // pkg/printers/internalversion/printers.go (printPodTemplate, printService, printEndpoints,
 // printConfigMap, printSecret, printServiceAccount, printNode, printNamespace, printResourceQuota,
 // printPersistentVolumeClaim, printPersistentVolume, printReplicationController).
+import { getCondition } from '../kubernetes/conditions';
 import type { KubeObject } from '../kubernetes/types';
 import type { TableDef } from './table';
 import { ageColumn, column, containerColumns, nameColumn } from './columns';
@@ -217,8 +218,8 @@ export function nodeRoles(node: KubeObject): string[] {
 /** printNode's Status: `Ready`/`NotReady`/`Unknown`, plus `SchedulingDisabled` when cordoned. */
 export function nodeStatus(node: unknown): string {
   const status: string[] = [];
-  const ready = arrayAt(node, 'status', 'conditions').find((condition) => stringAt(condition, 'type') === 'Ready');
-  if (ready !== undefined) status.push(stringAt(ready, 'status') === 'True' ? 'Ready' : 'NotReady');
+  const ready = getCondition(node, 'Ready');
+  if (ready !== undefined) status.push(ready.status === 'True' ? 'Ready' : 'NotReady');
   if (status.length === 0) status.push('Unknown');
   if (booleanAt(node, 'spec', 'unschedulable')) status.push('SchedulingDisabled');
   return status.join(',');

@@ -1,6 +1,7 @@
 // `kubectl get pods` table: upstream pkg/printers/internalversion/printers.go printPod — the
 // aggregate Ready count, the Status reason (init progress, waiting/terminated reasons,
 // SchedulingGated, Terminating, Unknown), restarts with "(5m ago)", and the wide columns.
+import { isConditionTrue } from '../kubernetes/conditions';
 import type { KubeObject } from '../kubernetes/types';
 import type { TableDef } from './table';
 import { ageColumn, column, nameColumn } from './columns';
@@ -18,10 +19,6 @@ export interface PodSummary {
   status: string;
   /** The RESTARTS cell, e.g. `0` or `3 (5m ago)`. */
   restarts: string;
-}
-
-function conditionOf(pod: unknown, type: string): unknown {
-  return arrayAt(pod, 'status', 'conditions').find((condition) => stringAt(condition, 'type') === type);
 }
 
 /** podutil.IsRestartableInitContainer: a sidecar, i.e. an init container with restartPolicy Always. */
@@ -104,7 +101,7 @@ export function summarizePod(pod: unknown, now: Date): PodSummary {
     break;
   }
 
-  const initialized = stringAt(conditionOf(pod, 'Initialized'), 'status') === 'True';
+  const initialized = isConditionTrue(pod, 'Initialized');
   if (!initializing || initialized) {
     restarts = restartableInitContainerRestarts;
     lastRestartDate = lastRestartableInitContainerRestartDate;
@@ -128,7 +125,7 @@ export function summarizePod(pod: unknown, now: Date): PodSummary {
     }
     // A pod whose other containers still run is not "Completed" just because one exited 0.
     if (reason === 'Completed' && hasRunning) {
-      reason = stringAt(conditionOf(pod, 'Ready'), 'status') === 'True' ? 'Running' : 'NotReady';
+      reason = isConditionTrue(pod, 'Ready') ? 'Running' : 'NotReady';
     }
   }
 
@@ -151,7 +148,7 @@ function readinessGatesCell(pod: unknown): string {
   if (gates.length === 0) return '<none>';
   let trueConditions = 0;
   for (const gate of gates) {
-    if (stringAt(conditionOf(pod, stringAt(gate, 'conditionType')), 'status') === 'True') trueConditions++;
+    if (isConditionTrue(pod, stringAt(gate, 'conditionType'))) trueConditions++;
   }
   return `${trueConditions}/${gates.length}`;
 }

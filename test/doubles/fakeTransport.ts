@@ -17,7 +17,7 @@
 import { isRecord, type KubeObject, type Status, type WatchEvent } from '../../shared/kubernetes/types';
 import { formatTime } from '../../shared/kubernetes/time';
 import { ApiError } from '../../main/apiserver/apiError';
-import { jsonEqual } from '../../main/apiserver/patch/jsonValue';
+import { jsonEqual } from '../../shared/kubernetes/json';
 import { applyPatchDocument } from '../../main/apiserver/patch/patchDocument';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from '../../main/apiserver/selectors';
 import { ClientApiError } from '../../main/client/errors';

@@ -1,24 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../storage/sqliteStore';
-import { builtinResources } from '../../registry/resources';
-import { ApiServer, type ApiReply, type ApiRequest } from '../apiServer';
-import { ResourceRegistry } from '../resourceRegistry';
-import { OpenApiService } from '../openapi/openapiDocuments';
+import { describe, expect, it } from 'vitest';
+import { inMemoryApiServerPerTest, parseReply as parse } from '../../../test/fixtures/inMemoryApiServer';
 
-let store: SqliteStore;
-let api: ApiServer;
-
-async function request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<ApiReply> {
-  const url = new URL(path, 'https://x');
-  const req: ApiRequest = { method, path: url.pathname, query: url.searchParams, headers: { 'content-type': contentType }, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)) };
-  const reply = await api.handle(req);
-  if ('watch' in reply) throw new Error('unexpected watch reply');
-  return reply as ApiReply;
-}
-
-function parse(reply: ApiReply): ReturnType<typeof JSON.parse> {
-  return JSON.parse(reply.body.toString());
-}
+const { request } = inMemoryApiServerPerTest({ namespaces: ['team'] });
 
 const pod = (name: string, container: Record<string, unknown> = {}, spec: Record<string, unknown> = {}) => ({
   apiVersion: 'v1',
@@ -26,17 +9,6 @@ const pod = (name: string, container: Record<string, unknown> = {}, spec: Record
   metadata: { name },
   spec: { containers: [{ name: 'c', image: 'busybox', ...container }], ...spec },
 });
-
-beforeEach(async () => {
-  store = SqliteStore.open(':memory:');
-  const registry = new ResourceRegistry(builtinResources());
-  const openapi = new OpenApiService();
-  openapi.setResources(registry.all());
-  api = new ApiServer({ store, registry, openapi, serverAddress: () => '127.0.0.1:6443', version: { major: '1', minor: '35' } });
-  await request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } });
-});
-
-afterEach(() => store.dispose());
 
 describe('LimitRanger wiring', () => {
   it('defaults container resources and annotates the pod', async () => {

@@ -1,36 +1,20 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isRecord, type KubeObject } from '../../../shared/kubernetes/types';
-import { SqliteStore } from '../../storage/sqliteStore';
-import { builtinResources } from '../../registry/resources';
-import { ApiServer } from '../apiServer';
-import { ResourceRegistry } from '../resourceRegistry';
-import { OpenApiService } from '../openapi/openapiDocuments';
+import { inMemoryApiServerPerTest } from '../../../test/fixtures/inMemoryApiServer';
 import { componentClusterRoleBindings, componentClusterRoles, ensureComponentPolicy } from './componentPolicy';
 
-let store: SqliteStore;
-let api: ApiServer;
+const server = inMemoryApiServerPerTest({ namespaces: ['kube-system'] });
 
 const options = { dryRun: false, fieldValidation: 'Ignore' as const, warnings: [] };
 
 function def(group: string, resource: string) {
-  const found = api.registry.lookup(group, 'v1', resource);
+  const found = server.api.registry.lookup(group, 'v1', resource);
   if (!found) throw new Error(`no ${resource}`);
   return found;
 }
 
-beforeEach(() => {
-  store = SqliteStore.open(':memory:');
-  const registry = new ResourceRegistry(builtinResources());
-  const openapi = new OpenApiService();
-  openapi.setResources(registry.all());
-  api = new ApiServer({ store, registry, openapi, serverAddress: () => '127.0.0.1:6443', version: { major: '1', minor: '35' } });
-  api.objects.create(def('', 'namespaces'), '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-system' } }, options);
-});
-
-afterEach(() => store.dispose());
-
 function role(name: string): KubeObject | undefined {
-  return api.objects.tryGet(def('rbac.authorization.k8s.io', 'clusterroles'), '', name);
+  return server.api.objects.tryGet(def('rbac.authorization.k8s.io', 'clusterroles'), '', name);
 }
 
 describe('componentPolicy', () => {
@@ -55,19 +39,19 @@ describe('componentPolicy', () => {
   });
 
   it('creates the roles, bindings and ServiceAccounts, and is idempotent', () => {
-    ensureComponentPolicy(api);
-    ensureComponentPolicy(api);
+    ensureComponentPolicy(server.api);
+    ensureComponentPolicy(server.api);
     expect(role('system:controller:replicaset-controller')).toBeDefined();
     expect(role('system:kubedesk:network')).toBeDefined();
-    expect(api.objects.tryGet(def('', 'serviceaccounts'), 'kube-system', 'endpointslice-controller')).toBeDefined();
+    expect(server.api.objects.tryGet(def('', 'serviceaccounts'), 'kube-system', 'endpointslice-controller')).toBeDefined();
   });
 
   it('adds missing rules to an autoupdated role a user trimmed and leaves one marked autoupdate=false alone', () => {
     const roles = def('rbac.authorization.k8s.io', 'clusterroles');
     const trimmed = (name: string, autoupdate: string): KubeObject => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': autoupdate } }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }] });
-    api.objects.create(roles, '', trimmed('system:controller:job-controller', 'true'), options);
-    api.objects.create(roles, '', trimmed('system:controller:cronjob-controller', 'false'), options);
-    ensureComponentPolicy(api);
+    server.api.objects.create(roles, '', trimmed('system:controller:job-controller', 'true'), options);
+    server.api.objects.create(roles, '', trimmed('system:controller:cronjob-controller', 'false'), options);
+    ensureComponentPolicy(server.api);
     const rulesOf = (name: string) => {
       const rules = role(name)?.rules;
       return Array.isArray(rules) ? rules.filter(isRecord) : [];

@@ -1,9 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../storage/sqliteStore';
-import { builtinResources } from '../../registry/resources';
-import { ApiServer, type ApiReply, type ApiRequest } from '../apiServer';
-import { ResourceRegistry } from '../resourceRegistry';
-import { OpenApiService } from '../openapi/openapiDocuments';
+import type { SqliteStore } from '../../storage/sqliteStore';
+import type { ApiReply, ApiServer } from '../apiServer';
+import type { OpenApiService } from '../openapi/openapiDocuments';
+import { apiRequest, inMemoryApiServer, namespaceObject, parseReply as parse } from '../../../test/fixtures/inMemoryApiServer';
 import { startCustomResourceDefinitions, type CustomResourceDefinitions } from './customResourceDefinitions';
 
 let store: SqliteStore;
@@ -12,23 +11,10 @@ let crds: CustomResourceDefinitions;
 let openapi: OpenApiService;
 
 async function request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiReply> {
-  const url = new URL(path, 'https://x');
-  const req: ApiRequest = {
-    method,
-    path: url.pathname,
-    query: url.searchParams,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
-  };
-  const reply = await api.handle(req);
-  if ('watch' in reply) throw new Error('unexpected watch reply');
+  const reply = await apiRequest(api, method, path, body, headers);
   // let the CRD controller's microtask run, as the next network request would
   await new Promise((resolve) => setImmediate(resolve));
   return reply;
-}
-
-function parse(reply: ApiReply): ReturnType<typeof JSON.parse> {
-  return JSON.parse(reply.body.toString());
 }
 
 function widgetCrd(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -85,14 +71,9 @@ function widgetCrd(overrides: Record<string, unknown> = {}): Record<string, unkn
 const widget = (name: string, spec: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name }, spec, ...extra });
 
 beforeEach(async () => {
-  store = SqliteStore.open(':memory:');
-  const registry = new ResourceRegistry(builtinResources());
-  openapi = new OpenApiService();
-  openapi.setResources(registry.all());
-  registry.onDidChange(() => openapi.setResources(registry.all()));
-  api = new ApiServer({ store, registry, openapi, serverAddress: () => '127.0.0.1:6443', version: { major: '1', minor: '35' } });
+  ({ store, api, openapi } = inMemoryApiServer());
   crds = startCustomResourceDefinitions(api, store);
-  await request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+  await request('POST', '/api/v1/namespaces', namespaceObject('default'));
 });
 
 afterEach(() => {
@@ -224,8 +205,7 @@ describe('CustomResourceDefinitions', () => {
 
   it('re-registers stored CRDs after a restart', async () => {
     crds.dispose();
-    const registry = new ResourceRegistry(builtinResources());
-    api = new ApiServer({ store, registry, openapi, serverAddress: () => '127.0.0.1:6443', version: { major: '1', minor: '35' } });
+    ({ api } = inMemoryApiServer({ store }));
     crds = startCustomResourceDefinitions(api, store);
     expect((await request('GET', '/apis/example.com/v1/namespaces/default/widgets')).status).toBe(200);
   });

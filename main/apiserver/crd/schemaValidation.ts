@@ -6,6 +6,7 @@
 // x-kubernetes-embedded-resource), required, enum, minimum/maximum (exclusive too), multipleOf,
 // minLength/maxLength, pattern, common formats, minItems/maxItems, x-kubernetes-list-type set/map
 // uniqueness, minProperties/maxProperties, additionalProperties, allOf/anyOf/oneOf/not.
+import { jsonEqual } from '../../../shared/kubernetes/json';
 import { isRecord } from '../../../shared/kubernetes/types';
 import { fieldErrors, type FieldError } from '../../registry/fieldErrors';
 import { isDNS1123Subdomain, isIPv4, isIPv6, cidrErrors } from '../../registry/validation/names';
@@ -58,16 +59,6 @@ const formatCheckers: Record<string, (value: string) => boolean> = {
   duration: (value) => /^(-?(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+|0)$/.test(value),
 };
 
-function sameJson(left: unknown, right: unknown): boolean {
-  return JSON.stringify(canonical(left)) === JSON.stringify(canonical(right));
-}
-
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (isRecord(value)) return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical(value[key])]));
-  return value;
-}
-
 /** Validate `value` at `path` against `schema`, appending field errors. */
 export function validateValue(value: unknown, schema: JsonSchema, path: string, errors: FieldError[]): void {
   const name = named(path);
@@ -93,7 +84,7 @@ export function validateValue(value: unknown, schema: JsonSchema, path: string, 
   }
 
   const enumValues = Array.isArray(schema.enum) ? schema.enum : undefined;
-  if (enumValues && !enumValues.some((candidate) => sameJson(candidate, value))) {
+  if (enumValues && !enumValues.some((candidate) => jsonEqual(candidate, value))) {
     const supported = enumValues.map((candidate) => (typeof candidate === 'string' ? candidate : JSON.stringify(candidate)));
     errors.push(fieldErrors.notSupported(path, value, supported));
   }
@@ -189,7 +180,7 @@ function validateArray(value: unknown[], schema: JsonSchema, path: string, error
   const listType = schema['x-kubernetes-list-type'];
   if (listType === 'set') {
     value.forEach((item, index) => {
-      if (value.slice(0, index).some((earlier) => sameJson(earlier, item))) errors.push(fieldErrors.duplicate(`${path}[${index}]`, item));
+      if (value.slice(0, index).some((earlier) => jsonEqual(earlier, item))) errors.push(fieldErrors.duplicate(`${path}[${index}]`, item));
     });
   } else if (listType === 'map') {
     const keys = stringList(schema['x-kubernetes-list-map-keys']);

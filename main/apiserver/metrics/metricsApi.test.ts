@@ -1,13 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../storage/sqliteStore';
-import { builtinResources } from '../../registry/resources';
-import { ApiServer, type ApiReply } from '../apiServer';
-import { ResourceRegistry } from '../resourceRegistry';
-import { OpenApiService } from '../openapi/openapiDocuments';
-import { formatCpu, formatMemory, parseQuantity, registerMetricsApi, type NodeMetrics, type PodMetrics } from './metricsApi';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { inMemoryApiServerPerTest, parseReply as parse } from '../../../test/fixtures/inMemoryApiServer';
+import { approximateValue, formatBytes, formatNanocores } from '../../../shared/kubernetes/quantity';
+import { registerMetricsApi, type NodeMetrics, type PodMetrics } from './metricsApi';
 
-let store: SqliteStore;
-let api: ApiServer;
+const server = inMemoryApiServerPerTest();
 let pods: PodMetrics[];
 let nodes: NodeMetrics[];
 let askedNamespaces: Array<string | undefined>;
@@ -24,25 +20,9 @@ function podMetrics(namespace: string, name: string, labels: Record<string, stri
   };
 }
 
-async function get(path: string, headers: Record<string, string> = {}): Promise<ApiReply> {
-  const url = new URL(path, 'https://x');
-  const reply = await api.handle({ method: 'GET', path: url.pathname, query: url.searchParams, headers });
-  if (!('body' in reply) || 'stream' in reply) throw new Error('unexpected streaming reply');
-  return reply;
-}
-
-// Replies are JSON documents of many shapes; tests read them loosely, as JSON.parse types them.
-function parse(reply: ApiReply): ReturnType<typeof JSON.parse> {
-  return JSON.parse(reply.body.toString());
-}
+const get = (path: string, headers: Record<string, string> = {}) => server.request('GET', path, undefined, headers);
 
 beforeEach(() => {
-  store = SqliteStore.open(':memory:');
-  const registry = new ResourceRegistry(builtinResources());
-  const openapi = new OpenApiService();
-  openapi.setResources(registry.all());
-  registry.onDidChange(() => openapi.setResources(registry.all()));
-  api = new ApiServer({ store, registry, openapi, serverAddress: () => '127.0.0.1:6443', version: { major: '1', minor: '35' } });
   pods = [
     podMetrics('default', 'web-b', { app: 'web' }, '250m', '2Mi'),
     podMetrics('default', 'web-a', { app: 'web' }, '1234567n', '12345Ki'),
@@ -54,7 +34,7 @@ beforeEach(() => {
     { metadata: { name: 'kubedesk', labels: { role: 'control-plane' } }, timestamp: '2025-01-01T00:00:09Z', window: '10s', usage: { cpu: '1500000000n', memory: '2Gi' } },
   ];
   askedNamespaces = [];
-  registerMetricsApi(api, registry, {
+  registerMetricsApi(server.api, server.registry, {
     podMetrics: async (namespace) => {
       askedNamespaces.push(namespace);
       return pods.filter((pod) => namespace === undefined || pod.metadata.namespace === namespace);
@@ -62,8 +42,6 @@ beforeEach(() => {
     nodeMetrics: async () => nodes,
   });
 });
-
-afterEach(() => store.dispose());
 
 describe('metrics.k8s.io discovery', () => {
   it('lists the group in the legacy group list and its resources under /apis/metrics.k8s.io/v1beta1', async () => {
@@ -164,7 +142,7 @@ describe('PodMetrics', () => {
     ['GET', '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/db/status', 404],
   ])('refuses %s %s with %i', async (method, path, status) => {
     const url = new URL(path, 'https://x');
-    const reply = await api.handle({ method, path: url.pathname, query: url.searchParams, headers: {} });
+    const reply = await server.api.handle({ method, path: url.pathname, query: url.searchParams, headers: {} });
     expect(reply.status).toBe(status);
   });
 });
@@ -209,8 +187,8 @@ describe('quantities', () => {
     [250_000_000, '250m'],
     [2_000_000_000, '2'],
   ])('formats %i nanocores as %s', (nanocores, text) => {
-    expect(formatCpu(nanocores)).toBe(text);
-    expect(Math.round(parseQuantity(text) * 1e9)).toBe(nanocores);
+    expect(formatNanocores(nanocores)).toBe(text);
+    expect(Math.round(approximateValue(text) * 1e9)).toBe(nanocores);
   });
 
   it.each([
@@ -220,13 +198,13 @@ describe('quantities', () => {
     [3 * 1024 * 1024, '3Mi'],
     [2 ** 31, '2Gi'],
   ])('formats %i bytes as %s', (bytes, text) => {
-    expect(formatMemory(bytes)).toBe(text);
-    expect(parseQuantity(text)).toBe(bytes);
+    expect(formatBytes(bytes)).toBe(text);
+    expect(approximateValue(text)).toBe(bytes);
   });
 
   it.each([['1.5'], ['1e3'], ['100M'], ['x'], ['']])('parses %s like resource.Quantity or gives NaN', (text) => {
     const expected: Record<string, number> = { '1.5': 1.5, '1e3': 1000, '100M': 100_000_000 };
-    if (text in expected) expect(parseQuantity(text)).toBe(expected[text]);
-    else expect(parseQuantity(text)).toBeNaN();
+    if (text in expected) expect(approximateValue(text)).toBe(expected[text]);
+    else expect(approximateValue(text)).toBeNaN();
   });
 });

@@ -15,7 +15,7 @@ import { negotiate } from '../content';
 import type { ResourceRegistry } from '../resourceRegistry';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, validateFieldSelector } from '../selectors';
 import { parseIncludeObject, toTable } from '../tables';
-import { formatBytes, formatNanocores } from '../../../shared/kubernetes/quantity';
+import { approximateValue, formatBytes, formatNanocores } from '../../../shared/kubernetes/quantity';
 
 export const METRICS_GROUP = 'metrics.k8s.io';
 export const METRICS_VERSION = 'v1beta1';
@@ -154,7 +154,7 @@ function metricsTable(usageOf: (object: KubeObject) => { cpuNanocores: number; m
     columns: METRICS_COLUMNS,
     row(object) {
       const usage = usageOf(object);
-      return [object.metadata.name ?? '', formatCpu(usage.cpuNanocores), formatMemory(usage.memoryBytes), typeof object.window === 'string' ? object.window : ''];
+      return [object.metadata.name ?? '', formatNanocores(usage.cpuNanocores), formatBytes(usage.memoryBytes), typeof object.window === 'string' ? object.window : ''];
     },
   };
 }
@@ -178,40 +178,5 @@ function usageFields(holder: unknown): { cpuNanocores: number; memoryBytes: numb
   const usage = typeof holder === 'object' && holder !== null && 'usage' in holder ? holder.usage : undefined;
   const cpu = typeof usage === 'object' && usage !== null && 'cpu' in usage && typeof usage.cpu === 'string' ? usage.cpu : '0';
   const memory = typeof usage === 'object' && usage !== null && 'memory' in usage && typeof usage.memory === 'string' ? usage.memory : '0';
-  return { cpuNanocores: Math.round(parseQuantity(cpu) * 1e9), memoryBytes: Math.round(parseQuantity(memory)) };
+  return { cpuNanocores: Math.round(approximateValue(cpu) * 1e9), memoryBytes: Math.round(approximateValue(memory)) };
 }
-
-// ---- quantities (apimachinery resource.Quantity, the subset metrics use) ----
-
-const SUFFIX_MULTIPLIERS: Record<string, number> = {
-  n: 1e-9,
-  u: 1e-6,
-  m: 1e-3,
-  '': 1,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  P: 1e15,
-  E: 1e18,
-  Ki: 2 ** 10,
-  Mi: 2 ** 20,
-  Gi: 2 ** 30,
-  Ti: 2 ** 40,
-  Pi: 2 ** 50,
-  Ei: 2 ** 60,
-};
-
-/** The value of a quantity in base units (cores, bytes); NaN when malformed. */
-export function parseQuantity(text: string): number {
-  const match = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|(n|u|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei))?$/.exec(text.trim());
-  if (!match) return Number.NaN;
-  if (match[2] !== undefined) return Number(`${match[1]}${match[2]}`);
-  return Number(match[1]) * SUFFIX_MULTIPLIERS[match[3] ?? ''];
-}
-
-/** Nanocores in canonical decimal form, as resource.Quantity prints it: `1234567n`, `250m`, `2`. */
-export const formatCpu = formatNanocores;
-
-/** Bytes in canonical binary form (`12345Ki`), else plain bytes. */
-export const formatMemory = formatBytes;

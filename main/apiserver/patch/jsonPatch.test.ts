@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { catchError } from '../../../test/fixtures/catchError';
 import { applyJsonPatch } from './jsonPatch';
 import { PatchError, unprocessablePatchMessage } from './patchError';
 
@@ -186,13 +187,4 @@ function labels(object: Record<string, unknown>): Record<string, unknown> {
 function containers(object: Record<string, unknown>): Record<string, unknown>[] {
   const spec = ((object.spec as Record<string, unknown>).template as Record<string, unknown>).spec as Record<string, unknown>;
   return spec.containers as Record<string, unknown>[];
-}
-
-function catchError(action: () => unknown): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
 }

@@ -11,7 +11,8 @@
 // Decode errors throw PatchError 400; failed operations throw PatchError 422 (generic message,
 // the library text is in `detail`); more than 10000 operations throw 413.
 import { isRecord } from '../../../shared/kubernetes/types';
-import { cloneJson, hasOwn, jsonEqual, jsonTypeWord, setOwn, type JsonObject } from './jsonValue';
+import { jsonEqual } from '../../../shared/kubernetes/json';
+import { cloneJson, hasOwn, jsonTypeWord, setOwn, type JsonObject } from './jsonValue';
 import { maxJsonPatchOperations, PatchError } from './patchError';
 
 type Container = JsonObject | unknown[];

@@ -1,5 +1,5 @@
 // Helpers over parsed JSON values shared by the three patch kinds: a depth-limited deep clone
-// (patches must never mutate their inputs), structural equality, and Go's `%v` / reflect type
+// (patches must never mutate their inputs) and Go's `%v` / reflect type
 // formatting, which upstream's error messages embed (e.g. `map: map[image:x] does not contain …`).
 import { isRecord } from '../../../shared/kubernetes/types';
 import { PatchError } from './patchError';
@@ -22,22 +22,6 @@ export function cloneJson(value: unknown, depth = 0): unknown {
     return copy;
   }
   return value === undefined ? null : value;
-}
-
-/** Structural equality of JSON values (key order does not matter, list order does). */
-export function jsonEqual(left: unknown, right: unknown): boolean {
-  if (left === right) return true;
-  if (Array.isArray(left)) {
-    if (!Array.isArray(right) || left.length !== right.length) return false;
-    return left.every((item, index) => jsonEqual(item, right[index]));
-  }
-  if (isRecord(left)) {
-    if (!isRecord(right)) return false;
-    const keys = Object.keys(left);
-    if (keys.length !== Object.keys(right).length) return false;
-    return keys.every((key) => hasOwn(right, key) && jsonEqual(left[key], right[key]));
-  }
-  return false;
 }
 
 export function hasOwn(object: JsonObject, key: string): boolean {

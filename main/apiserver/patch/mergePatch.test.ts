@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { catchError } from '../../../test/fixtures/catchError';
 import { applyMergePatch } from './mergePatch';
 import { PatchError } from './patchError';
 
@@ -85,12 +86,3 @@ describe('applyMergePatch', () => {
     expect((error as PatchError).toStatus()).toMatchObject({ code: 400, reason: 'BadRequest', message: 'Invalid JSON Patch' });
   });
 });
-
-function catchError(action: () => unknown): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { catchError } from '../../../test/fixtures/catchError';
 import { PatchError } from './patchError';
 import { patchSchemaFor } from './patchSchema';
 import { applyStrategicMergePatch } from './strategicMergePatch';
@@ -305,15 +306,6 @@ describe('applyStrategicMergePatch', () => {
     expect(status).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 500, message: 'map: map[image:x] does not contain declared merge key: name' });
   });
 });
-
-function catchError(action: () => unknown): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null) {

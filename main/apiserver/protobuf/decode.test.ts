@@ -2,6 +2,7 @@
 // round-tripped through the test encoder, Go's JSON zero-value rules, and hostile input.
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { formatGoDuration } from '../../../shared/kubernetes/duration';
 import {
   kubectlAuthCanI,
   kubectlCreateConfigMap,
@@ -15,7 +16,6 @@ import {
   MAX_MESSAGE_DEPTH,
   ProtobufDecodeError,
   decodeKubernetesProtobuf,
-  formatGoDuration,
   isKubernetesProtobufContentType,
   readProtobufTypeMeta,
 } from './decode';

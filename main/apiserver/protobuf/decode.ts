@@ -5,6 +5,7 @@
 // dropped, pointer fields kept whenever present, []byte as base64, metav1.Time as RFC 3339,
 // Quantity and IntOrString in their JSON forms.
 
+import { formatGoDuration } from '../../../shared/kubernetes/duration';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { messageSchemas, topLevelMessages, type FieldSchema } from './messages';
 import {
@@ -504,41 +505,6 @@ function checkJsonDepth(text: string, name: string): void {
       depth -= 1;
     }
   }
-}
-
-/** Go's time.Duration.String(): "1h2m3.5s", "1.5ms", "0s". */
-export function formatGoDuration(nanoseconds: number): string {
-  if (nanoseconds === 0) return '0s';
-  const negative = nanoseconds < 0;
-  let rest = BigInt(Math.abs(Math.trunc(nanoseconds)));
-  const sign = negative ? '-' : '';
-  if (rest < 1_000_000_000n) {
-    const units: [bigint, string][] = [
-      [1_000_000n, 'ms'],
-      [1_000n, 'µs'],
-      [1n, 'ns'],
-    ];
-    for (const [size, unit] of units) {
-      if (rest >= size) return `${sign}${fraction(rest, size)}${unit}`;
-    }
-  }
-  const hours = rest / 3_600_000_000_000n;
-  rest %= 3_600_000_000_000n;
-  const minutes = rest / 60_000_000_000n;
-  rest %= 60_000_000_000n;
-  let text = `${fraction(rest, 1_000_000_000n)}s`;
-  if (hours > 0n || minutes > 0n) text = `${minutes}m${text}`;
-  if (hours > 0n) text = `${hours}h${text}`;
-  return `${sign}${text}`;
-}
-
-function fraction(value: bigint, unit: bigint): string {
-  const whole = value / unit;
-  const remainder = value % unit;
-  if (remainder === 0n) return String(whole);
-  const digits = String(unit).length - 1;
-  const decimals = String(remainder).padStart(digits, '0').replace(/0+$/, '');
-  return `${whole}.${decimals}`;
 }
 
 /** Map keys come from the client: define them as own data properties so "__proto__" stays a key. */

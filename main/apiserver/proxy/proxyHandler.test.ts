@@ -2,38 +2,27 @@
 // way the composition root wires them, with local HTTP(S) servers standing in for a pod (a fake
 // dialer maps the pod IP's ports to them), and with the real kubectl (`get --raw`, `kubectl proxy`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { WebSocket, WebSocketServer } from 'ws';
-import { builtinResources } from '../../registry/resources';
-import { SqliteStore } from '../../storage/sqliteStore';
-import { ApiServer, type ApiReply } from '../apiServer';
-import { HttpServer } from '../httpServer';
-import { OpenApiService } from '../openapi/openapiDocuments';
-import { ensurePki } from '../pki';
-import { ResourceRegistry } from '../resourceRegistry';
+import { httpsRequest, startHttpsApiServer, type HttpsApiServer } from '../../../test/fixtures/httpsApiServer';
+import { apiRequest } from '../../../test/fixtures/inMemoryApiServer';
+import { kubectlPath, startKubectl, type KubectlRun } from '../../../test/fixtures/kubectl';
+import { until as pollUntil } from '../../../test/fixtures/until';
+import type { ApiReply } from '../apiServer';
 import { apiServerLookup, createProxyHandlers, type ProxyDialer, type ProxyHandlers } from './proxyHandler';
 
-const KUBECTL = fileURLToPath(new URL('../../../.tools/kubectl', import.meta.url));
 const TOKEN = 'proxy-test-token';
 const TIMEOUT = 60_000;
 const POD_IP = '10.1.0.5';
 const NS = '/api/v1/namespaces/default';
 
-let directory: string;
-let store: SqliteStore;
-let api: ApiServer;
-let server: HttpServer;
+let cluster: HttpsApiServer;
 let proxy: ProxyHandlers;
-let kubeconfig: string;
 let caPem: string;
 let apiPort: number;
 let backend: http.Server;
@@ -98,11 +87,8 @@ function listen(server: net.Server): Promise<number> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)));
 }
 
-async function request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<ApiReply> {
-  const url = new URL(path, 'https://x');
-  const reply = await api.handle({ method, path: url.pathname, query: url.searchParams, headers: { 'content-type': contentType }, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)) });
-  if (!('body' in reply) || 'stream' in reply) throw new Error('unexpected streaming reply');
-  return reply as ApiReply;
+function request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<ApiReply> {
+  return apiRequest(cluster.api, method, path, body, contentType);
 }
 
 async function create(path: string, object: unknown): Promise<void> {
@@ -136,13 +122,8 @@ interface Reply {
 }
 
 function call(method: string, path: string, options: { body?: string | Buffer; headers?: Record<string, string> } = {}): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const outgoing = https.request({ host: '127.0.0.1', port: apiPort, path, method, ca: caPem, agent: false, headers: { authorization: `Bearer ${TOKEN}`, ...(options.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(options.body)) }), ...options.headers } }, (response) => {
-      readAll(response).then((body) => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: body.toString() }), reject);
-    });
-    outgoing.on('error', reject);
-    outgoing.end(options.body);
-  });
+  const length: Record<string, string> = options.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(options.body)) };
+  return httpsRequest(cluster, method, path, { headers: { authorization: `Bearer ${TOKEN}`, ...length, ...options.headers }, body: options.body });
 }
 
 function echoOf(reply: Reply): { method: string; url: string; headers: Record<string, string>; body: string } {
@@ -157,49 +138,25 @@ function statusOf(reply: Reply): { code: number; reason?: string; message: strin
   return { code: status.code, reason: status.reason, message: status.message };
 }
 
-function kubectl(args: string[]): { child: ChildProcess; stdout: () => string; stderr: () => string; done: Promise<number> } {
-  const child = spawn(KUBECTL, args, { env: { PATH: process.env.PATH ?? '', HOME: directory, KUBECONFIG: kubeconfig }, stdio: 'pipe' });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const done = new Promise<number>((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1))));
-  return { child, stdout: () => stdout, stderr: () => stderr, done };
+function kubectl(args: string[]): KubectlRun {
+  return startKubectl(args, { kubeconfig: cluster.kubeconfig, home: cluster.directory });
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+function until(check: () => boolean, what: string): Promise<void> {
+  return pollUntil(check, what, 20_000);
 }
 
 beforeAll(async () => {
-  directory = mkdtempSync(join(tmpdir(), 'kubedesk-proxy-'));
-  const pki = await ensurePki(directory);
-  caPem = pki.caCertPem;
-  store = SqliteStore.open(':memory:');
-  const registry = new ResourceRegistry(builtinResources());
-  const openapi = new OpenApiService();
-  openapi.setResources(registry.all());
-  api = new ApiServer({ store, registry, openapi, serverAddress: () => `127.0.0.1:${apiPort}`, version: { major: '1', minor: '35', gitVersion: 'v1.35.0' } });
-  await create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+  cluster = await startHttpsApiServer({ token: TOKEN, namespaces: ['default'] });
+  ({ port: apiPort } = cluster);
+  caPem = cluster.pki.caCertPem;
+  const { pki } = cluster;
 
   // the wiring the composition root uses
-  proxy = createProxyHandlers({ lookup: apiServerLookup(api), dialer, random: () => 0 });
-  api.provideSubresource('serviceProxy', proxy.services);
-  api.provideSubresource('podProxy', proxy.pods);
-  server = new HttpServer({
-    api,
-    authenticator: { authenticate: (headers) => (headers.authorization === `Bearer ${TOKEN}` ? { name: 'admin', groups: ['system:masters'] } : undefined) },
-    cert: pki.serverCertPem,
-    key: pki.serverKeyPem,
-    port: 0,
-    isReady: () => true,
-  });
-  server.addUpgradeHandler(proxy.upgrade);
-  apiPort = await server.listen();
+  proxy = createProxyHandlers({ lookup: apiServerLookup(cluster.api), dialer, random: () => 0 });
+  cluster.api.provideSubresource('serviceProxy', proxy.services);
+  cluster.api.provideSubresource('podProxy', proxy.pods);
+  cluster.server.addUpgradeHandler(proxy.upgrade);
 
   const webSockets = new WebSocketServer({ noServer: true });
   const onUpgrade = (request: IncomingMessage, socket: net.Socket, head: Buffer) => {
@@ -249,39 +206,15 @@ beforeAll(async () => {
   await createService('lonely', [{ port: 80 }], [{ port: 80, protocol: 'TCP' }], []);
   await createService('down', [{ port: 80 }], [{ port: 80, protocol: 'TCP' }], [{ ip: '10.1.0.99', pod: 'down-1' }]);
 
-  kubeconfig = join(directory, 'kubeconfig');
-  writeFileSync(
-    kubeconfig,
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      'clusters:',
-      '- name: test',
-      '  cluster:',
-      `    server: https://127.0.0.1:${apiPort}`,
-      `    certificate-authority-data: ${Buffer.from(pki.caCertPem).toString('base64')}`,
-      'users:',
-      '- name: test',
-      '  user:',
-      `    token: ${TOKEN}`,
-      'contexts:',
-      '- name: test',
-      '  context: {cluster: test, user: test, namespace: default}',
-      'current-context: test',
-      '',
-    ].join('\n'),
-  );
 }, TIMEOUT);
 
 afterAll(async () => {
   for (const response of pendingStreams) response.destroy();
-  await server?.close();
   for (const each of [backend, secureBackend, directFront]) {
     each?.closeAllConnections();
     await new Promise<void>((resolve) => (each ? each.close(() => resolve()) : resolve()));
   }
-  store?.dispose();
-  if (directory) rmSync(directory, { recursive: true, force: true });
+  await cluster?.close();
 });
 
 describe('services/proxy and pods/proxy through the API server', () => {
@@ -457,7 +390,7 @@ describe('serveHttp, the streaming entry point', () => {
   });
 });
 
-describe.skipIf(!existsSync(KUBECTL))('with the real kubectl', () => {
+describe.skipIf(!existsSync(kubectlPath))('with the real kubectl', () => {
   it('kubectl get --raw reads a page through a named-port service proxy', { timeout: TIMEOUT }, async () => {
     const run = kubectl(['get', '--raw', '/api/v1/namespaces/default/services/http:web:http/proxy/index.html']);
     expect(await run.done).toBe(0);

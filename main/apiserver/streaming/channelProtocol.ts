@@ -231,11 +231,25 @@ export function serveRemoteCommand(socket: WebSocket, session: PodStreamSession,
   });
   socket.on('error', () => undefined);
 
-  // All output must be on the wire before the status, or kubectl may miss the tail.
+  finishWhenDrained(session, outputs, options, finish, options.drainGraceMs);
+}
+
+/**
+ * Once the session ends, waits for its output to be on the wire (or for `drainGraceMs`: a background
+ * child can hold a pipe open), or kubectl may miss the tail, then finishes with its Status: an
+ * attach always with Success, an exec with its exit code, a failed session with its error.
+ */
+export function finishWhenDrained(
+  session: PodStreamSession,
+  outputs: readonly Promise<void>[],
+  options: { kind: 'exec' | 'attach'; command?: readonly string[] },
+  finish: (status: ChannelStatus) => void,
+  drainGraceMs = 2000,
+): void {
   const drained = () => {
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, options.drainGraceMs ?? 2000);
+      timer = setTimeout(resolve, drainGraceMs);
     });
     return Promise.race([Promise.all(outputs), grace]).finally(() => clearTimeout(timer));
   };

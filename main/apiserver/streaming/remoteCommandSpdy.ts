@@ -5,7 +5,7 @@
 // text before — then finishes every stream and the connection.
 import type { Readable } from 'node:stream';
 import { SpdySession, type SpdyStream } from './spdy';
-import { exitStatus, errorStatus, parseResizeMessages, type ChannelStatus } from './channelProtocol';
+import { finishWhenDrained, parseResizeMessages, type ChannelStatus } from './channelProtocol';
 import type { PodStreamSession } from './podStreams';
 
 /** What the kubelet accepts over SPDY, best first (v5 exists only for WebSockets). */
@@ -115,22 +115,6 @@ export function createSpdyRemoteCommandSession(
     transport.end();
   };
 
-  const drained = () => {
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, 2000);
-    });
-    return Promise.race([Promise.all(outputs), grace]).finally(() => clearTimeout(timer));
-  };
-  session.exitCode.then(
-    async (code) => {
-      await drained();
-      finish(options.kind === 'attach' ? exitStatus(0) : exitStatus(code, options.command));
-    },
-    async (error: unknown) => {
-      await drained();
-      finish(errorStatus(error));
-    },
-  );
+  finishWhenDrained(session, outputs, options, finish);
   return spdy;
 }

@@ -2,38 +2,25 @@
 // with a fake PodStreams (exec = a local process, port-forward = a local HTTP server), so no Docker.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import http from 'node:http';
-import https from 'node:https';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PassThrough, Readable } from 'node:stream';
 import { WebSocket } from 'ws';
 import type { KubeObject } from '../../../shared/kubernetes/types';
-import { builtinResources } from '../../registry/resources';
-import { SqliteStore } from '../../storage/sqliteStore';
+import { httpsRequest, startHttpsApiServer, type HttpsApiServer } from '../../../test/fixtures/httpsApiServer';
+import { apiRequest } from '../../../test/fixtures/inMemoryApiServer';
+import { kubectlPath, runKubectl, startKubectl, type KubectlRun } from '../../../test/fixtures/kubectl';
+import { until as pollUntil } from '../../../test/fixtures/until';
 import { ApiError } from '../apiError';
-import { ApiServer } from '../apiServer';
-import { HttpServer } from '../httpServer';
-import { OpenApiService } from '../openapi/openapiDocuments';
-import { ensurePki } from '../pki';
-import { ResourceRegistry } from '../resourceRegistry';
 import { createStreamHandlers, type StreamHandlers } from './streamHandlers';
 import type { PodLogOptions, PodStreamOptions, PodStreams, PodStreamSession } from './podStreams';
 
-const KUBECTL = fileURLToPath(new URL('../../../.tools/kubectl', import.meta.url));
 const TOKEN = 'stream-test-token';
 const TIMEOUT = 60_000;
 
-let directory: string;
-let store: SqliteStore;
-let server: HttpServer;
+let cluster: HttpsApiServer;
 let handlers: StreamHandlers;
-let kubeconfig: string;
-let caPem: string;
-let apiPort: number;
 let podServer: http.Server;
 let podServerPort: number;
 const logCalls: PodLogOptions[] = [];
@@ -86,12 +73,9 @@ const fakeStreams: PodStreams = {
 };
 
 async function request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; body: string }> {
-  const reply = await api.handle({ method, path, query: new URLSearchParams(), headers: { 'content-type': contentType, accept: 'application/json' }, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)) });
-  if ('watch' in reply) throw new Error('unexpected watch');
+  const reply = await apiRequest(cluster.api, method, path, body, { 'content-type': contentType, accept: 'application/json' });
   return { status: reply.status, body: reply.body.toString() };
 }
-
-let api: ApiServer;
 
 async function createRunningPod(name: string, containers: string[]): Promise<void> {
   const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { nodeName: 'node-1', containers: containers.map((container) => ({ name: container, image: 'busybox' })) } };
@@ -101,36 +85,16 @@ async function createRunningPod(name: string, containers: string[]): Promise<voi
   expect(patched.status, patched.body).toBe(200);
 }
 
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  done: Promise<number>;
+function kubectl(args: string[], options: { input?: string; env?: Record<string, string> } = {}): KubectlRun {
+  return startKubectl(args, { kubeconfig: cluster.kubeconfig, home: cluster.directory, ...options });
 }
 
-function kubectl(args: string[], options: { input?: string; env?: Record<string, string> } = {}): Run {
-  const child = spawn(KUBECTL, args, { env: { PATH: process.env.PATH ?? '', HOME: directory, KUBECONFIG: kubeconfig, ...options.env }, stdio: 'pipe' });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  if (options.input !== undefined) child.stdin.end(options.input);
-  const done = new Promise<number>((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1))));
-  return { child, stdout: () => stdout, stderr: () => stderr, done };
+function run(args: string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runKubectl(args, { kubeconfig: cluster.kubeconfig, home: cluster.directory, ...options });
 }
 
-async function run(args: string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const started = kubectl(args, options);
-  const code = await started.done;
-  return { code, stdout: started.stdout(), stderr: started.stderr() };
-}
-
-async function until(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+function until(check: () => boolean, what: string): Promise<void> {
+  return pollUntil(check, what, 20_000);
 }
 
 function httpGet(port: number): Promise<string> {
@@ -146,81 +110,33 @@ function httpGet(port: number): Promise<string> {
   });
 }
 
-function apiGet(path: string): Promise<{ status: number; contentType: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    https
-      .get({ host: '127.0.0.1', port: apiPort, path, ca: caPem, headers: { authorization: `Bearer ${TOKEN}` } }, (response) => {
-        let body = '';
-        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type']), body }));
-      })
-      .on('error', reject);
-  });
+async function apiGet(path: string): Promise<{ status: number; contentType: string; body: string }> {
+  const reply = await httpsRequest(cluster, 'GET', path, { headers: { authorization: `Bearer ${TOKEN}` } });
+  return { status: reply.status, contentType: String(reply.headers['content-type']), body: reply.body };
 }
 
 beforeAll(async () => {
-  directory = mkdtempSync(join(tmpdir(), 'kubedesk-streams-'));
-  const pki = await ensurePki(directory);
-  caPem = pki.caCertPem;
-  store = SqliteStore.open(':memory:');
-  const registry = new ResourceRegistry(builtinResources());
-  const openapi = new OpenApiService();
-  openapi.setResources(registry.all());
-  api = new ApiServer({ store, registry, openapi, serverAddress: () => `127.0.0.1:${apiPort}`, version: { major: '1', minor: '35', gitVersion: 'v1.35.0' } });
-  await request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+  cluster = await startHttpsApiServer({ token: TOKEN, namespaces: ['default'] });
   await createRunningPod('web', ['c1']);
   await createRunningPod('multi', ['a', 'b']);
   await createRunningPod('pending', ['c1']);
-  const pods = registry.lookup('', 'v1', 'pods');
+  const pods = cluster.registry.lookup('', 'v1', 'pods');
   if (!pods) throw new Error('no pods resource');
-  handlers = createStreamHandlers({ getPod: (namespace, name): KubeObject => api.objects.get(pods, namespace, name), streams: fakeStreams });
-  api.provideSubresource('podLog', handlers.logs);
-  server = new HttpServer({
-    api,
-    authenticator: { authenticate: (headers) => (headers.authorization === `Bearer ${TOKEN}` ? { name: 'admin', groups: ['system:masters'] } : undefined) },
-    cert: pki.serverCertPem,
-    key: pki.serverKeyPem,
-    port: 0,
-    isReady: () => true,
-  });
-  server.addUpgradeHandler(handlers.upgrade);
-  apiPort = await server.listen();
+  handlers = createStreamHandlers({ getPod: (namespace, name): KubeObject => cluster.api.objects.get(pods, namespace, name), streams: fakeStreams });
+  cluster.api.provideSubresource('podLog', handlers.logs);
+  cluster.server.addUpgradeHandler(handlers.upgrade);
   podServer = http.createServer((_request, response) => response.end('hello from the pod\n'));
   await new Promise<void>((resolve) => podServer.listen(0, '127.0.0.1', resolve));
   podServerPort = (podServer.address() as net.AddressInfo).port;
-  kubeconfig = join(directory, 'kubeconfig');
-  writeFileSync(
-    kubeconfig,
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      'clusters:',
-      '- name: test',
-      '  cluster:',
-      `    server: https://127.0.0.1:${apiPort}`,
-      `    certificate-authority-data: ${Buffer.from(pki.caCertPem).toString('base64')}`,
-      'users:',
-      '- name: test',
-      '  user:',
-      `    token: ${TOKEN}`,
-      'contexts:',
-      '- name: test',
-      '  context: {cluster: test, user: test, namespace: default}',
-      'current-context: test',
-      '',
-    ].join('\n'),
-  );
 }, TIMEOUT);
 
 afterAll(async () => {
   handlers?.dispose();
-  await server?.close();
   await new Promise<void>((resolve) => (podServer ? podServer.close(() => resolve()) : resolve()));
-  store?.dispose();
-  if (directory) rmSync(directory, { recursive: true, force: true });
+  await cluster?.close();
 });
 
-describe.skipIf(!existsSync(KUBECTL))('streams with the real kubectl', () => {
+describe.skipIf(!existsSync(kubectlPath))('streams with the real kubectl', () => {
   it('exec prints the output and propagates the exit code', { timeout: TIMEOUT }, async () => {
     const result = await run(['exec', 'web', '--', 'sh', '-c', 'echo hi; echo oops >&2; exit 3']);
     expect(result.stdout).toBe('hi\n');
@@ -365,7 +281,7 @@ describe('stream handlers over HTTPS', () => {
 
   function openWebSocket(path: string, protocols: string[]): Promise<{ socket?: WebSocket; status?: number; body?: string; protocol?: string }> {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(`wss://127.0.0.1:${apiPort}${path}`, protocols, { ca: caPem, headers: { authorization: `Bearer ${TOKEN}` } });
+      const socket = new WebSocket(`wss://127.0.0.1:${cluster.port}${path}`, protocols, { ca: cluster.pki.caCertPem, headers: { authorization: `Bearer ${TOKEN}` } });
       socket.on('open', () => resolve({ socket, protocol: socket.protocol }));
       socket.on('unexpected-response', (_request, response) => {
         let body = '';

@@ -1,25 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../storage/sqliteStore';
-import { builtinResources } from '../../registry/resources';
-import { ApiServer, type ApiReply, type ApiRequest } from '../apiServer';
-import { ResourceRegistry } from '../resourceRegistry';
-import { OpenApiService } from '../openapi/openapiDocuments';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { inMemoryApiServerPerTest, parseReply as parse } from '../../../test/fixtures/inMemoryApiServer';
 import { evictionHandler } from './eviction';
 
-let store: SqliteStore;
-let api: ApiServer;
-
-async function request(method: string, path: string, body?: unknown): Promise<ApiReply> {
-  const url = new URL(path, 'https://x');
-  const req: ApiRequest = { method, path: url.pathname, query: url.searchParams, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)) };
-  const reply = await api.handle(req);
-  if ('watch' in reply || 'stream' in reply) throw new Error('unexpected reply');
-  return reply;
-}
-
-function parse(reply: ApiReply): ReturnType<typeof JSON.parse> {
-  return JSON.parse(reply.body.toString());
-}
+const server = inMemoryApiServerPerTest({ namespaces: ['default'] });
+const { request } = server;
 
 const podsPath = '/api/v1/namespaces/default/pods';
 const budgetsPath = '/apis/policy/v1/namespaces/default/poddisruptionbudgets';
@@ -45,17 +29,7 @@ async function budget(name: string, status: Record<string, unknown>, selector: u
 const evict = (name: string, deleteOptions?: unknown) =>
   request('POST', `${podsPath}/${name}/eviction`, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: 'default' }, ...(deleteOptions ? { deleteOptions } : {}) });
 
-beforeEach(async () => {
-  store = SqliteStore.open(':memory:');
-  const registry = new ResourceRegistry(builtinResources());
-  const openapi = new OpenApiService();
-  openapi.setResources(registry.all());
-  api = new ApiServer({ store, registry, openapi, serverAddress: () => '127.0.0.1:6443', version: { major: '1', minor: '35' } });
-  api.provideSubresource('eviction', evictionHandler(api, () => new Date('2026-03-01T10:00:00Z')));
-  await request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
-});
-
-afterEach(() => store.dispose());
+beforeEach(() => server.api.provideSubresource('eviction', evictionHandler(server.api, () => new Date('2026-03-01T10:00:00Z'))));
 
 describe('pods/eviction', () => {
   it('evicts a pod no budget covers, marking it DisruptionTarget first', async () => {

@@ -9,6 +9,7 @@
 // (`provider: 'eviction'`); the subresource machinery has admitted the Eviction before it runs.
 import type { KubeObject, StatusDetails } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
+import { isConditionTrue, setCondition, statusConditions } from '../../../shared/kubernetes/conditions';
 import type { KindStrategy } from '../../registry/strategy';
 import { ApiError } from '../apiError';
 import { nowTimestamp } from '../objectMeta';
@@ -16,7 +17,7 @@ import { json, successStatus, withWarnings } from '../handlers/replies';
 import type { ApiReply, SubresourceHandler } from '../handlers/request';
 import type { ResourceRegistry } from '../resourceRegistry';
 import type { DeleteOptions, ResourceStore, WriteOptions } from '../resourceStore';
-import { selectorMatches } from '../../../shared/kubernetes/labelSelector';
+import { selectorIsEmpty, selectorMatches } from '../../../shared/kubernetes/labelSelector';
 
 const TOO_MANY_REQUESTS_MESSAGE = "Cannot evict pod as it would violate the pod's disruption budget.";
 /** upstream MaxDisruptedPodSize */
@@ -30,11 +31,6 @@ function recordOf(value: unknown): Record<string, unknown> {
 
 function numberOf(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
-
-function isPodReady(pod: KubeObject): boolean {
-  const conditions = recordOf(pod.status).conditions;
-  return Array.isArray(conditions) && conditions.some((condition) => isRecord(condition) && condition.type === 'Ready' && condition.status === 'True');
 }
 
 /** canIgnorePDB: these pods are no longer (or not yet) serving, so evicting them disrupts nothing. */
@@ -52,11 +48,7 @@ function shouldEnforceResourceVersion(pod: KubeObject): boolean {
 /** metav1.LabelSelectorAsSelector + Matches; a nil or empty selector matches nothing here, as upstream's eviction. */
 function budgetSelectsPod(budget: KubeObject, pod: KubeObject): boolean {
   const selector = recordOf(budget.spec).selector;
-  if (!isRecord(selector)) return false;
-  const matchLabels = recordOf(selector.matchLabels);
-  const expressions = Array.isArray(selector.matchExpressions) ? selector.matchExpressions : [];
-  if (Object.keys(matchLabels).length === 0 && expressions.length === 0) return false;
-  return selectorMatches(selector, pod.metadata.labels);
+  return !selectorIsEmpty(selector) && selectorMatches(selector, pod.metadata.labels);
 }
 
 function tooManyRequests(cause: string, retryAfterSeconds: number): ApiError {
@@ -67,13 +59,9 @@ function tooManyRequests(cause: string, retryAfterSeconds: number): ApiError {
 
 /** pdbhelper.UpdateDisruptionAllowedCondition */
 export function setDisruptionAllowedCondition(status: Record<string, unknown>, generation: number | undefined, now: Date): void {
-  const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isRecord) : [];
   const allowed = numberOf(status.disruptionsAllowed) > 0;
-  const wanted = { type: 'DisruptionAllowed', status: allowed ? 'True' : 'False', reason: allowed ? 'SufficientPods' : 'InsufficientPods', message: '' };
-  const existing = conditions.find((condition) => condition.type === 'DisruptionAllowed');
-  const next: Record<string, unknown> = { ...wanted, observedGeneration: generation ?? 0 };
-  next.lastTransitionTime = existing && existing.status === wanted.status && typeof existing.lastTransitionTime === 'string' ? existing.lastTransitionTime : nowTimestamp(now);
-  status.conditions = [...conditions.filter((condition) => condition.type !== 'DisruptionAllowed'), next];
+  const condition = { type: 'DisruptionAllowed', status: allowed ? 'True' : 'False', reason: allowed ? 'SufficientPods' : 'InsufficientPods', message: '', observedGeneration: generation ?? 0 };
+  status.conditions = setCondition(statusConditions(status), condition, nowTimestamp(now));
 }
 
 interface EvictionRequest {
@@ -150,7 +138,7 @@ export function evictionHandler(api: EvictionContext, clock: () => Date = () => 
       const budget = budgets[0];
       const status = recordOf(budget.status);
       const spec = recordOf(budget.spec);
-      const ready = isPodReady(pod);
+      const ready = isConditionTrue(pod, 'Ready');
       if (!ready && spec.unhealthyPodEvictionPolicy === 'AlwaysAllow') {
         enforcePodVersion = true;
       } else if (!ready && numberOf(status.currentHealthy) >= numberOf(status.desiredHealthy) && numberOf(status.desiredHealthy) > 0) {

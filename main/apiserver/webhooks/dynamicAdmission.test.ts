@@ -1,60 +1,28 @@
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../storage/sqliteStore';
-import { builtinResources } from '../../registry/resources';
-import { ApiServer, type ApiReply } from '../apiServer';
-import { ResourceRegistry } from '../resourceRegistry';
-import { OpenApiService } from '../openapi/openapiDocuments';
-import { makeTestCertificates, type TestCertificates } from '../../../test/fixtures/testCertificates';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startAdmissionWebhookServer, type AdmissionWebhookServer } from '../../../test/fixtures/admissionWebhookServer';
+import { inMemoryApiServerPerTest, parseReply as parse } from '../../../test/fixtures/inMemoryApiServer';
 
 type Review = { request: { uid: string; operation: string; object: { metadata: { name?: string; labels?: Record<string, string> } } | null; oldObject: unknown; name?: string; namespace?: string } };
 type Handler = (review: Review, path: string) => Record<string, unknown> | Promise<Record<string, unknown>>;
 
-let certificates: TestCertificates;
-let server: Server;
-let port = 0;
+let webhookServer: AdmissionWebhookServer;
 let handler: Handler = () => ({ allowed: true });
 const seen: Array<{ path: string; review: Review }> = [];
-let store: SqliteStore;
-let api: ApiServer;
+const { request, create } = inMemoryApiServerPerTest({ namespaces: ['default'] });
 
 beforeAll(async () => {
-  certificates = makeTestCertificates(['localhost'], ['127.0.0.1']);
-  server = createServer({ cert: certificates.certPem, key: certificates.keyPem }, (request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const review = JSON.parse(Buffer.concat(chunks).toString()) as Review;
-      const path = request.url ?? '';
-      seen.push({ path, review });
-      void Promise.resolve(handler(review, path)).then((answer) => {
-        response.setHeader('Content-Type', 'application/json');
-        response.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, ...answer } }));
-      });
-    });
+  webhookServer = await startAdmissionWebhookServer<Review>((review, path) => {
+    seen.push({ path, review });
+    return handler(review, path);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
 });
 
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-
-async function request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<ApiReply> {
-  const url = new URL(path, 'https://x');
-  const reply = await api.handle({ method, path: url.pathname, query: url.searchParams, headers: { 'content-type': contentType }, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)) });
-  if ('watch' in reply) throw new Error('unexpected watch reply');
-  return reply;
-}
-
-function parse(reply: ApiReply): ReturnType<typeof JSON.parse> {
-  return JSON.parse(reply.body.toString());
-}
+afterAll(() => webhookServer.close());
 
 function webhook(name: string, path: string, extra: Record<string, unknown> = {}) {
   return {
     name,
-    clientConfig: { url: `https://127.0.0.1:${port}${path}`, caBundle: Buffer.from(certificates.caPem).toString('base64') },
+    clientConfig: { url: webhookServer.url(path), caBundle: webhookServer.caBundle },
     rules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
     sideEffects: 'None',
     admissionReviewVersions: ['v1'],
@@ -62,23 +30,10 @@ function webhook(name: string, path: string, extra: Record<string, unknown> = {}
   };
 }
 
-async function create(path: string, obj: unknown): Promise<void> {
-  const reply = await request('POST', path, obj);
-  if (reply.status !== 201) throw new Error(`create failed: ${reply.body.toString()}`);
-}
-
-beforeEach(async () => {
+beforeEach(() => {
   seen.length = 0;
   handler = () => ({ allowed: true });
-  store = SqliteStore.open(':memory:');
-  const registry = new ResourceRegistry(builtinResources());
-  const openapi = new OpenApiService();
-  openapi.setResources(registry.all());
-  api = new ApiServer({ store, registry, openapi, serverAddress: () => '127.0.0.1:6443', version: { major: '1', minor: '35' } });
-  await create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
 });
-
-afterEach(() => store.dispose());
 
 const configMap = (name: string, labels: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data: { a: '1' } });
 

@@ -1,64 +1,30 @@
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../storage/sqliteStore';
-import { builtinResources } from '../../registry/resources';
-import { ApiServer, type ApiReply } from '../apiServer';
-import { ResourceRegistry } from '../resourceRegistry';
-import { OpenApiService } from '../openapi/openapiDocuments';
 import { ServiceAccountTokens } from '../serviceAccountTokens';
 import { tokenRequestHandler } from '../subresources/tokenRequest';
-import { makeTestCertificates, type TestCertificates } from '../../../test/fixtures/testCertificates';
+import { startAdmissionWebhookServer, type AdmissionWebhookServer } from '../../../test/fixtures/admissionWebhookServer';
+import { inMemoryApiServerPerTest, parseReply as parse } from '../../../test/fixtures/inMemoryApiServer';
 
 type Request = Record<string, unknown> & { uid: string; object: Record<string, unknown> | null; oldObject: Record<string, unknown> | null };
 type Handler = (request: Request) => Record<string, unknown>;
 
-let certificates: TestCertificates;
-let server: Server;
-let port = 0;
+let webhookServer: AdmissionWebhookServer;
 let handler: Handler = () => ({ allowed: true });
 const seen: Request[] = [];
-let store: SqliteStore;
-let api: ApiServer;
+const server = inMemoryApiServerPerTest({ namespaces: ['default'] });
+const { request, create } = server;
 let pkiDirectory = '';
 
 beforeAll(async () => {
-  certificates = makeTestCertificates(['localhost'], ['127.0.0.1']);
-  server = createServer({ cert: certificates.certPem, key: certificates.keyPem }, (request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const review = JSON.parse(Buffer.concat(chunks).toString()) as { request: Request };
-      seen.push(review.request);
-      response.setHeader('Content-Type', 'application/json');
-      response.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, ...handler(review.request) } }));
-    });
+  webhookServer = await startAdmissionWebhookServer<{ request: Request }>((review) => {
+    seen.push(review.request);
+    return handler(review.request);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
 });
 
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-
-async function request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<ApiReply> {
-  const url = new URL(path, 'https://x');
-  const reply = await api.handle({ method, path: url.pathname, query: url.searchParams, headers: { 'content-type': contentType }, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)) });
-  if ('watch' in reply) throw new Error('unexpected watch reply');
-  return reply;
-}
-
-function parse(reply: ApiReply): ReturnType<typeof JSON.parse> {
-  return JSON.parse(reply.body.toString());
-}
-
-async function create(path: string, obj: unknown): Promise<ReturnType<typeof JSON.parse>> {
-  const reply = await request('POST', path, obj);
-  if (reply.status !== 201) throw new Error(`create failed: ${reply.body.toString()}`);
-  return parse(reply);
-}
+afterAll(() => webhookServer.close());
 
 /** A validating (or mutating) webhook configuration whose one webhook sees `resources` of `group`/`version`. */
 async function webhookFor(kind: 'validating' | 'mutating', group: string, version: string, resources: string[], operations: string[], extra: Record<string, unknown> = {}): Promise<void> {
@@ -66,7 +32,7 @@ async function webhookFor(kind: 'validating' | 'mutating', group: string, versio
     metadata: { name: `${kind}-hook` },
     webhooks: [{
       name: `${kind}.example.com`,
-      clientConfig: { url: `https://127.0.0.1:${port}/${kind}`, caBundle: Buffer.from(certificates.caPem).toString('base64') },
+      clientConfig: { url: webhookServer.url(`/${kind}`), caBundle: webhookServer.caBundle },
       rules: [{ operations, apiGroups: [group], apiVersions: [version], resources }],
       sideEffects: 'None',
       admissionReviewVersions: ['v1'],
@@ -103,23 +69,14 @@ async function pod(name: string, bound = true): Promise<void> {
 
 const denyAll: Handler = () => ({ allowed: false, status: { code: 403, reason: 'Forbidden', message: 'not through this subresource' } });
 
-beforeEach(async () => {
+beforeEach(() => {
   seen.length = 0;
   handler = () => ({ allowed: true });
-  store = SqliteStore.open(':memory:');
-  const registry = new ResourceRegistry(builtinResources());
-  const openapi = new OpenApiService();
-  openapi.setResources(registry.all());
-  api = new ApiServer({ store, registry, openapi, serverAddress: () => '127.0.0.1:6443', version: { major: '1', minor: '35' } });
   pkiDirectory = mkdtempSync(join(tmpdir(), 'kubedesk-tokens-'));
-  api.provideSubresource('serviceAccountToken', tokenRequestHandler(api, ServiceAccountTokens.open(pkiDirectory)));
-  await create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+  server.api.provideSubresource('serviceAccountToken', tokenRequestHandler(server.api, ServiceAccountTokens.open(pkiDirectory)));
 });
 
-afterEach(() => {
-  store.dispose();
-  rmSync(pkiDirectory, { recursive: true, force: true });
-});
+afterEach(() => rmSync(pkiDirectory, { recursive: true, force: true }));
 
 describe('admission of subresource writes', () => {
   it('sends a scale of a deployment to webhooks as an autoscaling/v1 Scale UPDATE of deployments/scale', async () => {

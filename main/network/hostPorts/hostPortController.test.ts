@@ -1,6 +1,6 @@
 import { createSocket } from 'node:dgram';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { ApiClient } from '../../client/apiClient';
 import { FakeTransport } from '../../../test/doubles/fakeTransport';
@@ -96,19 +96,11 @@ interface Harness {
   ingress: (name: string) => unknown;
 }
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
 
 async function harness(dialer: PodDialer, seed: (transport: FakeTransport) => void): Promise<Harness> {
   const transport = new FakeTransport();
   seed(transport);
-  const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new HostPortController(client, factory, { dialer, retryIntervalMs: 50, describePortHolder: () => Promise.resolve(undefined), onError: () => undefined }));
-  cleanups.push(async () => {
-    await controller.dispose();
-    factory.dispose();
-  });
+  const { client, controller } = await startOnFakeApi(transport, (client, factory) => new HostPortController(client, factory, { dialer, retryIntervalMs: 50, describePortHolder: () => Promise.resolve(undefined), onError: () => undefined }));
   return {
     transport,
     client,
@@ -124,7 +116,7 @@ async function harness(dialer: PodDialer, seed: (transport: FakeTransport) => vo
 
 async function servers(...names: string[]): Promise<Server[]> {
   const started = await Promise.all(names.map((name) => backend(name)));
-  cleanups.push(() => Promise.all(started.map((server) => closeServer(server))).then(() => undefined));
+  onTestFinished(() => Promise.all(started.map((server) => closeServer(server))).then(() => undefined));
   return started;
 }
 
@@ -347,7 +339,7 @@ describe('HostPortController over UDP', () => {
     const echo = createSocket('udp4');
     echo.on('message', (message, remote) => echo.send(Buffer.from(`echo:${message.toString()}`), remote.port, remote.address));
     await new Promise<void>((resolve) => echo.bind(0, '127.0.0.1', resolve));
-    cleanups.push(() => new Promise<void>((resolve) => echo.close(() => resolve())));
+    onTestFinished(() => new Promise<void>((resolve) => echo.close(() => resolve())));
     const nodePort = await freePort();
     const { controller } = await harness(new FakeDialer(new Map()), (transport) => {
       transport.seed(resources.services, service('dns', { type: 'NodePort', ports: [{ port: 53, protocol: 'UDP', nodePort }] }));
@@ -356,7 +348,7 @@ describe('HostPortController over UDP', () => {
     await until(() => controller.listening().length === 1, 'listening');
     expect(controller.listening()[0].protocol).toBe('UDP');
     const client = createSocket('udp4');
-    cleanups.push(() => new Promise<void>((resolve) => client.close(() => resolve())));
+    onTestFinished(() => new Promise<void>((resolve) => client.close(() => resolve())));
     const replies: string[] = [];
     client.on('message', (message) => replies.push(message.toString()));
     client.send('one', nodePort, '127.0.0.1');

@@ -326,6 +326,16 @@ static bool is_hex(const char *text) {
     return true;
 }
 
+/* "<vip> <port> <tcp|udp>", fields 1 to 3 of a `service` or `allow` line; an error message, or NULL. */
+static const char *parse_service_address(char **fields, uint32_t *vip, uint16_t *port, enum protocol *protocol) {
+    if (!parse_ipv4(fields[1], vip)) return "bad vip";
+    if (!parse_port(fields[2], port, false)) return "bad port";
+    if (strcmp(fields[3], "tcp") == 0) *protocol = PROTO_TCP;
+    else if (strcmp(fields[3], "udp") == 0) *protocol = PROTO_UDP;
+    else return "protocol must be tcp or udp";
+    return NULL;
+}
+
 /* Parses one line into the config; returns an error message, or NULL when the line is fine. */
 static const char *parse_line(char *line, struct config *config) {
     char *fields[FIELDS_MAX];
@@ -359,11 +369,8 @@ static const char *parse_line(char *line, struct config *config) {
         struct service_spec spec;
         memset(&spec, 0, sizeof spec);
         if (count < 5) return "expected: service <vip> <port> <tcp|udp> <affinity-seconds> <backend>...";
-        if (!parse_ipv4(fields[1], &spec.vip)) return "bad vip";
-        if (!parse_port(fields[2], &spec.port, false)) return "bad port";
-        if (strcmp(fields[3], "tcp") == 0) spec.protocol = PROTO_TCP;
-        else if (strcmp(fields[3], "udp") == 0) spec.protocol = PROTO_UDP;
-        else return "protocol must be tcp or udp";
+        const char *error = parse_service_address(fields, &spec.vip, &spec.port, &spec.protocol);
+        if (error) return error;
         char *end;
         errno = 0;
         long affinity = strtol(fields[4], &end, 10);
@@ -405,11 +412,8 @@ static const char *parse_line(char *line, struct config *config) {
         struct allow_spec allow;
         memset(&allow, 0, sizeof allow);
         if (count < 5) return "expected: allow <vip> <port> <tcp|udp> <backend> <client-ip>...";
-        if (!parse_ipv4(fields[1], &allow.vip)) return "bad vip";
-        if (!parse_port(fields[2], &allow.port, false)) return "bad port";
-        if (strcmp(fields[3], "tcp") == 0) allow.protocol = PROTO_TCP;
-        else if (strcmp(fields[3], "udp") == 0) allow.protocol = PROTO_UDP;
-        else return "protocol must be tcp or udp";
+        const char *error = parse_service_address(fields, &allow.vip, &allow.port, &allow.protocol);
+        if (error) return error;
         if (!parse_backend(fields[4], &allow.backend)) return "bad backend (expected ip:port or unix:/absolute/path)";
         if (count > 5) {
             allow.clients.clients = calloc((size_t)(count - 5), sizeof *allow.clients.clients);

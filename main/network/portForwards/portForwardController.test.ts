@@ -1,5 +1,5 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { FakeTransport } from '../../../test/doubles/fakeTransport';
 import { startOnFakeApi } from '../../../test/doubles/fakeApi';
@@ -80,25 +80,17 @@ function forward(name: string, spec: Record<string, unknown>, status?: Record<st
   return { apiVersion: 'kubedesk.dev/v1alpha1', kind: 'PortForward', metadata: { name, namespace: 'default' }, spec, ...(status ? { status } : {}) };
 }
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
 
 async function servers(...names: string[]): Promise<Server[]> {
   const started = await Promise.all(names.map((name) => backend(name)));
-  cleanups.push(() => Promise.all(started.map((server) => closeServer(server))).then(() => undefined));
+  onTestFinished(() => Promise.all(started.map((server) => closeServer(server))).then(() => undefined));
   return started;
 }
 
 async function harness(dialer: PodDialer, seed: (transport: FakeTransport) => void) {
   const transport = new FakeTransport();
   seed(transport);
-  const { client, factory, controller } = await startOnFakeApi(transport, (client, factory) => new PortForwardController(client, factory, { dialer, retryIntervalMs: 50, describePortHolder: () => Promise.resolve(undefined), onError: () => undefined }));
-  cleanups.push(async () => {
-    await controller.dispose();
-    factory.dispose();
-  });
+  const { client, controller } = await startOnFakeApi(transport, (client, factory) => new PortForwardController(client, factory, { dialer, retryIntervalMs: 50, describePortHolder: () => Promise.resolve(undefined), onError: () => undefined }));
   const status = (name: string) => {
     const stored = transport.objectsOf(portForwardsResource).find((object) => object.metadata.name === name);
     return stored ? portForwardStatus(stored) : undefined;

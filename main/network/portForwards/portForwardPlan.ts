@@ -10,6 +10,7 @@ import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import { backendsFor, servicePorts, slicesOfService, type Backend, type ServicePortSpec } from '../../../shared/kubernetes/serviceEndpoints';
 import { isConditionTrue } from '../../../shared/kubernetes/conditions';
+import { labelSetMatches, selectorToString } from '../../../shared/kubernetes/labelSelector';
 import type { PortForwardSpec, PortForwardStatus } from './portForwardResource';
 
 /** Labels that differ between a pod and its replacement, left out of the replacement selector. */
@@ -20,18 +21,6 @@ export function replacementSelector(pod: KubeObject): Record<string, string> {
   const selector: Record<string, string> = {};
   for (const [key, value] of Object.entries(pod.metadata.labels ?? {})) if (!revisionLabels.includes(key)) selector[key] = value;
   return selector;
-}
-
-export function matchesSelector(pod: KubeObject, selector: Record<string, string>): boolean {
-  const labels = pod.metadata.labels ?? {};
-  return Object.entries(selector).every(([key, value]) => labels[key] === value);
-}
-
-export function selectorText(selector: Record<string, string>): string {
-  return Object.entries(selector)
-    .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0))
-    .map(([key, value]) => `${key}=${value}`)
-    .join(',');
 }
 
 function podIp(pod: KubeObject): string | undefined {
@@ -99,8 +88,8 @@ export function resolvePodTarget(spec: PortForwardSpec, status: PortForwardStatu
   const hasSelector = selector !== undefined && Object.keys(selector).length > 0;
   if (hasSelector && selector) {
     const last = status.pod ? pods.find((pod) => pod.metadata.name === status.pod) : undefined;
-    if (last && last !== named && matchesSelector(last, selector)) candidates.push(last);
-    candidates.push(...pods.filter((pod) => pod !== named && pod !== last && matchesSelector(pod, selector)).sort(newestFirst));
+    if (last && last !== named && labelSetMatches(selector, last.metadata.labels)) candidates.push(last);
+    candidates.push(...pods.filter((pod) => pod !== named && pod !== last && labelSetMatches(selector, pod.metadata.labels)).sort(newestFirst));
   }
   let missingPort: string | undefined;
   for (const pod of candidates) {
@@ -113,7 +102,7 @@ export function resolvePodTarget(spec: PortForwardSpec, status: PortForwardStatu
   const namedState = named ? (named.metadata.deletionTimestamp ? 'is terminating' : 'is not running and ready') : 'not found';
   const subject = `pod "${spec.target.name}" ${namedState}`;
   if (!hasSelector || !selector) return { found: false, message: named ? subject : `${subject}; nothing to replace it with (its labels are unknown)`, selector };
-  return { found: false, message: `${subject} and no ready pod matches ${selectorText(selector)}`, selector };
+  return { found: false, message: `${subject} and no ready pod matches ${selectorToString({ matchLabels: selector })}`, selector };
 }
 
 export type ServiceResolution = { found: true; backends: Backend[] } | { found: false; message: string };

@@ -7,6 +7,7 @@
 // details, CEL rule compilation and cost, defaults against their own schema.
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
+import { isConditionTrue, setCondition as setStatusCondition, statusConditions } from '../../../shared/kubernetes/conditions';
 import { fieldErrors, type FieldError } from '../fieldErrors';
 import { isDNS1035Label, isDNS1123Subdomain, nameIsDNSSubdomain } from './names';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectMeta';
@@ -48,13 +49,9 @@ export function defaultCustomResourceDefinition(crd: KubeObject): void {
   }
 }
 
-/** Condition upsert keeping lastTransitionTime when the status does not change (SetCRDCondition). */
+/** SetCRDCondition: the condition replaces its type's, keeping lastTransitionTime while the status stays. */
 export function setCondition(status: Record<string, unknown>, condition: { type: string; status: string; reason: string; message: string }, timestamp: string): void {
-  const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isRecord) : [];
-  const existing = conditions.find((candidate) => candidate.type === condition.type);
-  const lastTransitionTime = existing && existing.status === condition.status && typeof existing.lastTransitionTime === 'string' ? existing.lastTransitionTime : timestamp;
-  const entry = { type: condition.type, status: condition.status, lastTransitionTime, reason: condition.reason, message: condition.message };
-  status.conditions = existing ? conditions.map((candidate) => (candidate === existing ? entry : candidate)) : [...conditions, entry];
+  status.conditions = setStatusCondition(statusConditions(status), condition, timestamp);
 }
 
 export function storageVersionOf(crd: KubeObject): string | undefined {
@@ -99,7 +96,7 @@ export function validateCustomResourceDefinitionUpdate(crd: KubeObject, old: Kub
   const errors = validateObjectMetaUpdate(crd.metadata, old.metadata);
   const spec = record(crd.spec);
   const oldSpec = record(old.spec);
-  const established = Array.isArray(record(old.status).conditions) && (record(old.status).conditions as unknown[]).some((condition) => isRecord(condition) && condition.type === 'Established' && condition.status === 'True');
+  const established = isConditionTrue(old, 'Established');
   if (established) {
     if (spec.scope !== oldSpec.scope) errors.push(fieldErrors.invalid('spec.scope', spec.scope, 'field is immutable'));
     if (record(spec.names).kind !== record(oldSpec.names).kind) errors.push(fieldErrors.invalid('spec.names.kind', record(spec.names).kind, 'field is immutable'));

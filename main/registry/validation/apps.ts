@@ -3,10 +3,12 @@
 // (pkg/registry/apps/<kind>/strategy.go): Deployments, ReplicaSets, StatefulSets, DaemonSets
 // and ControllerRevisions.
 import type { KubeObject } from '../../../shared/kubernetes/types';
+import { selectorIsEmpty, selectorMatches } from '../../../shared/kubernetes/labelSelector';
+import { jsonEqual } from '../../../shared/kubernetes/json';
 import { fieldErrors, type FieldError } from '../fieldErrors';
-import { deepEqual, goValue, immutable, integerAt, intOrStringAt, invalid, invalidStringMap, nonNegative, objectAt, recordOf, stringAt, type FieldRecord } from './fields';
+import { goValue, immutable, integerAt, intOrStringAt, invalid, invalidStringMap, nonNegative, objectAt, recordOf, stringAt, type FieldRecord } from './fields';
 import { isValidPercent, nameIsDNSLabel, nameIsDNSSubdomain } from './names';
-import { labelsOf, selectorIsEmpty, selectorMatches, validateAnnotations, validateLabels, validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate, type LabelSelector } from './objectMeta';
+import { labelsOf, validateAnnotations, validateLabels, validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate, type LabelSelector } from './objectMeta';
 import { validatePodTemplateSpec } from './podSpec';
 import { validatePersistentVolumeClaimSpec } from './core';
 
@@ -129,7 +131,7 @@ export function validateDeployment(obj: KubeObject): FieldError[] {
 function selectorImmutable(obj: KubeObject, old: KubeObject): FieldError[] {
   const selector = recordOf(obj.spec).selector ?? null;
   const oldSelector = recordOf(old.spec).selector ?? null;
-  return deepEqual(selector, oldSelector) ? [] : [immutable('spec.selector', selector)];
+  return jsonEqual(selector, oldSelector) ? [] : [immutable('spec.selector', selector)];
 }
 
 function withoutMetadataErrors(errors: FieldError[]): FieldError[] {
@@ -234,7 +236,7 @@ export function validateStatefulSetUpdate(obj: KubeObject, old: KubeObject): Fie
     for (const key of mutable) delete copy[key];
     return copy;
   };
-  if (!deepEqual(strip(obj.spec), strip(old.spec))) {
+  if (!jsonEqual(strip(obj.spec), strip(old.spec))) {
     errors.push(fieldErrors.forbidden('spec', "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"));
   }
   return errors;
@@ -304,6 +306,6 @@ export function validateControllerRevision(obj: KubeObject): FieldError[] {
 
 export function validateControllerRevisionUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   const errors = [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...withoutMetadataErrors(validateControllerRevision(obj))];
-  if (!deepEqual(obj.data ?? null, old.data ?? null)) errors.push(immutable('data', obj.data ?? null));
+  if (!jsonEqual(obj.data ?? null, old.data ?? null)) errors.push(immutable('data', obj.data ?? null));
   return errors;
 }

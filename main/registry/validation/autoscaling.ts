@@ -2,11 +2,11 @@
 // validation.go): replica bounds, the scale target reference, each metric's source and target,
 // and the scaling behavior rules, with upstream's field paths and messages.
 import type { KubeObject } from '../../../shared/kubernetes/types';
+import { parseQuantity, quantityFormatError } from '../../../shared/kubernetes/quantity';
 import { fieldErrors, type FieldError } from '../fieldErrors';
 import { integerAt, invalid, objectAt, objectsAt, optionalStringAt, recordOf, stringAt, type FieldRecord } from './fields';
 import { nameIsDNSSubdomain } from './names';
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectMeta';
-import { parseQuantity, quantityFormatError } from './quantity';
 
 const maxPeriodSeconds = 1800;
 const maxStabilizationWindowSeconds = 3600;
@@ -34,7 +34,7 @@ function validateCrossVersionObjectReference(value: unknown, field: string, erro
 /** A quantity field that must be positive when set; returns whether it is set. */
 function positiveQuantity(value: unknown, field: string, errors: FieldError[]): boolean {
   if (value === undefined || value === null) return false;
-  const parsed = parseQuantity(value);
+  const parsed = parseQuantity(value)?.nanos;
   if (parsed === undefined) errors.push(invalid(field, value, quantityFormatError));
   else if (parsed <= 0n) errors.push(invalid(field, value, 'must be positive'));
   return true;

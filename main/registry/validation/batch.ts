@@ -2,14 +2,14 @@
 // generated selectors, completion modes, pod template restart policy OnFailure/Never,
 // immutable template/selector/completions on update, cron schedules and time zones.
 import type { KubeObject } from '../../../shared/kubernetes/types';
+import { selectorMatches } from '../../../shared/kubernetes/labelSelector';
+import { jsonEqual } from '../../../shared/kubernetes/json';
+import { cronScheduleError, isKnownTimeZone } from '../../../shared/kubernetes/cronSchedule';
 import { fieldErrors, type FieldError } from '../fieldErrors';
-import { booleanAt, deepEqual, goValue, immutable, integerAt, invalid, nonNegative, objectAt, objectsAt, optionalStringAt, recordOf, stringAt, type FieldRecord } from './fields';
+import { booleanAt, goValue, immutable, integerAt, invalid, nonNegative, objectAt, objectsAt, optionalStringAt, recordOf, stringAt, type FieldRecord } from './fields';
 import { nameIsDNSSubdomain } from './names';
-import {
-  labelsOf, selectorMatches, validateAnnotations, validateLabels, validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate,
-} from './objectMeta';
+import { labelsOf, validateAnnotations, validateLabels, validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate } from './objectMeta';
 import { validatePodTemplateSpec } from './podSpec';
-import { cronScheduleError, isTimeZone } from './cron';
 
 export const jobControllerUidLabel = 'batch.kubernetes.io/controller-uid';
 export const jobNameLabel = 'batch.kubernetes.io/job-name';
@@ -124,8 +124,8 @@ export function validateJobUpdate(obj: KubeObject, old: KubeObject): FieldError[
   const oldSpec = recordOf(old.spec);
   validateJobSpec(spec, errors);
   const elasticIndexed = spec.completionMode === 'Indexed' && oldSpec.completionMode === 'Indexed' && spec.completions === spec.parallelism && oldSpec.completions === oldSpec.parallelism;
-  if (!elasticIndexed && !deepEqual(spec.completions ?? null, oldSpec.completions ?? null)) errors.push(immutable('spec.completions', spec.completions ?? null));
-  if (!deepEqual(spec.selector ?? null, oldSpec.selector ?? null)) errors.push(immutable('spec.selector', spec.selector ?? null));
+  if (!elasticIndexed && !jsonEqual(spec.completions ?? null, oldSpec.completions ?? null)) errors.push(immutable('spec.completions', spec.completions ?? null));
+  if (!jsonEqual(spec.selector ?? null, oldSpec.selector ?? null)) errors.push(immutable('spec.selector', spec.selector ?? null));
   const neverStarted = oldSpec.suspend === true && !recordOf(old.status).startTime;
   let template: unknown = spec.template;
   if (neverStarted) {
@@ -137,9 +137,9 @@ export function validateJobUpdate(obj: KubeObject, old: KubeObject): FieldError[
     const metadata = { ...recordOf(newTemplate.metadata), labels: recordOf(oldTemplate.metadata).labels, annotations: recordOf(oldTemplate.metadata).annotations };
     template = { ...newTemplate, metadata, spec: podSpec };
   }
-  if (!deepEqual(template ?? null, oldSpec.template ?? null)) errors.push(immutable('spec.template', spec.template ?? null));
+  if (!jsonEqual(template ?? null, oldSpec.template ?? null)) errors.push(immutable('spec.template', spec.template ?? null));
   for (const key of ['completionMode', 'podFailurePolicy', 'backoffLimitPerIndex', 'managedBy']) {
-    if (!deepEqual(spec[key] ?? null, oldSpec[key] ?? null)) errors.push(immutable(`spec.${key}`, spec[key] ?? null));
+    if (!jsonEqual(spec[key] ?? null, oldSpec[key] ?? null)) errors.push(immutable(`spec.${key}`, spec[key] ?? null));
   }
   return errors;
 }
@@ -164,7 +164,7 @@ function validateTimeZone(value: unknown, errors: FieldError[]): void {
   if (timeZone.toLowerCase() === 'local') {
     errors.push(fieldErrors.invalid('spec.timeZone', timeZone, 'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones'));
   }
-  if (!isTimeZone(timeZone)) errors.push(fieldErrors.invalid('spec.timeZone', timeZone, `unknown time zone ${timeZone}`));
+  if (!isKnownTimeZone(timeZone)) errors.push(fieldErrors.invalid('spec.timeZone', timeZone, `unknown time zone ${timeZone}`));
 }
 
 function validateCronJobSpec(spec: FieldRecord, errors: FieldError[]): void {

@@ -115,19 +115,8 @@ export function intOrStringAt(value: unknown, field: string, errors: FieldError[
   return undefined;
 }
 
-/** Deep equality on JSON values, for immutability checks (apiequality.Semantic.DeepEqual). */
-export function deepEqual(left: unknown, right: unknown): boolean {
-  if (left === right) return true;
-  if (Array.isArray(left) && Array.isArray(right)) {
-    return left.length === right.length && left.every((item, index) => deepEqual(item, right[index]));
-  }
-  if (isRecord(left) && isRecord(right)) {
-    const leftKeys = Object.keys(left).filter((key) => left[key] !== undefined);
-    const rightKeys = Object.keys(right).filter((key) => right[key] !== undefined);
-    return leftKeys.length === rightKeys.length && leftKeys.every((key) => deepEqual(left[key], right[key]));
-  }
-  return false;
-}
+/** apiequality.Semantic.DeepEqual under the name core.ts and objectMeta.ts import (shared/kubernetes/json's jsonEqual). */
+export { jsonEqual as deepEqual } from '../../../shared/kubernetes/json';
 
 export function recordOf(value: unknown): FieldRecord {
   return isRecord(value) ? value : {};

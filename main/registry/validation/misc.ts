@@ -3,8 +3,9 @@
 // Events (the strict half of pkg/apis/core/validation/events.go). Field paths for events use
 // the internal core.Event names, as upstream reports them.
 import type { KubeObject } from '../../../shared/kubernetes/types';
+import { jsonEqual } from '../../../shared/kubernetes/json';
 import { fieldErrors, type FieldError } from '../fieldErrors';
-import { arrayAt, booleanAt, deepEqual, immutable, integerAt, objectAt, objectsAt, optionalStringAt, recordOf, stringAt, tooMany } from './fields';
+import { arrayAt, booleanAt, immutable, integerAt, objectAt, objectsAt, optionalStringAt, recordOf, stringAt, tooMany } from './fields';
 import { ipErrors, isDNS1123Label, isDNS1123Subdomain, isIPv4, isIPv6, isValidPortNumber, nameIsDNSSubdomain } from './names';
 import { validateLabelName, validateObjectMeta, validateObjectMetaUpdate, validateQualifiedName } from './objectMeta';
 import { nonSpecialIPErrors, validateReportedEvent } from './core';
@@ -152,7 +153,7 @@ export function validateEventsV1EventUpdate(obj: KubeObject, old: KubeObject): F
     ['reportingInstance', 'reportingInstance'],
   ];
   for (const [key, field] of pairs) {
-    if (!deepEqual(obj[key] ?? null, old[key] ?? null)) errors.push(immutable(field, obj[key] ?? null));
+    if (!jsonEqual(obj[key] ?? null, old[key] ?? null)) errors.push(immutable(field, obj[key] ?? null));
   }
   return errors;
 }

@@ -2,6 +2,7 @@
 // (ValidatePodSpec, validateContainers, validateInitContainers, validateEphemeralContainers, ValidateVolumes, ValidateEnv,
 // validateContainerPorts, validateProbe, ValidateTolerations, validateResourceRequirements …),
 // with the same field paths and messages. Expects defaults already applied, as upstream does.
+import { parseQuantity, quantityFormatError, quantityText } from '../../../shared/kubernetes/quantity';
 import { fieldErrors, type FieldError } from '../fieldErrors';
 import {
   arrayAt, booleanAt, integerAt, intOrStringAt, invalid, nonNegative, notFound, objectAt, objectsAt,
@@ -12,7 +13,7 @@ import {
   isQualifiedName, isRelaxedEnvVarName, isValidLabelValue, isValidPortName, isValidPortNumber, nameIsDNSSubdomain,
 } from './names';
 import { validateAnnotations, validateLabelName, validateLabels, validateLabelSelector, validateQualifiedName } from './objectMeta';
-import { compareQuantities, parseQuantity, quantityFormatError, quantityText } from './quantity';
+import { compareQuantities } from './quantity';
 
 export interface PodSpecOptions {
   /** true when the spec belongs to a Pod rather than a template (hostNetwork port rules, image whitespace). */
@@ -106,7 +107,7 @@ function validateVolumeSource(volume: FieldRecord, path: string, errors: FieldEr
           errors.push(fieldErrors.notSupported(`${sourcePath}.medium`, medium, ['', 'Memory', 'HugePages']));
         }
         if (source.sizeLimit !== undefined && source.sizeLimit !== null) {
-          const size = parseQuantity(source.sizeLimit);
+          const size = parseQuantity(source.sizeLimit)?.nanos;
           if (size === undefined) errors.push(invalid(`${sourcePath}.sizeLimit`, source.sizeLimit, quantityFormatError));
           else if (size < 0n) errors.push(fieldErrors.forbidden(`${sourcePath}.sizeLimit`, 'SizeLimit field must be a valid resource quantity'));
         }
@@ -352,13 +353,13 @@ function validateContainerResourceName(name: string, field: string): FieldError[
   return errors;
 }
 
-/** A resource list's quantities, with unparsable ones reported. */
+/** A resource list's quantities (each in exact nano-units, with its text as written), with unparsable ones reported. */
 export function resourceListAt(value: unknown, field: string, errors: FieldError[]): Map<string, { quantity: bigint; text: string }> {
   const list = new Map<string, { quantity: bigint; text: string }>();
   const record = objectAt(value, field, errors);
   if (!record) return list;
   for (const [name, raw] of Object.entries(record)) {
-    const quantity = parseQuantity(raw);
+    const quantity = parseQuantity(raw)?.nanos;
     if (quantity === undefined) {
       errors.push(invalid(`${field}[${name}]`, raw, quantityFormatError));
       continue;

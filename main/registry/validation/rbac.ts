@@ -4,8 +4,8 @@
 // is fixed once created and names a Role (namespaced bindings) or ClusterRole.
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
+import { jsonEqual } from '../../../shared/kubernetes/json';
 import { fieldErrors, type FieldError } from '../fieldErrors';
-import { deepEqual } from './fields';
 import { isDNS1123Subdomain } from './names';
 import { validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate } from './objectMeta';
 
@@ -122,7 +122,7 @@ export function validateRoleBinding(obj: KubeObject): FieldError[] {
 
 export function validateRoleBindingUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   const errors = [...validateObjectMetaUpdate(obj.metadata, old.metadata)];
-  if (!deepEqual(obj.roleRef, old.roleRef)) errors.push(fieldErrors.invalid('roleRef', obj.roleRef, 'cannot change roleRef'));
+  if (!jsonEqual(obj.roleRef, old.roleRef)) errors.push(fieldErrors.invalid('roleRef', obj.roleRef, 'cannot change roleRef'));
   return [...errors, ...validateRoleRef(obj, true), ...validateSubjects(obj, true)];
 }
 
@@ -132,6 +132,6 @@ export function validateClusterRoleBinding(obj: KubeObject): FieldError[] {
 
 export function validateClusterRoleBindingUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   const errors = [...validateObjectMetaUpdate(obj.metadata, old.metadata)];
-  if (!deepEqual(obj.roleRef, old.roleRef)) errors.push(fieldErrors.invalid('roleRef', obj.roleRef, 'cannot change roleRef'));
+  if (!jsonEqual(obj.roleRef, old.roleRef)) errors.push(fieldErrors.invalid('roleRef', obj.roleRef, 'cannot change roleRef'));
   return [...errors, ...validateRoleRef(obj, false), ...validateSubjects(obj, false)];
 }

@@ -4,8 +4,9 @@
 // volume source, with hostPath and local paths checked) and storage.k8s.io/v1 StorageClasses
 // (pkg/apis/storage/validation: provisioner, reclaim policy, binding mode, immutable fields).
 import type { KubeObject } from '../../../shared/kubernetes/types';
+import { jsonEqual } from '../../../shared/kubernetes/json';
 import { fieldErrors, type FieldError } from '../fieldErrors';
-import { arrayAt, booleanAt, deepEqual, goValue, immutable, objectAt, optionalStringAt, recordOf, stringAt, stringMapAt, type FieldRecord } from './fields';
+import { arrayAt, booleanAt, goValue, immutable, objectAt, optionalStringAt, recordOf, stringAt, stringMapAt, type FieldRecord } from './fields';
 import { nameIsDNSSubdomain } from './names';
 import { validateObjectMeta, validateObjectMetaUpdate, validateQualifiedName } from './objectMeta';
 import { resourceListAt, validateResourceQuantity } from './podSpec';
@@ -114,10 +115,10 @@ export function validatePersistentVolumeUpdate(obj: KubeObject, old: KubeObject)
   const spec = recordOf(obj.spec);
   const oldSpec = recordOf(old.spec);
   const source = (record: FieldRecord) => Object.fromEntries(volumeSourceKeys.filter((key) => record[key] !== undefined && record[key] !== null).map((key) => [key, record[key]]));
-  if (!deepEqual(source(spec), source(oldSpec))) {
+  if (!jsonEqual(source(spec), source(oldSpec))) {
     errors.push(fieldErrors.forbidden('spec.persistentvolumesource', 'spec.persistentvolumesource is immutable after creation'));
   }
-  if (!deepEqual(spec.volumeMode, oldSpec.volumeMode)) errors.push(immutable('volumeMode', spec.volumeMode));
+  if (!jsonEqual(spec.volumeMode, oldSpec.volumeMode)) errors.push(immutable('volumeMode', spec.volumeMode));
   return errors;
 }
 
@@ -155,7 +156,7 @@ export function validateStorageClass(obj: KubeObject): FieldError[] {
 export function validateStorageClassUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   const errors = validateObjectMetaUpdate(obj.metadata, old.metadata);
   errors.push(...validateStorageClass(obj).filter((error) => !error.field.startsWith('metadata.')));
-  if (!deepEqual(obj.parameters ?? {}, old.parameters ?? {})) errors.push(fieldErrors.forbidden('parameters', 'updates to parameters are forbidden.'));
+  if (!jsonEqual(obj.parameters ?? {}, old.parameters ?? {})) errors.push(fieldErrors.forbidden('parameters', 'updates to parameters are forbidden.'));
   if (obj.provisioner !== old.provisioner) errors.push(fieldErrors.forbidden('provisioner', 'updates to provisioner are forbidden.'));
   if (obj.reclaimPolicy !== old.reclaimPolicy) errors.push(fieldErrors.forbidden('reclaimPolicy', 'updates to reclaimPolicy are forbidden.'));
   if (obj.volumeBindingMode !== old.volumeBindingMode) errors.push(immutable('volumeBindingMode', obj.volumeBindingMode));

@@ -2,6 +2,8 @@
 // objects (ownerReferences, as the garbage collector links them), which kinds an object's children
 // are, the pods a selector matches, events about the object newest first (by the timestamps
 // `kubectl events` sorts on), and per-container state as `kubectl describe pod` prints it.
+import { conditionsOf as objectConditions } from '../../../shared/kubernetes/conditions';
+import { labelSetMatches } from '../../../shared/kubernetes/labelSelector';
 import { isRecord, type KubeObject } from '../../../shared/kubernetes/types';
 import { kindOf } from '../../kinds';
 import { compareEventsNewestFirst, eventLastSeen } from '../../kinds/eventTimes';
@@ -27,13 +29,14 @@ export function conditionTone(type: string, status: string): Tone {
 }
 
 export function conditionsOf(object: KubeObject): ConditionRow[] {
-  const status = object.status;
-  if (!isRecord(status) || !Array.isArray(status.conditions)) return [];
-  return status.conditions.filter(isRecord).map((condition) => {
-    const type = text(condition.type);
-    const value = text(condition.status);
-    return { type, status: value, reason: text(condition.reason), message: text(condition.message), lastTransitionTime: text(condition.lastTransitionTime) || text(condition.lastUpdateTime) || text(condition.lastProbeTime), tone: conditionTone(type, value) };
-  });
+  return objectConditions(object).map(({ type, status, reason, message, lastTransitionTime, lastUpdateTime, lastProbeTime }) => ({
+    type,
+    status,
+    reason: text(reason),
+    message: text(message),
+    lastTransitionTime: text(lastTransitionTime) || text(lastUpdateTime) || text(lastProbeTime),
+    tone: conditionTone(type, status),
+  }));
 }
 
 export interface OwnerRow {
@@ -86,13 +89,8 @@ export function ownedBy(items: Iterable<KubeObject>, uid: string | undefined): K
 /** Pods in `namespace` whose labels match every selector pair; an empty selector matches none (as a Service's). */
 export function podsMatching(pods: Iterable<KubeObject>, namespace: string | undefined, selector: Record<string, string> | undefined): KubeObject[] {
   if (!selector || Object.keys(selector).length === 0) return [];
-  const pairs = Object.entries(selector);
   const result: KubeObject[] = [];
-  for (const pod of pods) {
-    if (pod.metadata.namespace !== namespace) continue;
-    const labels = pod.metadata.labels ?? {};
-    if (pairs.every(([key, value]) => labels[key] === value)) result.push(pod);
-  }
+  for (const pod of pods) if (pod.metadata.namespace === namespace && labelSetMatches(selector, pod.metadata.labels)) result.push(pod);
   return result.sort((left, right) => (left.metadata.name ?? '').localeCompare(right.metadata.name ?? ''));
 }
 

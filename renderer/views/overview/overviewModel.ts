@@ -4,6 +4,7 @@
 // sums "Allocated resources": non-terminated pods bound to the node, a pod's request being
 // max(sum of app containers, largest init container) plus overhead — upstream
 // k8s.io/component-helpers/resource PodRequests), and the newest Warning events.
+import { isConditionTrue } from '../../../shared/kubernetes/conditions';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import { parseMilliValue, parseValue } from '../../../shared/kubernetes/quantity';
@@ -114,11 +115,6 @@ export interface NodeLoad {
   usage?: ResourceAmounts;
 }
 
-function nodeReady(node: KubeObject): boolean {
-  const conditions = isRecord(node.status) && Array.isArray(node.status.conditions) ? node.status.conditions : [];
-  return conditions.some((condition) => isRecord(condition) && condition.type === 'Ready' && condition.status === 'True');
-}
-
 /** Each node with the requests of the non-terminated pods bound to it, sorted by name. */
 export function nodeLoads(nodes: Iterable<KubeObject>, pods: Iterable<KubeObject>, usage?: Map<string, ResourceAmounts>): NodeLoad[] {
   const byNode = new Map<string, NodeLoad>();
@@ -127,7 +123,7 @@ export function nodeLoads(nodes: Iterable<KubeObject>, pods: Iterable<KubeObject
     const name = node.metadata.name ?? '';
     byNode.set(name, {
       name,
-      ready: nodeReady(node),
+      ready: isConditionTrue(node, 'Ready'),
       unschedulable: isRecord(node.spec) && node.spec.unschedulable === true,
       allocatable: { cpu: parseMilliValue(allocatable.cpu), memory: parseValue(allocatable.memory) },
       requested: { cpu: 0, memory: 0 },

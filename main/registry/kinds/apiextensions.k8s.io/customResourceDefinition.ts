@@ -6,6 +6,7 @@
 // `customresourcecleanup.apiextensions.k8s.io` finalizer and a Terminating condition; the API
 // server's CRD controller (main/apiserver/crd/customResourceDefinitions.ts) names and establishes
 // served CRDs, registers their kinds, and on deletion removes every custom object, then the finalizer.
+import { formatTime } from '../../../../shared/kubernetes/time';
 import type { KubeObject } from '../../../../shared/kubernetes/types';
 import { isRecord } from '../../../../shared/kubernetes/types';
 import { defaultTableDef } from '../../../../shared/printers/defaultTable';
@@ -18,12 +19,12 @@ import {
   validateCustomResourceDefinition,
   validateCustomResourceDefinitionUpdate,
 } from '../../validation/apiextensions';
-import { defineKind, statusSubresource, timestamp, type DeletionContext } from '../../strategy';
+import { defineKind, statusSubresource, type DeletionContext } from '../../strategy';
 
 /** etcd.go Delete: the first DELETE starts the cleanup instead of removing the object. */
 function startCleanup(next: KubeObject, context: DeletionContext): KubeObject | undefined {
   if (next.metadata.deletionTimestamp) return (next.metadata.finalizers ?? []).length > 0 ? next : undefined;
-  const now = timestamp(context.now);
+  const now = formatTime(context.now);
   next.metadata.deletionTimestamp = now;
   next.metadata.deletionGracePeriodSeconds = 0;
   const finalizers = next.metadata.finalizers ?? [];

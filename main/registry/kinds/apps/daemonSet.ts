@@ -3,7 +3,7 @@
 import { daemonSetTable } from '../../../../shared/printers/apps';
 import { defaultDaemonSet } from '../../defaults/apps';
 import { validateDaemonSet, validateDaemonSetUpdate } from '../../validation/apps';
-import { defineKind, keepStoredStatus, statusSubresource } from '../../strategy';
+import { defineKind, withStatus } from '../../strategy';
 
 export const daemonSetStrategy = defineKind({
   group: 'apps',
@@ -14,11 +14,7 @@ export const daemonSetStrategy = defineKind({
   shortNames: ['ds'],
   categories: ['all'],
   hasGeneration: true,
-  subresources: [statusSubresource()],
-  prepareForCreate: (daemonSet) => {
-    daemonSet.status = { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 };
-  },
-  prepareForUpdate: keepStoredStatus,
+  ...withStatus({ currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 }),
   defaults: defaultDaemonSet,
   validateCreate: validateDaemonSet,
   validateUpdate: validateDaemonSetUpdate,

@@ -4,7 +4,7 @@
 import { deploymentTable } from '../../../../shared/printers/apps';
 import { defaultDeployment } from '../../defaults/apps';
 import { validateDeployment, validateDeploymentUpdate } from '../../validation/apps';
-import { defineKind, keepStoredStatus, replicasScaleSubresource, statusSubresource } from '../../strategy';
+import { defineKind, withStatus } from '../../strategy';
 
 export const deploymentStrategy = defineKind({
   group: 'apps',
@@ -15,11 +15,7 @@ export const deploymentStrategy = defineKind({
   shortNames: ['deploy'],
   categories: ['all'],
   hasGeneration: true,
-  subresources: [replicasScaleSubresource(), statusSubresource()],
-  prepareForCreate: (deployment) => {
-    deployment.status = {};
-  },
-  prepareForUpdate: keepStoredStatus,
+  ...withStatus({}, { scale: true }),
   defaults: defaultDeployment,
   validateCreate: validateDeployment,
   validateUpdate: validateDeploymentUpdate,

@@ -4,7 +4,7 @@
 import { replicaSetTable } from '../../../../shared/printers/apps';
 import { defaultReplicaSet } from '../../defaults/apps';
 import { validateReplicaSet, validateReplicaSetUpdate } from '../../validation/apps';
-import { defineKind, fieldText, keepStoredStatus, replicasScaleSubresource, statusSubresource, valueAt } from '../../strategy';
+import { defineKind, fieldText, valueAt, withStatus } from '../../strategy';
 
 export const replicaSetStrategy = defineKind({
   group: 'apps',
@@ -15,11 +15,7 @@ export const replicaSetStrategy = defineKind({
   shortNames: ['rs'],
   categories: ['all'],
   hasGeneration: true,
-  subresources: [replicasScaleSubresource(), statusSubresource()],
-  prepareForCreate: (replicaSet) => {
-    replicaSet.status = { replicas: 0 };
-  },
-  prepareForUpdate: keepStoredStatus,
+  ...withStatus({ replicas: 0 }, { scale: true }),
   defaults: defaultReplicaSet,
   validateCreate: validateReplicaSet,
   validateUpdate: validateReplicaSetUpdate,

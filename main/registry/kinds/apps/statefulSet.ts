@@ -4,7 +4,7 @@
 import { statefulSetTable } from '../../../../shared/printers/apps';
 import { defaultStatefulSet } from '../../defaults/apps';
 import { validateStatefulSet, validateStatefulSetUpdate } from '../../validation/apps';
-import { defineKind, keepStoredStatus, replicasScaleSubresource, statusSubresource } from '../../strategy';
+import { defineKind, withStatus } from '../../strategy';
 
 export const statefulSetStrategy = defineKind({
   group: 'apps',
@@ -15,11 +15,7 @@ export const statefulSetStrategy = defineKind({
   shortNames: ['sts'],
   categories: ['all'],
   hasGeneration: true,
-  subresources: [replicasScaleSubresource(), statusSubresource()],
-  prepareForCreate: (statefulSet) => {
-    statefulSet.status = { replicas: 0, availableReplicas: 0 };
-  },
-  prepareForUpdate: keepStoredStatus,
+  ...withStatus({ replicas: 0, availableReplicas: 0 }, { scale: true }),
   defaults: defaultStatefulSet,
   validateCreate: validateStatefulSet,
   validateUpdate: validateStatefulSetUpdate,

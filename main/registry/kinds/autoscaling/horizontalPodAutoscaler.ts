@@ -5,7 +5,7 @@
 import { horizontalPodAutoscalerTable } from '../../../../shared/printers/autoscaling';
 import { defaultHorizontalPodAutoscaler } from '../../defaults/autoscaling';
 import { validateHorizontalPodAutoscaler, validateHorizontalPodAutoscalerUpdate } from '../../validation/autoscaling';
-import { defineKind, keepStoredStatus, statusSubresource, type KindDescription } from '../../strategy';
+import { defineKind, statusSubresource, withStatus, type KindDescription } from '../../strategy';
 import { toV1, toV2 } from './horizontalPodAutoscalerConversion';
 
 const common: Omit<KindDescription, 'version'> = {
@@ -22,11 +22,7 @@ const common: Omit<KindDescription, 'version'> = {
 export const horizontalPodAutoscalerStrategy = defineKind({
   ...common,
   version: 'v2',
-  subresources: [statusSubresource()],
-  prepareForCreate: (autoscaler) => {
-    autoscaler.status = { desiredReplicas: 0 };
-  },
-  prepareForUpdate: keepStoredStatus,
+  ...withStatus({ desiredReplicas: 0 }),
   defaults: defaultHorizontalPodAutoscaler,
   validateCreate: validateHorizontalPodAutoscaler,
   validateUpdate: validateHorizontalPodAutoscalerUpdate,

@@ -3,7 +3,7 @@
 import { cronJobTable } from '../../../../shared/printers/batch';
 import { defaultCronJob } from '../../defaults/batch';
 import { validateCronJob, validateCronJobUpdate } from '../../validation/batch';
-import { defineKind, keepStoredStatus, statusSubresource } from '../../strategy';
+import { defineKind, withStatus } from '../../strategy';
 
 export const cronJobStrategy = defineKind({
   group: 'batch',
@@ -14,11 +14,7 @@ export const cronJobStrategy = defineKind({
   shortNames: ['cj'],
   categories: ['all'],
   hasGeneration: true,
-  subresources: [statusSubresource()],
-  prepareForCreate: (cronJob) => {
-    cronJob.status = {};
-  },
-  prepareForUpdate: keepStoredStatus,
+  ...withStatus({}),
   defaults: defaultCronJob,
   validateCreate: validateCronJob,
   validateUpdate: validateCronJobUpdate,

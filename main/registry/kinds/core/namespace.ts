@@ -2,11 +2,12 @@
 // Active with the `kubernetes` finalizer; the phase is the server's (main-resource updates keep the
 // stored status); DELETE marks it Terminating and waits until the namespace controller has emptied
 // it and removed spec.finalizers through the `finalize` subresource.
+import { formatTime } from '../../../../shared/kubernetes/time';
 import { isRecord, type KubeObject } from '../../../../shared/kubernetes/types';
 import { namespaceTable } from '../../../../shared/printers/core';
 import { defaultNamespace, prepareNamespaceForCreate } from '../../defaults/core';
 import { validateNamespace, validateNamespaceUpdate } from '../../validation/core';
-import { defineKind, fieldText, leniently, statusSubresource, timestamp, valueAt, type DeletionContext } from '../../strategy';
+import { defineKind, fieldText, leniently, statusSubresource, valueAt, type DeletionContext } from '../../strategy';
 
 function specFinalizers(namespace: KubeObject): unknown[] {
   return isRecord(namespace.spec) && Array.isArray(namespace.spec.finalizers) ? namespace.spec.finalizers : [];
@@ -15,7 +16,7 @@ function specFinalizers(namespace: KubeObject): unknown[] {
 /** Upstream BeforeDelete: the first DELETE sets deletionTimestamp and phase Terminating while finalizers hold it. */
 function markTerminating(next: KubeObject, context: DeletionContext): KubeObject | undefined {
   if (specFinalizers(next).length === 0 && context.finalizers.length === 0) return undefined;
-  if (!next.metadata.deletionTimestamp) next.metadata.deletionTimestamp = timestamp(context.now);
+  if (!next.metadata.deletionTimestamp) next.metadata.deletionTimestamp = formatTime(context.now);
   next.metadata.deletionGracePeriodSeconds = 0;
   next.status = { ...(isRecord(next.status) ? next.status : {}), phase: 'Terminating' };
   return next;

@@ -3,7 +3,7 @@
 import { persistentVolumeTable } from '../../../../shared/printers/core';
 import { defaultPersistentVolume } from '../../defaults/storage';
 import { validatePersistentVolume, validatePersistentVolumeUpdate } from '../../validation/storage';
-import { defineKind, keepStoredStatus, statusSubresource } from '../../strategy';
+import { defineKind, withStatus } from '../../strategy';
 
 export const persistentVolumeStrategy = defineKind({
   group: '',
@@ -12,11 +12,7 @@ export const persistentVolumeStrategy = defineKind({
   kind: 'PersistentVolume',
   namespaced: false,
   shortNames: ['pv'],
-  subresources: [statusSubresource()],
-  prepareForCreate: (volume) => {
-    volume.status = { phase: 'Pending' };
-  },
-  prepareForUpdate: keepStoredStatus,
+  ...withStatus({ phase: 'Pending' }),
   defaults: defaultPersistentVolume,
   validateCreate: validatePersistentVolume,
   validateUpdate: validatePersistentVolumeUpdate,

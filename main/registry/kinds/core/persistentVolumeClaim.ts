@@ -3,7 +3,7 @@
 import { persistentVolumeClaimTable } from '../../../../shared/printers/core';
 import { defaultPersistentVolumeClaim } from '../../defaults/core';
 import { validatePersistentVolumeClaim, validatePersistentVolumeClaimUpdate } from '../../validation/core';
-import { defineKind, keepStoredStatus, statusSubresource } from '../../strategy';
+import { defineKind, withStatus } from '../../strategy';
 
 export const persistentVolumeClaimStrategy = defineKind({
   group: '',
@@ -12,11 +12,7 @@ export const persistentVolumeClaimStrategy = defineKind({
   kind: 'PersistentVolumeClaim',
   namespaced: true,
   shortNames: ['pvc'],
-  subresources: [statusSubresource()],
-  prepareForCreate: (claim) => {
-    claim.status = { phase: 'Pending' };
-  },
-  prepareForUpdate: keepStoredStatus,
+  ...withStatus({ phase: 'Pending' }),
   defaults: defaultPersistentVolumeClaim,
   validateCreate: validatePersistentVolumeClaim,
   validateUpdate: validatePersistentVolumeClaimUpdate,

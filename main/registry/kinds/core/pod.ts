@@ -7,14 +7,15 @@
 // /ephemeralcontainers adds debugging containers and changes nothing else (EphemeralContainersREST
 // with podEphemeralContainersStrategy); log, exec, attach, port-forward and proxy are streams the
 // API server's plugins provide.
+import { formatTime } from '../../../../shared/kubernetes/time';
 import { isRecord, type KubeObject } from '../../../../shared/kubernetes/types';
 import { podTable } from '../../../../shared/printers/pod';
+import { jsonEqual } from '../../../../shared/kubernetes/json';
 import { fieldErrors, type FieldError } from '../../fieldErrors';
 import { defaultPod } from '../../defaults/core';
 import { podQosClass } from '../../podQos';
 import { validatePod, validatePodCreate, validatePodEphemeralContainersUpdate, validatePodUpdate } from '../../validation/core';
-import { deepEqual } from '../../validation/fields';
-import { defineKind, fieldText, keepStoredStatus, statusSubresource, StrategyError, timestamp, valueAt, type DeletionContext } from '../../strategy';
+import { defineKind, fieldText, keepStoredStatus, statusSubresource, StrategyError, valueAt, type DeletionContext } from '../../strategy';
 
 /** Upstream CheckGracefulDelete plus BeforeDelete: the grace period a deletion of this pod waits. */
 function gracefulPodDelete(next: KubeObject, context: DeletionContext): KubeObject | undefined {
@@ -28,7 +29,7 @@ function gracefulPodDelete(next: KubeObject, context: DeletionContext): KubeObje
   const current = next.metadata.deletionGracePeriodSeconds;
   // A deletion already under way is only ever shortened.
   if (current !== undefined && grace >= current && next.metadata.deletionTimestamp) return next;
-  next.metadata.deletionTimestamp = timestamp(new Date(context.now.getTime() + grace * 1000));
+  next.metadata.deletionTimestamp = formatTime(new Date(context.now.getTime() + grace * 1000));
   next.metadata.deletionGracePeriodSeconds = grace;
   if (next.metadata.generation !== undefined) next.metadata.generation += 1;
   return next;
@@ -51,7 +52,7 @@ function bindPod(pod: KubeObject, binding: Record<string, unknown>, now: Date): 
   if (typeof spec.nodeName === 'string' && spec.nodeName !== '') throw new StrategyError('Conflict', `pod ${name} is already assigned to node "${spec.nodeName}"`);
   const status = isRecord(pod.status) ? pod.status : {};
   const conditions = Array.isArray(status.conditions) ? status.conditions.filter((condition) => !(isRecord(condition) && condition.type === 'PodScheduled')) : [];
-  conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: timestamp(now) });
+  conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: formatTime(now) });
   return { ...pod, spec: { ...spec, nodeName }, status: { ...status, conditions } };
 }
 
@@ -75,7 +76,7 @@ function keepAllButEphemeralContainers(pod: KubeObject, old: KubeObject): void {
   const metadata = pod.metadata;
   const defaulted = structuredClone(pod);
   defaultPod(defaulted);
-  if (!deepEqual(defaulted.spec, old.spec)) metadata.generation = (old.metadata.generation ?? 0) + 1;
+  if (!jsonEqual(defaulted.spec, old.spec)) metadata.generation = (old.metadata.generation ?? 0) + 1;
 }
 
 function podFields(pod: KubeObject): Record<string, string> {

@@ -8,7 +8,7 @@ import { selectorToString } from '../../../../shared/kubernetes/labelSelector';
 import { isRecord } from '../../../../shared/kubernetes/types';
 import { defaultReplicationController } from '../../defaults/core';
 import { validateReplicationController, validateReplicationControllerStatus, validateReplicationControllerUpdate } from '../../validation/core';
-import { defineKind, fieldText, keepAllButStatus, keepStoredStatus, valueAt } from '../../strategy';
+import { defineKind, fieldText, keepAllButStatus, keepStoredStatus, replicasScaleSubresource, valueAt } from '../../strategy';
 
 export const replicationControllerStrategy = defineKind({
   group: '',
@@ -20,20 +20,11 @@ export const replicationControllerStrategy = defineKind({
   categories: ['all'],
   hasGeneration: true,
   subresources: [
-    {
-      name: 'scale',
-      type: 'scale',
-      group: 'autoscaling',
-      version: 'v1',
-      kind: 'Scale',
-      specReplicasPath: 'spec.replicas',
-      statusReplicasPath: 'status.replicas',
-      // spec.selector is a plain label map here, not a LabelSelector
-      selector: (rc) => {
-        const selector = valueAt(rc, 'spec', 'selector');
-        return selectorToString({ matchLabels: isRecord(selector) ? selector : {} });
-      },
-    },
+    // spec.selector is a plain label map here, not a LabelSelector
+    replicasScaleSubresource((rc) => {
+      const selector = valueAt(rc, 'spec', 'selector');
+      return selectorToString({ matchLabels: isRecord(selector) ? selector : {} });
+    }),
     { name: 'status', type: 'update', prepareForUpdate: keepAllButStatus, validateUpdate: validateReplicationControllerStatus },
   ],
   prepareForCreate: (rc) => {

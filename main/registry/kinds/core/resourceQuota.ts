@@ -2,7 +2,7 @@
 // empty status that the quota controller fills through /status; main-resource updates keep it.
 import { resourceQuotaTable } from '../../../../shared/printers/core';
 import { validateResourceQuota, validateResourceQuotaUpdate } from '../../validation/core';
-import { defineKind, keepStoredStatus, statusSubresource } from '../../strategy';
+import { defineKind, withStatus } from '../../strategy';
 
 export const resourceQuotaStrategy = defineKind({
   group: '',
@@ -11,11 +11,7 @@ export const resourceQuotaStrategy = defineKind({
   kind: 'ResourceQuota',
   namespaced: true,
   shortNames: ['quota'],
-  subresources: [statusSubresource()],
-  prepareForCreate: (quota) => {
-    quota.status = {};
-  },
-  prepareForUpdate: keepStoredStatus,
+  ...withStatus({}),
   validateCreate: validateResourceQuota,
   validateUpdate: validateResourceQuotaUpdate,
   printer: resourceQuotaTable,

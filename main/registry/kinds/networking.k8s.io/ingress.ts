@@ -2,7 +2,7 @@
 // an empty load-balancer status that the ingress controller writes through /status.
 import { ingressTable } from '../../../../shared/printers/networking';
 import { validateIngress, validateIngressUpdate } from '../../validation/networking';
-import { defineKind, keepStoredStatus, statusSubresource } from '../../strategy';
+import { defineKind, withStatus } from '../../strategy';
 
 export const ingressStrategy = defineKind({
   group: 'networking.k8s.io',
@@ -12,11 +12,7 @@ export const ingressStrategy = defineKind({
   namespaced: true,
   shortNames: ['ing'],
   hasGeneration: true,
-  subresources: [statusSubresource()],
-  prepareForCreate: (ingress) => {
-    ingress.status = { loadBalancer: {} };
-  },
-  prepareForUpdate: keepStoredStatus,
+  ...withStatus({ loadBalancer: {} }),
   validateCreate: validateIngress,
   validateUpdate: validateIngressUpdate,
   printer: ingressTable,

@@ -2,7 +2,7 @@
 // created with zero counts in status, which the disruption controller (and pods/eviction) write
 // through /status; main-resource updates keep it. Not validated beyond its schema yet.
 import { podDisruptionBudgetTable } from '../../../../shared/printers/policy';
-import { defineKind, keepStoredStatus, statusSubresource } from '../../strategy';
+import { defineKind, withStatus } from '../../strategy';
 
 export const podDisruptionBudgetStrategy = defineKind({
   group: 'policy',
@@ -12,10 +12,6 @@ export const podDisruptionBudgetStrategy = defineKind({
   namespaced: true,
   shortNames: ['pdb'],
   hasGeneration: true,
-  subresources: [statusSubresource()],
-  prepareForCreate: (budget) => {
-    budget.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
-  },
-  prepareForUpdate: keepStoredStatus,
+  ...withStatus({ disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 }),
   printer: podDisruptionBudgetTable,
 });

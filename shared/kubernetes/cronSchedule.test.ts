@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatRfc3339InZone, parseCronSchedule } from './cronSchedule';
+import { cronScheduleError, formatRfc3339InZone, parseCronSchedule } from './cronSchedule';
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
@@ -47,6 +47,29 @@ describe('parseCronSchedule', () => {
 
   it('rejects an unknown time zone', () => {
     expect(() => parseCronSchedule('* * * * *', 'Mars/Olympus')).toThrow(/unknown time zone/);
+  });
+});
+
+describe('cronScheduleError', () => {
+  it.each([
+    ['', 'empty spec string'],
+    ['* * * *', 'expected exactly 5 fields, found 4: [* * * *]'],
+    ['@sometimes', 'unrecognized descriptor: @sometimes'],
+    ['@every 1x', 'failed to parse duration @every 1x: time: invalid duration "1x"'],
+    ['61 * * * *', 'end of range (61) above maximum (59): 61'],
+    ['5-1/0 * * * *', 'beginning of range (5) beyond end of range (1): 5-1/0'],
+    ['*/0 * * * *', 'step of range should be a positive number: */0'],
+    ['* * * */jan *', 'failed to parse int from jan: strconv.Atoi: parsing "jan": invalid syntax'],
+    ['-1 * * * *', 'failed to parse int from : strconv.Atoi: parsing "": invalid syntax'],
+    ['1-2-3 * * * *', 'too many hyphens: 1-2-3'],
+    ['1/2/3 * * * *', 'too many slashes: 1/2/3'],
+    ['TZ=Mars/Olympus * * * * *', 'provided bad location Mars/Olympus: unknown time zone Mars/Olympus'],
+  ])('refuses "%s" with the library\'s text', (spec, message) => {
+    expect(cronScheduleError(spec)).toBe(message);
+  });
+
+  it.each(['* * * * *', '*-5 * * * *', '0 9-17/4 * * mon-fri', '@every 90s', '@weekly', 'TZ=Europe/Berlin 0 0 * * *'])('accepts "%s"', (spec) => {
+    expect(cronScheduleError(spec)).toBeUndefined();
   });
 });
 

@@ -1,11 +1,11 @@
-// Cron schedules for the CronJob controller, evaluated as github.com/robfig/cron/v3 (the library
-// upstream pkg/controller/cronjob uses): five fields (minute hour day-of-month month day-of-week)
-// with names, ranges, steps and `*`/`?`, the descriptors @yearly/@annually/@monthly/@weekly/
-// @daily/@midnight/@hourly and `@every <duration>`, an optional `TZ=`/`CRON_TZ=` prefix, and the
-// library's day rule (day-of-month OR day-of-week unless either field starts with `*`). Times are
+// Cron schedules as github.com/robfig/cron/v3 reads them with ParseStandard (the library upstream's
+// CronJob validation and pkg/controller/cronjob use): five fields (minute hour day-of-month month
+// day-of-week) with names, ranges, steps and `*`/`?`, the descriptors @yearly/@annually/@monthly/
+// @weekly/@daily/@midnight/@hourly and `@every <duration>`, an optional `TZ=`/`CRON_TZ=` prefix, and
+// the library's day rule (day-of-month OR day-of-week unless either field starts with `*`), with the
+// library's error texts, which CronJob validation and the controller's events show. Times are
 // computed in wall-clock time of an IANA zone through Intl.DateTimeFormat, as Go's time.Location.
-// Validation (with the library's error texts) lives in the registry; this module only evaluates.
-import { parseGoDuration } from '../../shared/kubernetes/duration';
+import { parseGoDuration } from './duration';
 
 export interface CronSchedule {
   /** The first activation strictly after `afterMs` (ms since the epoch), or undefined within the search horizon. */
@@ -21,11 +21,14 @@ interface FieldBounds {
 const months: Record<string, number> = { jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12 };
 const weekdays: Record<string, number> = { sun: 0, mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6 };
 
-const minuteBounds: FieldBounds = { minimum: 0, maximum: 59 };
-const hourBounds: FieldBounds = { minimum: 0, maximum: 23 };
-const dayOfMonthBounds: FieldBounds = { minimum: 1, maximum: 31 };
-const monthBounds: FieldBounds = { minimum: 1, maximum: 12, names: months };
-const dayOfWeekBounds: FieldBounds = { minimum: 0, maximum: 6, names: weekdays };
+/** Minute, hour, day of month, month and day of week, in the order of the fields. */
+const fieldBounds: readonly FieldBounds[] = [
+  { minimum: 0, maximum: 59 },
+  { minimum: 0, maximum: 23 },
+  { minimum: 1, maximum: 31 },
+  { minimum: 1, maximum: 12, names: months },
+  { minimum: 0, maximum: 6, names: weekdays },
+];
 
 const descriptors: Record<string, string> = {
   '@yearly': '0 0 1 1 *',
@@ -48,49 +51,63 @@ interface Field {
   star: boolean;
 }
 
-function parseNumber(text: string, bounds: FieldBounds): number {
-  const named = bounds.names?.[text.toLowerCase()];
-  if (named !== undefined) return named;
-  if (!/^\d+$/.test(text)) throw new Error(`failed to parse int from ${text}`);
-  return Number(text);
+/** Go's %s of a []string: `[a b c]`. */
+function goStrings(values: string[]): string {
+  return `[${values.join(' ')}]`;
 }
 
-function parseField(expression: string, bounds: FieldBounds): Field {
-  const values = new Set<number>();
+/** mustParseInt: strconv.Atoi of a number that must not be negative. */
+function mustParseInt(text: string): number {
+  if (!/^[+-]?\d+$/.test(text)) throw new Error(`failed to parse int from ${text}: strconv.Atoi: parsing ${JSON.stringify(text)}: invalid syntax`);
+  const value = Number(text);
+  if (value < 0) throw new Error(`negative number (${value}) not allowed: ${text}`);
+  return value;
+}
+
+function parseIntOrName(text: string, bounds: FieldBounds): number {
+  const name = text.toLowerCase();
+  return bounds.names && Object.prototype.hasOwnProperty.call(bounds.names, name) ? bounds.names[name] : mustParseInt(text);
+}
+
+/** getRange: one comma-separated part of a field (`5`, `1-5`, `*`, `5/20`, `mon-fri`), added to `field`. */
+function addRange(expression: string, bounds: FieldBounds, field: Field): void {
+  const rangeAndStep = expression.split('/');
+  const lowAndHigh = rangeAndStep[0].split('-');
+  const singleDigit = lowAndHigh.length === 1;
+  let start: number;
+  let end: number;
   let star = false;
-  for (const part of expression.split(',')) {
-    const [range, stepText, extra] = part.split('/');
-    if (extra !== undefined) throw new Error(`too many slashes: ${part}`);
-    const ends = range.split('-');
-    let start: number;
-    let end: number;
-    let partStar = false;
-    if (ends[0] === '*' || ends[0] === '?') {
-      if (ends.length > 1) throw new Error(`too many hyphens: ${part}`);
-      start = bounds.minimum;
-      end = bounds.maximum;
-      partStar = true;
-    } else {
-      start = parseNumber(ends[0], bounds);
-      if (ends.length === 1) end = start;
-      else if (ends.length === 2) end = parseNumber(ends[1], bounds);
-      else throw new Error(`too many hyphens: ${part}`);
-    }
-    let step = 1;
-    if (stepText !== undefined) {
-      step = parseNumber(stepText, bounds);
-      if (step <= 0) throw new Error(`step of range should be a positive number: ${part}`);
-      // `5/10` means 5 to the maximum, every 10
-      if (ends.length === 1 && !partStar) end = bounds.maximum;
-      if (step > 1) partStar = false;
-    }
-    if (start < bounds.minimum) throw new Error(`beginning of range (${start}) below minimum (${bounds.minimum}): ${part}`);
-    if (end > bounds.maximum) throw new Error(`end of range (${end}) above maximum (${bounds.maximum}): ${part}`);
-    if (start > end) throw new Error(`beginning of range (${start}) beyond end of range (${end}): ${part}`);
-    for (let value = start; value <= end; value += step) values.add(value);
-    star = star || partStar;
+  if (lowAndHigh[0] === '*' || lowAndHigh[0] === '?') {
+    start = bounds.minimum;
+    end = bounds.maximum;
+    star = true;
+  } else {
+    start = parseIntOrName(lowAndHigh[0], bounds);
+    if (lowAndHigh.length === 1) end = start;
+    else if (lowAndHigh.length === 2) end = parseIntOrName(lowAndHigh[1], bounds);
+    else throw new Error(`too many hyphens: ${expression}`);
   }
-  return { values, star };
+  let step = 1;
+  if (rangeAndStep.length === 2) {
+    step = mustParseInt(rangeAndStep[1]);
+    // `5/10` means 5 to the maximum, every 10
+    if (singleDigit) end = bounds.maximum;
+    if (step > 1) star = false;
+  } else if (rangeAndStep.length > 2) {
+    throw new Error(`too many slashes: ${expression}`);
+  }
+  if (start < bounds.minimum) throw new Error(`beginning of range (${start}) below minimum (${bounds.minimum}): ${expression}`);
+  if (end > bounds.maximum) throw new Error(`end of range (${end}) above maximum (${bounds.maximum}): ${expression}`);
+  if (start > end) throw new Error(`beginning of range (${start}) beyond end of range (${end}): ${expression}`);
+  if (step === 0) throw new Error(`step of range should be a positive number: ${expression}`);
+  for (let value = start; value <= end; value += step) field.values.add(value);
+  field.star = field.star || star;
+}
+
+function parseField(text: string, bounds: FieldBounds): Field {
+  const field: Field = { values: new Set(), star: false };
+  for (const expression of text.split(',')) addRange(expression, bounds, field);
+  return field;
 }
 
 // ---------------------------------------------------------------- time zones
@@ -222,10 +239,49 @@ class EverySchedule implements CronSchedule {
   }
 }
 
-function parseEvery(text: string): number {
-  const milliseconds = parseGoDuration(text);
-  if (milliseconds === undefined) throw new Error(`failed to parse duration ${text}`);
-  return milliseconds;
+interface ParsedSpec {
+  /** the zone of a `TZ=`/`CRON_TZ=` prefix */
+  zone?: string;
+  /** `@every`: the delay in milliseconds */
+  everyMs?: number;
+  /** minute, hour, day of month, month, day of week */
+  fields?: Field[];
+}
+
+/** Parser.Parse with ParseStandard's options; throws the library's error. */
+function parseSpec(spec: string): ParsedSpec {
+  if (spec.length === 0) throw new Error('empty spec string');
+  let text = spec;
+  let zone: string | undefined;
+  if (text.startsWith('TZ=') || text.startsWith('CRON_TZ=')) {
+    const space = text.indexOf(' ');
+    zone = text.slice(text.indexOf('=') + 1, space < 0 ? undefined : space);
+    if (!isKnownTimeZone(zone)) throw new Error(`provided bad location ${zone}: unknown time zone ${zone}`);
+    text = space < 0 ? '' : text.slice(space).trim();
+  }
+  if (text.startsWith('@')) {
+    if (text.startsWith('@every ')) {
+      const duration = text.slice('@every '.length);
+      const milliseconds = parseGoDuration(duration);
+      if (milliseconds === undefined) throw new Error(`failed to parse duration ${text}: time: invalid duration ${JSON.stringify(duration)}`);
+      return { zone, everyMs: milliseconds };
+    }
+    if (!Object.prototype.hasOwnProperty.call(descriptors, text)) throw new Error(`unrecognized descriptor: ${text}`);
+    text = descriptors[text];
+  }
+  const fields = text.split(/\s+/).filter((field) => field.length > 0);
+  if (fields.length !== 5) throw new Error(`expected exactly 5 fields, found ${fields.length}: ${goStrings(fields)}`);
+  return { zone, fields: fields.map((field, index) => parseField(field, fieldBounds[index])) };
+}
+
+/** The error cron.ParseStandard gives for the schedule (CronJob validation's text), or undefined when it parses. */
+export function cronScheduleError(spec: string): string | undefined {
+  try {
+    parseSpec(spec);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 /**
@@ -233,33 +289,14 @@ function parseEvery(text: string): number {
  * spec carries its own TZ= prefix. Without either, the process's local zone is used, as upstream.
  */
 export function parseCronSchedule(spec: string, timeZone?: string): CronSchedule {
-  let text = spec.trim();
-  let zone = resolveZone(timeZone);
-  if (text.startsWith('TZ=') || text.startsWith('CRON_TZ=')) {
-    const space = text.indexOf(' ');
-    zone = resolveZone(text.slice(text.indexOf('=') + 1, space < 0 ? undefined : space));
-    text = space < 0 ? '' : text.slice(space).trim();
-  }
+  const parsed = parseSpec(spec);
+  const zone = resolveZone(parsed.zone ?? timeZone);
   if (!isKnownTimeZone(zone)) throw new Error(`provided bad location ${zone}: unknown time zone ${zone}`);
-  if (text === '') throw new Error('empty spec string');
-  if (text.startsWith('@every ')) {
+  if (parsed.everyMs !== undefined) {
     // robfig raises intervals below a second to one second and drops sub-second parts.
-    const delay = Math.max(1000, parseEvery(text.slice('@every '.length).trim()));
+    const delay = Math.max(1000, parsed.everyMs);
     return new EverySchedule(Math.floor(delay / 1000) * 1000);
   }
-  if (text.startsWith('@')) {
-    const expanded = descriptors[text];
-    if (!expanded) throw new Error(`unrecognized descriptor: ${text}`);
-    text = expanded;
-  }
-  const fields = text.split(/\s+/);
-  if (fields.length !== 5) throw new Error(`expected exactly 5 fields, found ${fields.length}: ${text}`);
-  return new FieldSchedule(
-    parseField(fields[0], minuteBounds),
-    parseField(fields[1], hourBounds),
-    parseField(fields[2], dayOfMonthBounds),
-    parseField(fields[3], monthBounds),
-    parseField(fields[4], dayOfWeekBounds),
-    zone,
-  );
+  const [minute, hour, dayOfMonth, month, dayOfWeek] = parsed.fields ?? [];
+  return new FieldSchedule(minute, hour, dayOfMonth, month, dayOfWeek, zone);
 }
