@@ -1,8 +1,7 @@
 // The HttpServer's two ways in — bearer token, then the UI's session cookie — and the Origin rules
 // that hold for the cookie, with the real ApiServer behind it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
-import { httpsRequest, startHttpsApiServer, type HttpsApiServer, type HttpsReply } from '../../test/fixtures/httpsApiServer';
+import { httpsRequest, startHttpsApiServer, webSocketStatus as openWebSocket, type HttpsApiServer, type HttpsReply } from '../../test/fixtures/httpsApiServer';
 import { isOwnOrigin, sessionRequestRefusal } from './httpServer';
 
 const TOKEN = 'http-test-token';
@@ -15,20 +14,8 @@ function request(method: string, path: string, headers: Record<string, string>, 
   return httpsRequest(cluster, method, path, { headers: { accept: 'application/json', ...(payload ? { 'content-type': 'application/json' } : {}), ...headers }, body: payload });
 }
 
-/** Opens a WebSocket; resolves 101 when it opens, else the refused handshake's status. */
 function webSocketStatus(path: string, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve) => {
-    const socket = new WebSocket(`wss://127.0.0.1:${port}${path}`, { ca: cluster.pki.caCertPem, headers });
-    socket.once('open', () => {
-      socket.close();
-      resolve(101);
-    });
-    socket.once('unexpected-response', (_request, response) => {
-      response.resume();
-      resolve(response.statusCode ?? 0);
-    });
-    socket.on('error', () => undefined);
-  });
+  return openWebSocket(cluster, path, headers);
 }
 
 beforeAll(async () => {

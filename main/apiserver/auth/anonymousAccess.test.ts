@@ -3,18 +3,7 @@
 // the health and version endpoints answer them (system:public-info-viewer), everything else is 403
 // with upstream's message, and a credential that does not authenticate is still 401.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import https from 'node:https';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { WebSocket } from 'ws';
-import { builtinResources } from '../../registry/resources';
-import { SqliteStore } from '../../storage/sqliteStore';
-import { ApiServer } from '../apiServer';
-import { HttpServer } from '../httpServer';
-import { OpenApiService } from '../openapi/openapiDocuments';
-import { ensurePki } from '../pki';
-import { ResourceRegistry } from '../resourceRegistry';
+import { httpsRequest, startHttpsApiServer, webSocketStatus as openWebSocket, type HttpsApiServer } from '../../../test/fixtures/httpsApiServer';
 import { ensureBootstrapPolicy } from './bootstrapPolicy';
 import { RbacAuthorizer } from './rbacAuthorizer';
 import { StoreRbacSource } from './rbacSource';
@@ -22,54 +11,20 @@ import { requestAuthorization } from './requestAuthorization';
 
 const TOKEN = 'anonymous-test-token';
 const SESSION = 'kubedesk-session=good';
-let directory: string;
-let store: SqliteStore;
-let source: StoreRbacSource;
-let server: HttpServer;
-let caPem: string;
-let port: number;
+let cluster: HttpsApiServer;
+let source: StoreRbacSource | undefined;
 
 function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const outgoing = https.request({ host: '127.0.0.1', port, path, ca: caPem, agent: false, headers: { accept: 'application/json', ...headers } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
-    });
-    outgoing.on('error', reject);
-    outgoing.end();
-  });
+  return httpsRequest(cluster, 'GET', path, { headers: { accept: 'application/json', ...headers } });
 }
 
 function webSocketStatus(path: string, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve) => {
-    const socket = new WebSocket(`wss://127.0.0.1:${port}${path}`, { ca: caPem, headers });
-    socket.once('open', () => {
-      socket.close();
-      resolve(101);
-    });
-    socket.once('unexpected-response', (_request, response) => {
-      response.resume();
-      resolve(response.statusCode ?? 0);
-    });
-    socket.on('error', () => undefined);
-  });
+  return openWebSocket(cluster, path, headers);
 }
 
 beforeAll(async () => {
-  directory = mkdtempSync(join(tmpdir(), 'kubedesk-anonymous-'));
-  const pki = await ensurePki(directory);
-  caPem = pki.caCertPem;
-  store = SqliteStore.open(':memory:');
-  const registry = new ResourceRegistry(builtinResources());
-  const openapi = new OpenApiService();
-  openapi.setResources(registry.all());
-  const api = new ApiServer({ store, registry, openapi, serverAddress: () => `127.0.0.1:${port}`, version: { major: '1', minor: '35', gitVersion: 'v1.35.0' } });
-  ensureBootstrapPolicy(api);
-  source = new StoreRbacSource(store);
-  server = new HttpServer({
-    api,
+  cluster = await startHttpsApiServer({
+    token: TOKEN,
     authenticator: {
       authenticate: (headers) => (headers.authorization === `Bearer ${TOKEN}` ? { name: 'admin', groups: ['system:masters', 'system:authenticated'] } : undefined),
       presents: (headers) => typeof headers.authorization === 'string' && /^bearer \S/i.test(headers.authorization),
@@ -78,21 +33,18 @@ beforeAll(async () => {
       authenticate: (headers) => (headers.cookie === SESSION ? { name: 'kubedesk-admin', groups: ['system:masters', 'system:authenticated'] } : undefined),
       presents: (headers) => typeof headers.cookie === 'string' && headers.cookie.includes('kubedesk-session='),
     },
-    authorization: requestAuthorization(new RbacAuthorizer(source)),
+    authorization: ({ api, store }) => {
+      ensureBootstrapPolicy(api);
+      source = new StoreRbacSource(store);
+      return requestAuthorization(new RbacAuthorizer(source));
+    },
     anonymous: true,
-    cert: pki.serverCertPem,
-    key: pki.serverKeyPem,
-    port: 0,
-    isReady: () => true,
   });
-  port = await server.listen();
 });
 
 afterAll(async () => {
-  await server.close();
-  source.dispose();
-  store.dispose();
-  rmSync(directory, { recursive: true, force: true });
+  source?.dispose();
+  await cluster.close();
 });
 
 describe('requests without credentials', () => {
