@@ -1,20 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { renderNetdConfig } from './serviceProxy';
+import { makeEndpointSlice } from '../../test/fixtures/networkObjects';
 
 function service(name: string, spec: Record<string, unknown>, namespace = 'default'): KubeObject {
   return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace }, spec };
 }
 
 function slice(serviceName: string, ports: Array<Record<string, unknown>>, endpoints: Array<Record<string, unknown>>): KubeObject {
-  return {
-    apiVersion: 'discovery.k8s.io/v1',
-    kind: 'EndpointSlice',
-    metadata: { name: `${serviceName}-abc`, namespace: 'default', labels: { 'kubernetes.io/service-name': serviceName } },
-    addressType: 'IPv4',
-    ports,
-    endpoints,
-  } as unknown as KubeObject;
+  return makeEndpointSlice(serviceName, { ports, endpoints });
 }
 
 const base = { serviceRanges: ['10.50.128.0/17'], token: 'secret', tunnelPort: 15000 };

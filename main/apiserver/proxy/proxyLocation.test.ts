@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { ApiError } from '../apiError';
 import { isGlobalUnicast, resolvePodLocation, resolveServiceLocation, splitSchemeNamePort, type ProxyLookup } from './proxyLocation';
+import { makeEndpointSlice } from '../../../test/fixtures/networkObjects';
 
 function service(name: string, ports: unknown[]): KubeObject {
   return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'default' }, spec: { ports } };
 }
 
 function slice(serviceName: string, ports: unknown[], endpoints: unknown[]): KubeObject {
-  return { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: `${serviceName}-abc`, namespace: 'default', labels: { 'kubernetes.io/service-name': serviceName } }, addressType: 'IPv4', ports, endpoints } as unknown as KubeObject;
+  return makeEndpointSlice(serviceName, { ports, endpoints });
 }
 
 function pod(name: string, ip: string | undefined, containers: unknown[] = [{ name: 'app' }]): KubeObject {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { answerQuestion, isUnderDomain, reverseNames, type ClusterAnswer, type ClusterState } from './clusterRecords';
 import { RecordType, type DnsRecord } from './dnsMessage';
+import { makeEndpointSlice, sliceEndpoints } from '../../../test/fixtures/networkObjects';
 
 function service(namespace: string, name: string, spec: Record<string, unknown>): KubeObject {
   return { apiVersion: 'v1', kind: 'Service', metadata: { namespace, name }, spec };
@@ -14,14 +15,7 @@ interface EndpointFixture {
 }
 
 function slice(namespace: string, serviceName: string, endpoints: EndpointFixture[], ports: { name: string; port: number; protocol?: string }[]): KubeObject {
-  return {
-    apiVersion: 'discovery.k8s.io/v1',
-    kind: 'EndpointSlice',
-    metadata: { namespace, name: `${serviceName}-abcde`, labels: { 'kubernetes.io/service-name': serviceName } },
-    addressType: 'IPv4',
-    ports: ports.map((port) => ({ protocol: 'TCP', ...port })),
-    endpoints: endpoints.map((endpoint) => ({ addresses: [endpoint.ip], conditions: { ready: endpoint.ready ?? true }, ...(endpoint.hostname ? { hostname: endpoint.hostname } : {}) })),
-  };
+  return makeEndpointSlice(serviceName, { namespace, name: `${serviceName}-abcde`, ports: ports.map((port) => ({ protocol: 'TCP', ...port })), endpoints: sliceEndpoints(endpoints) });
 }
 
 const state: ClusterState = {

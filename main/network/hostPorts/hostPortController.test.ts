@@ -10,6 +10,7 @@ import type { PodDialer } from '../dialer';
 import { HostPortController } from './hostPortController';
 import { FakeDialer } from '../../../test/doubles/fakeDialer';
 import { until } from '../../../test/fixtures/until';
+import { makeEndpointSlice, sliceEndpoints } from '../../../test/fixtures/networkObjects';
 
 function portOf(server: Server): number {
   const address = server.address();
@@ -78,14 +79,7 @@ function service(name: string, spec: Record<string, unknown>): KubeObject {
 }
 
 function slice(serviceName: string, endpoints: { ip: string; ready?: boolean }[], ports: Record<string, unknown>[] = [{ name: '', port: 8080, protocol: 'TCP' }]): KubeObject {
-  return {
-    apiVersion: 'discovery.k8s.io/v1',
-    kind: 'EndpointSlice',
-    metadata: { name: `${serviceName}-abc`, namespace: 'default', labels: { 'kubernetes.io/service-name': serviceName } },
-    addressType: 'IPv4',
-    ports,
-    endpoints: endpoints.map(({ ip, ready }) => ({ addresses: [ip], conditions: { ready: ready ?? true } })),
-  } as KubeObject;
+  return makeEndpointSlice(serviceName, { ports, endpoints: sliceEndpoints(endpoints) });
 }
 
 interface Harness {

@@ -13,6 +13,7 @@ import type { PodDialer } from '../dialer';
 import { createSelfSignedCertificate, fallbackCommonName } from './ingressCertificates';
 import { IngressController, chooseIngressPorts, ingressClassesResource } from './ingressController';
 import { until } from '../../../test/fixtures/until';
+import { makeEndpointSlice, sliceEndpoints } from '../../../test/fixtures/networkObjects';
 
 interface Reply {
   status: number;
@@ -114,14 +115,7 @@ function service(name: string, ports: Record<string, unknown>[] = [{ name: 'http
 }
 
 function slice(serviceName: string, endpoints: { ip: string; ready?: boolean }[]): KubeObject {
-  return {
-    apiVersion: 'discovery.k8s.io/v1',
-    kind: 'EndpointSlice',
-    metadata: { name: `${serviceName}-abc`, namespace: 'default', labels: { 'kubernetes.io/service-name': serviceName } },
-    addressType: 'IPv4',
-    ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
-    endpoints: endpoints.map((endpoint) => ({ addresses: [endpoint.ip], conditions: { ready: endpoint.ready ?? true } })),
-  } as KubeObject;
+  return makeEndpointSlice(serviceName, { ports: [{ name: 'http', port: 8080, protocol: 'TCP' }], endpoints: sliceEndpoints(endpoints) });
 }
 
 function ingress(name: string, spec: Record<string, unknown>): KubeObject {
