@@ -56,6 +56,7 @@ async function serve(options: CliOptions, early: EarlyStart): Promise<number> {
     ingressHttpPort: options.ingressHttpPort,
     ingressHttpsPort: options.ingressHttpsPort,
     servingKeyType: options.servingKeyType,
+    history: options.history,
   });
   const result = cluster.kubeconfigResult;
   process.stdout.write(`kubedesk: cluster ready at ${cluster.server} in ${Date.now() - started} ms (data dir ${options.dataDir})\n`);
