@@ -21,6 +21,11 @@ export const USAGE = `Usage:
   kubedesk reset [--data-dir DIR] [--kubeconfig FILE]
   kubedesk why TYPE/NAME [-n NAMESPACE] [--context NAME] [--kubeconfig FILE]
       Why an object is not ready, in plain words (kubedesk why --help).
+  kubedesk history TYPE/NAME [-n NAMESPACE] [--revision N [-o yaml|json] | --diff A..B]
+  kubedesk history restore TYPE/NAME [--revision N]
+  kubedesk history --deleted [-n NAMESPACE | -A]
+  kubedesk changes [-n NAMESPACE | -A] [--since 1h] [--user U] [--kind TYPE]
+      Who changed an object and how, diffs, restore and undelete (kubedesk history --help).
 `;
 
 export interface CliOptions {
