@@ -46,7 +46,7 @@ describe('kubedesk history', () => {
     const many = { ...deployment(1, 'a'), data: Object.fromEntries(Array.from({ length: 20 }, (_, index) => [`key${index}`, 'value'])) };
     expect(changeSummary(deployment(1, 'a'), many, false, 40)).toBe('data: ∅→{"key0":"value","key1":"value","key2":"…');
     const spread = { ...deployment(2, 'b'), metadata: { ...deployment(2, 'b').metadata, labels: { app: 'web', tier: 'front' } } };
-    expect(changeSummary(deployment(1, 'a'), spread, false, 30)).toBe('metadata.labels.tier: ∅→front, +3 more');
+    expect(changeSummary(deployment(1, 'a'), spread, false, 30)).toBe('spec.replicas: 1→2, image: a→b, +2 more');
   });
 
   it('prints the revisions table with who wrote each revision and what changed', () => {

@@ -44,10 +44,13 @@ export function changedPaths(before: unknown, after: unknown, path = ''): [strin
 }
 
 /** The CHANGES cell: `created`, `deleted`, or the changed fields (container images by their last name), cut to `width`. */
-export function changeSummary(previous: KubeObject | undefined, current: KubeObject, removed: boolean, width = 70): string {
+export function changeSummary(previous: KubeObject | undefined, current: KubeObject, removed: boolean, width = 100): string {
   if (removed) return 'deleted';
   if (previous === undefined) return 'created';
-  const parts = changedPaths(comparable(previous), comparable(current)).map(([path, before, after]) => {
+  // the desired state first, then metadata, then status: what a person changed before what the server reports
+  const rank = (path: string): number => (path.startsWith('status') ? 2 : path.startsWith('metadata') ? 1 : 0);
+  const paths = changedPaths(comparable(previous), comparable(current)).sort((left, right) => rank(left[0]) - rank(right[0]));
+  const parts = paths.map(([path, before, after]) => {
     const label = /\.image$/.test(path) ? 'image' : path;
     return `${label}: ${short(before)}→${short(after)}`;
   });
