@@ -165,6 +165,19 @@ describe('kubedesk history', () => {
     expect(after).not.toContain('deployment.apps/api');
   }, 600_000);
 
+  it('prints the change feed filtered by kind and by user, with the impersonating user', async () => {
+    const admin = (await kubectlOk(cluster, ['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}'])).trim();
+    await kubectlOk(cluster, ['create', 'configmap', 'impersonated', '-n', namespace, '--from-literal=a=1', '--as=alice', '--as-group=system:masters']);
+    const byAlice = await kubedeskOk(['changes', '-n', namespace, '--user', 'alice']);
+    expect(byAlice.split('\n')[0]).toMatch(/^AGE\s+OBJECT\s+OPERATION\s+BY\s+CHANGES$/);
+    expect(rows(byAlice)).toEqual([[expect.any(String), 'configmap/impersonated', 'CREATE', `${admin} as alice (kubectl-create)`, 'created']]);
+    const configMaps = rows(await kubedeskOk(['changes', '-n', namespace, '--kind', 'cm', '--since', '1h']));
+    expect(configMaps.every((cells) => cells[1].startsWith('configmap/'))).toBe(true);
+    expect(configMaps.filter((cells) => cells[1] === 'configmap/settings').map((cells) => cells[2])).toEqual(['CREATE', 'DELETE', 'CREATE']);
+    const everywhere = await kubedeskOk(['changes', '-A', '--kind', 'namespaces']);
+    expect(rows(everywhere).some((cells) => cells[1] === '<none>' && cells[2] === `namespace/${namespace}` && cells[3] === 'CREATE')).toBe(true);
+  });
+
   it('lets a ServiceAccount bound to view read a Deployment\'s history but no Secret value', async () => {
     await kubectlOk(cluster, ['create', 'serviceaccount', 'reader', '-n', namespace]);
     await kubectlOk(cluster, ['create', 'rolebinding', 'reader-view', '-n', namespace, '--clusterrole=view', `--serviceaccount=${namespace}:reader`]);
