@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { HistoryUsageError, parseHistoryArgs, revisionTable, type Revision } from './history';
-import { changeSummary, restoreUpdate, toYaml, undeleteObject, unifiedDiff } from './historyFormat';
+import { changeSummary, diffObject, restoreUpdate, toYaml, undeleteObject, unifiedDiff } from './historyFormat';
 
 function deployment(replicas: number, image: string, resourceVersion = '1'): KubeObject {
   return {
@@ -73,6 +73,7 @@ describe('kubedesk history', () => {
     expect(diff).toContain('--- deploy/web revision 1\n+++ deploy/web revision 2\n@@ ');
     expect(diff.split('\n').filter((line) => line.startsWith('-') || line.startsWith('+'))).toEqual(['--- deploy/web revision 1', '+++ deploy/web revision 2', '-          image: nginx:1', '+          image: nginx:2']);
     expect(unifiedDiff('a\n', 'a\n', 'x', 'y')).toBe('');
+    expect(unifiedDiff(toYaml(diffObject(deployment(3, 'nginx:1', '1'))), toYaml(diffObject(deployment(3, 'nginx:1', '2'))), 'x', 'y')).toBe('');
   });
 
   it('restores a revision onto the live object, keeping its resourceVersion and status', () => {

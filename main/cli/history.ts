@@ -11,7 +11,7 @@ import { translateTimestampSince } from '../../shared/printers/duration';
 import { isRecord, type KubeObject } from '../../shared/kubernetes/types';
 import { ClientApiError, type ApiClient } from '../client';
 import { clusterClient, kubectlErrorText } from './clusterClient';
-import { changeSummary, displayObject, restoreUpdate, toYaml, undeleteObject, unifiedDiff } from './historyFormat';
+import { changeSummary, diffObject, displayObject, restoreUpdate, toYaml, undeleteObject, unifiedDiff } from './historyFormat';
 import { KubeconfigError, resolveClientConfig, type ClientConfig, type KubeconfigFlags } from './kubeconfig';
 import type { CommandIo } from './why';
 
@@ -261,7 +261,15 @@ async function run(client: ApiClient, options: HistoryOptions, config: ClientCon
       const header = ['AGE', ...(namespace === undefined ? ['NAMESPACE'] : []), 'OBJECT', 'OPERATION', 'BY', 'CHANGES'];
       const rows = revisions.map((revision) => {
         const operation = revision.subresource ? `${revision.operation} (${revision.subresource})` : revision.operation;
-        const changes = revision.redacted ? `data keys changed: ${(revision.changedKeys ?? []).join(', ') || '(none)'}` : revision.removed ? 'deleted' : revision.operation === 'CREATE' ? 'created' : '';
+        const changes = revision.redacted
+          ? `data keys changed: ${(revision.changedKeys ?? []).join(', ') || '(none)'}`
+          : revision.removed
+            ? 'deleted'
+            : revision.operation === 'CREATE'
+              ? 'created'
+              : revision.operation === 'DELETE'
+                ? 'deletion started'
+                : '';
         return [translateTimestampSince(revision.time, now), ...(namespace === undefined ? [revision.target.namespace || '<none>'] : []), targetName(revision), operation, by(revision), changes];
       });
       if (rows.length === 0) io.stderr('No changes found.\n');
@@ -294,7 +302,7 @@ async function run(client: ApiClient, options: HistoryOptions, config: ClientCon
     }
     case 'diff': {
       const [from, to] = options.diff ?? [0, 0];
-      io.stdout(unifiedDiff(toYaml(displayObject(pick(from).object)), toYaml(displayObject(pick(to).object)), `${type}/${name} revision ${from}`, `${type}/${name} revision ${to}`));
+      io.stdout(unifiedDiff(toYaml(diffObject(pick(from).object)), toYaml(diffObject(pick(to).object)), `${type}/${name} revision ${from}`, `${type}/${name} revision ${to}`));
       return 0;
     }
     case 'restore':

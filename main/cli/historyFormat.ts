@@ -72,6 +72,12 @@ export function displayObject(object: KubeObject): KubeObject {
   return { ...object, metadata };
 }
 
+/** The object as a diff shows it: without managedFields and resourceVersion, which every write changes. */
+export function diffObject(object: KubeObject): KubeObject {
+  const { managedFields: _managedFields, resourceVersion: _resourceVersion, ...metadata } = object.metadata;
+  return { ...object, metadata };
+}
+
 export function toYaml(object: unknown): string {
   return stringify(object, { lineWidth: 0 });
 }
