@@ -207,6 +207,11 @@ describe('kubedesk history', () => {
     const encoded = [Buffer.from('first-secret-value').toString('base64'), Buffer.from('second-secret-value').toString('base64'), 'second-secret-value'];
     for (const value of encoded) expect(feed.stdout).not.toContain(value);
 
+    // kubectl get prints the feed in the resource's columns
+    const table = await kubectlOk(cluster, ['get', 'revisions.history.kubedesk.dev', '-n', namespace]);
+    expect(table.split('\n')[0]).toMatch(/^NAME\s+KIND\s+OPERATION\s+USER\s+MANAGER\s+TIME$/);
+    expect(table).toMatch(/^creds\.2\s+Secret\s+PATCH\s+kubedesk-admin\s+kubectl-patch\s+\S+$/m);
+
     // the admin's kubeconfig sees the values
     const admin = await kubectlOk(cluster, ['get', '--raw', `/apis/history.kubedesk.dev/v1/namespaces/${namespace}/revisions?type=secret&name=creds`]);
     expect(admin).toContain(Buffer.from('second-secret-value').toString('base64'));
