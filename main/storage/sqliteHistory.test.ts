@@ -1,6 +1,9 @@
 // Tests for SqliteHistory: each write becomes a revision with its who/how, numbered per object; a
 // reader sees writes made just before it asked; deleted objects are those whose newest revision
 // removed them; pruning keeps the retention (age, revisions per object, total size) in batches.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import type { History, HistoryRetention, WriteRecord } from './history';
@@ -120,5 +123,22 @@ describe('SqliteHistory', () => {
     await pruning;
     await history.prune();
     expect(history.revisions(key).map((entry) => entry.object.data)).toEqual([{ value: 'during' }]);
+  });
+
+  it('keeps the history across a restart: revisions continue from the last number, queued writes are saved on dispose', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'kubedesk-history-'));
+    cleanups.push(() => rmSync(directory, { recursive: true, force: true }));
+    const path = join(directory, 'state.db');
+    const first = SqliteStore.open(path);
+    first.history(DEFAULT_HISTORY_RETENTION).record(write({ object: configMap('a', '1'), operation: 'CREATE' }));
+    first.dispose();
+    const second = SqliteStore.open(path);
+    cleanups.push(() => second.dispose());
+    const history = second.history(DEFAULT_HISTORY_RETENTION);
+    history.record(write({ object: configMap('b', '2') }));
+    expect(history.revisions(key).map((entry) => [entry.revision, entry.object.data])).toEqual([
+      [1, { value: 'a' }],
+      [2, { value: 'b' }],
+    ]);
   });
 });
