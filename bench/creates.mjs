@@ -23,13 +23,13 @@ function configMap(name, index) {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'bench' }, data: { index: String(index), payload: 'x'.repeat(64) } };
 }
 
-async function ensureNamespace(server, name) {
+export async function ensureNamespace(server, name) {
   const reply = await request(server, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   if (reply.status !== 201 && reply.status !== 409) throw new Error(`creating namespace ${name}: HTTP ${reply.status} ${reply.body.slice(0, 300)}`);
 }
 
 /** Runs `CLIENTS` loops of sequential creates until `maxCreates` in total or `maxMs` have passed. */
-async function createLoad(server, { clients, prefix, maxCreates, maxMs }) {
+export async function createLoad(server, { clients, prefix, maxCreates, maxMs }) {
   const latencies = [];
   const failures = new Map();
   let issued = 0;

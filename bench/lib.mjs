@@ -30,13 +30,13 @@ export function temporaryDir(prefix) {
  * Starts `node bin/kubedesk.mjs serve` on an empty data dir and port 0. Resolves once the
  * kubeconfig exists and /readyz answers 200 "ok"; `readyMs` is measured from just before spawn.
  */
-export async function startServer({ name, timeoutMs = 30_000 }) {
+export async function startServer({ name, timeoutMs = 30_000, extraArgs = [] }) {
   const base = temporaryDir(name);
   const dataDir = join(base, 'data');
   const kubeconfigPath = join(base, 'kubeconfig');
   const output = [];
   const started = performance.now();
-  const child = spawn(process.execPath, [...serverNodeFlags, cliPath, 'serve', '--data-dir', dataDir, '--port', '0', '--kubeconfig', kubeconfigPath], {
+  const child = spawn(process.execPath, [...serverNodeFlags, cliPath, 'serve', '--data-dir', dataDir, '--port', '0', '--kubeconfig', kubeconfigPath, ...extraArgs], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, KUBECONFIG: kubeconfigPath },

@@ -3,7 +3,7 @@
 // the same run, and its target. Figures are printed, never asserted — a missed target is
 // information, not a failure; only a bench that cannot run makes the exit code non-zero.
 //
-//   npm run build && node bench/run.mjs [startup] [creates] [creates-64] [watch] [idle-rss] [--profile] [--json FILE]
+//   npm run build && node bench/run.mjs [startup] [creates] [creates-64] [history] [watch] [idle-rss] [--profile] [--json FILE]
 //   node bench/run.mjs pods pod-streams      # the Docker benches: only when named (they need Docker
 //                                            # and the e2e test image, and take minutes)
 //   node bench/run.mjs deployment scheduler controllers   # the workload benches (Docker too)
@@ -17,6 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { machineLoad, repoRoot, serverNodeFlags } from './lib.mjs';
 import { benchStartup } from './startup.mjs';
 import { benchCreates } from './creates.mjs';
+import { benchHistory } from './history.mjs';
 import { benchWatchFanout } from './watchFanout.mjs';
 import { benchIdleRss } from './idleRss.mjs';
 import { benchPods } from './podStartup.mjs';
@@ -32,6 +33,7 @@ const BENCHES = {
   startup: () => benchStartup(),
   creates: () => benchCreates(),
   'creates-64': () => benchCreates({ clients: 64 }),
+  history: () => benchHistory(),
   watch: () => benchWatchFanout(),
   'idle-rss': () => benchIdleRss(),
 };

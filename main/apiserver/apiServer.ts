@@ -7,6 +7,7 @@
 // names (`provideSubresource`).
 import type { SubresourceProvider } from '../registry/strategy';
 import type { Store } from '../storage/store';
+import type { WriteRecorder } from '../storage/history';
 import { ApiError } from './apiError';
 import { aggregatedContentType, aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, wantsAggregated } from './discovery';
 import type { OpenApiService } from './openapi/openapiDocuments';
@@ -42,6 +43,8 @@ export interface ApiServerOptions {
    * API server is being set up).
    */
   serviceNetwork?: ServiceNetworkConfig | (() => ServiceNetworkConfig);
+  /** told of every committed write (the object history); without it nothing is recorded */
+  history?: WriteRecorder;
 }
 
 export class ApiServer {
@@ -64,6 +67,7 @@ export class ApiServer {
     this.objects = new ResourceStore(store, {
       allocators: serviceAllocator ? { serviceAddresses: (def, obj, old, objects) => serviceAllocator().allocate(obj, old, objects.list(def, { labels: [], fields: [] }).items) } : {},
       namespaceLifecycle: namespaceLifecycle(reads, registry),
+      history: options.history,
     });
     installAdmissionPlugins(this.objects, registry, reads);
     this.dynamicAdmission = new DynamicAdmission({ objects: this.objects, registry, cache });

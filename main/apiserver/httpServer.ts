@@ -222,6 +222,7 @@ export class HttpServer {
       return;
     }
     const apiRequest: ApiRequest = { method: request.method ?? 'GET', path, query: url.searchParams, headers: flattenHeaders(request.headers), body, user };
+    if (user !== authenticated) apiRequest.impersonator = authenticated.name;
     const reply: ApiResponse = await this.options.api.handle(apiRequest);
     if ('watch' in reply) streamWatch(request, response, reply);
     else if ('stream' in reply) streamBody(response, reply);

@@ -13,6 +13,7 @@ import { fieldErrors } from '../registry/fieldErrors';
 import { apiVersionOf, qualifiedResource } from '../registry/resources';
 import type { Store, ObjectKey, ListResult } from '../storage/store';
 import { StorageError } from '../storage/store';
+import type { HistoryOperation, WriteRecorder } from '../storage/history';
 import { ApiError } from './apiError';
 import { requireObjectBody } from './content';
 import { generateName, jsonEqual, newUid, nowTimestamp } from './objectMeta';
@@ -33,6 +34,8 @@ export interface WriteOptions {
   apply?: { force: boolean };
   /** who writes (HTTPS requests and identified components); undefined for kubedesk's internal calls */
   user?: { name: string; groups: string[]; uid?: string; extra?: Record<string, string[]> };
+  /** the authenticated user when the request impersonates `user` (recorded in history) */
+  impersonator?: string;
   /** collected `Warning` header texts */
   warnings: string[];
 }
@@ -56,6 +59,10 @@ export interface DeleteOptions {
   orphanDependents?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun: boolean;
+  /** who deletes, for history (as WriteOptions) */
+  user?: { name: string };
+  impersonator?: string;
+  userAgent?: string;
 }
 
 export interface ListQuery {
@@ -90,6 +97,8 @@ export interface ResourceStoreOptions {
   /** the allocations kinds may name, by name */
   allocators?: Partial<Record<AllocatorName, WriteAllocator>>;
   namespaceLifecycle?: NamespaceLifecycle;
+  /** told of every committed write (the object history); never of dry runs */
+  history?: WriteRecorder;
 }
 
 /**
@@ -229,7 +238,7 @@ export class ResourceStore {
       return obj;
     }
     try {
-      return withTypeMeta(def, this.store.create(key, obj));
+      return this.recorded(def, key, this.store.create(key, obj), 'CREATE', options);
     } catch (error) {
       throw this.mapStorageError(error, def, metadata.name);
     }
@@ -256,7 +265,7 @@ export class ResourceStore {
         throw ApiError.notFound(def, name);
       }
       try {
-        const object = this.applyUpdate(def, existing, structuredClone(incoming), options, precondition, subresource);
+        const object = this.applyUpdate(def, existing, structuredClone(incoming), options, precondition, subresource, 'UPDATE');
         return { object, created: false };
       } catch (error) {
         if (error instanceof StorageError && error.code === 'Conflict' && !precondition && attempt < MAX_RETRIES) continue;
@@ -284,7 +293,8 @@ export class ResourceStore {
       const patchPrecondition = desired.metadata.resourceVersion !== current.metadata.resourceVersion ? desired.metadata.resourceVersion : undefined;
       if (desired.metadata.name !== name) throw ApiError.badRequest(`the name of the object (${String(desired.metadata.name)}) does not match the name on the URL (${name})`);
       try {
-        return { object: this.applyUpdate(def, existing, desired, options, patchPrecondition ?? current.metadata.resourceVersion, subresource), created: false };
+        const operation = options.apply ? 'APPLY' : 'PATCH';
+        return { object: this.applyUpdate(def, existing, desired, options, patchPrecondition ?? current.metadata.resourceVersion, subresource, operation), created: false };
       } catch (error) {
         if (error instanceof StorageError && error.code === 'Conflict' && !patchPrecondition && attempt < MAX_RETRIES) continue;
         if (error instanceof StorageError && error.code === 'Conflict' && !patchPrecondition) throw ApiError.conflict(def, name);
@@ -301,7 +311,15 @@ export class ResourceStore {
    * that changes its parent (pods/binding) writes the whole object below the field manager, with
    * the kind's create validation only, as upstream's BindingREST writes the pod directly.
    */
-  private applyUpdate(def: KindStrategy, existingRaw: KubeObject, desired: KubeObject, options: WriteOptions, precondition: string | undefined, subresource: Subresource | undefined): KubeObject {
+  private applyUpdate(
+    def: KindStrategy,
+    existingRaw: KubeObject,
+    desired: KubeObject,
+    options: WriteOptions,
+    precondition: string | undefined,
+    subresource: Subresource | undefined,
+    operation: HistoryOperation,
+  ): KubeObject {
     const existing = withTypeMeta(def, existingRaw);
     const name = existing.metadata.name ?? '';
     if (precondition && precondition !== existing.metadata.resourceVersion) {
@@ -353,10 +371,11 @@ export class ResourceStore {
     const expected = Number(existing.metadata.resourceVersion);
     if (next.metadata.deletionTimestamp && readyToRemove(def, next)) {
       if (options.dryRun) return next;
-      return withTypeMeta(def, this.store.delete(key, expected));
+      // the last finalizer went: the write removes the object
+      return this.recorded(def, key, this.store.delete(key, expected), 'DELETE', { ...options, subresource: subresource?.name }, true);
     }
     if (options.dryRun) return next;
-    return withTypeMeta(def, this.store.update(key, next, expected));
+    return this.recorded(def, key, this.store.update(key, next, expected), operation, { ...options, subresource: subresource?.name });
   }
 
   /**
@@ -383,10 +402,10 @@ export class ResourceStore {
         if (pending) {
           if (options.dryRun) return { object: pending, deleted: false };
           if (jsonEqual(pending, existing)) return { object: existing, deleted: false };
-          return { object: withTypeMeta(def, this.store.update(key, pending, expected)), deleted: false };
+          return { object: this.recorded(def, key, this.store.update(key, pending, expected), 'DELETE', options), deleted: false };
         }
         if (options.dryRun) return { object: existing, deleted: true };
-        return { object: withTypeMeta(def, this.store.delete(key, expected)), deleted: true };
+        return { object: this.recorded(def, key, this.store.delete(key, expected), 'DELETE', options, true), deleted: true };
       } catch (error) {
         if (error instanceof StorageError && error.code === 'Conflict' && attempt < MAX_RETRIES) continue;
         throw this.mapStorageError(error, def, name);
@@ -456,6 +475,34 @@ export class ResourceStore {
       errors = [{ type: 'FieldValueInvalid', field: '', detail: `Invalid value: internal validation error: ${error instanceof Error ? error.message : String(error)}` }];
     }
     if (errors.length) throw ApiError.invalid(def.kind, def.group, obj.metadata.name ?? '', errors);
+  }
+
+  /**
+   * Tells the history (ResourceStoreOptions.history) of a committed write and returns the stored
+   * object with its type meta. The recorder only queues: the write path does not wait for it.
+   */
+  private recorded(
+    def: KindStrategy,
+    key: ObjectKey,
+    stored: KubeObject,
+    operation: HistoryOperation,
+    options: { user?: { name: string }; impersonator?: string; fieldManager?: string; userAgent?: string; subresource?: string },
+    removed = false,
+  ): KubeObject {
+    const object = withTypeMeta(def, stored);
+    this.options.history?.record({
+      key,
+      object,
+      operation,
+      removed,
+      subresource: options.subresource,
+      user: options.user?.name,
+      impersonator: options.impersonator,
+      // the manager upstream would name in managedFields (the User-Agent prefix without fieldManager)
+      fieldManager: options.fieldManager ?? (options.userAgent !== undefined ? managerName(undefined, options.userAgent) : undefined),
+      userAgent: options.userAgent,
+    });
+    return object;
   }
 
   /** managedFields for a non-apply write (an apply computed them with the merge). */

@@ -13,4 +13,17 @@ describe('kubedesk serve flags', () => {
   it('refuses a key type other than rsa or ecdsa', () => {
     expect(() => parseArgs(['serve', '--serving-key-type', 'ed25519'], {})).toThrow(new UsageError('invalid --serving-key-type "ed25519": rsa or ecdsa'));
   });
+
+  it('reads the history retention flags over the defaults, and --no-history', () => {
+    expect(parseArgs(['serve'], {}).history).toBeUndefined();
+    expect(parseArgs(['serve', '--history-revisions', '20', '--history-age=12h', '--history-size', '1Gi'], {}).history).toEqual({ maxRevisions: 20, maxAgeMs: 12 * 3_600_000, maxBytes: 1024 ** 3 });
+    expect(parseArgs(['serve', '--history-age', '30m'], {}).history).toEqual({ maxRevisions: 100, maxAgeMs: 1_800_000, maxBytes: 256 * 1024 ** 2 });
+    expect(parseArgs(['serve', '--no-history'], {}).history).toBe(false);
+  });
+
+  it('refuses malformed history retention values', () => {
+    expect(() => parseArgs(['serve', '--history-revisions', '0'], {})).toThrow(new UsageError('invalid --history-revisions "0": a number of at least 1'));
+    expect(() => parseArgs(['serve', '--history-age', '7 days'], {})).toThrow(new UsageError('invalid --history-age "7 days": a duration such as 30m, 12h or 7d'));
+    expect(() => parseArgs(['serve', '--history-size', '10GB'], {})).toThrow(new UsageError('invalid --history-size "10GB": a size such as 512Mi or 1Gi'));
+  });
 });

@@ -1,6 +1,7 @@
 // The `kubedesk` command line (docs/architecture.md, "Command line"): `serve` runs the cluster headless in the
 // foreground until SIGTERM/SIGINT; `reset` removes a cluster's state and its kubeconfig entries;
-// `why` (main/cli/why.ts) diagnoses an object of any cluster the kubeconfig reaches.
+// `why` (main/cli/why.ts) diagnoses an object of any cluster the kubeconfig reaches; `history` and
+// `changes` (main/cli/history.ts) read and restore the object history.
 import { existsSync, rmSync } from 'node:fs';
 import { Cluster } from './cluster';
 import { parseArgs, UsageError, USAGE, type CliOptions } from './cliOptions';
@@ -11,6 +12,7 @@ import { networkNameFor, readClusterId } from './clusterIdentity';
 import { DockerRuntime } from '../docker/dockerRuntime';
 import { StartupPhases, startupDebugRequested } from './startupPhases';
 import { whyCommand } from '../cli/why';
+import { historyCommand } from '../cli/history';
 
 export { defaultKubeconfigPath, parseArgs, UsageError, type CliOptions } from './cliOptions';
 
@@ -24,6 +26,7 @@ export interface EarlyStart {
 export async function main(argv: string[], early: EarlyStart = {}): Promise<number> {
   // client commands parse their own flags (main/cli)
   if (argv[0] === 'why') return whyCommand(argv.slice(1));
+  if (argv[0] === 'history' || argv[0] === 'changes') return historyCommand(argv.slice(1), argv[0]);
   let options: CliOptions;
   try {
     options = parseArgs(argv);
@@ -56,6 +59,7 @@ async function serve(options: CliOptions, early: EarlyStart): Promise<number> {
     ingressHttpPort: options.ingressHttpPort,
     ingressHttpsPort: options.ingressHttpsPort,
     servingKeyType: options.servingKeyType,
+    history: options.history,
   });
   const result = cluster.kubeconfigResult;
   process.stdout.write(`kubedesk: cluster ready at ${cluster.server} in ${Date.now() - started} ms (data dir ${options.dataDir})\n`);

@@ -3,19 +3,29 @@
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import type { ServingKeyType } from '../apiserver/pkiKeys';
+import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../storage/history';
 
 export const USAGE = `Usage:
   kubedesk serve [--data-dir DIR] [--port N] [--kubeconfig FILE] [--nodes N]
                  [--ingress-http-port N] [--ingress-https-port N] [--serving-key-type rsa|ecdsa]
-                 [--debug-startup]
+                 [--debug-startup] [--history-revisions N] [--history-age DURATION]
+                 [--history-size SIZE] [--no-history]
       Ingress listens on 127.0.0.1: by default 80/443 when free, else 8080/8443, else any free
       port (printed at start); 0 = any free port.
       --serving-key-type: the API server certificate's key, RSA 2048 (default, as kubeadm) or
       ECDSA P-256; a certificate of the other type is reissued under the same CA.
       --debug-startup (or KUBEDESK_DEBUG_STARTUP=1) prints how long each start-up phase took.
+      Object history keeps, per object, the newest --history-revisions (default 100) revisions
+      younger than --history-age (default 7d; s, m, h, d), and at most --history-size (default
+      256Mi; Ki, Mi, Gi) of objects in all; --no-history records none.
   kubedesk reset [--data-dir DIR] [--kubeconfig FILE]
   kubedesk why TYPE/NAME [-n NAMESPACE] [--context NAME] [--kubeconfig FILE]
       Why an object is not ready, in plain words (kubedesk why --help).
+  kubedesk history TYPE/NAME [-n NAMESPACE] [--revision N [-o yaml|json] | --diff A..B]
+  kubedesk history restore TYPE/NAME [--revision N]
+  kubedesk history --deleted [-n NAMESPACE | -A]
+  kubedesk changes [-n NAMESPACE | -A] [--since 1h] [--user U] [--kind TYPE]
+      Who changed an object and how, diffs, restore and undelete (kubedesk history --help).
 `;
 
 export interface CliOptions {
@@ -30,6 +40,8 @@ export interface CliOptions {
   servingKeyType?: ServingKeyType;
   /** print how long each start-up phase took (also KUBEDESK_DEBUG_STARTUP=1) */
   debugStartup?: boolean;
+  /** object history retention; false = no history. Absent = DEFAULT_HISTORY_RETENTION */
+  history?: HistoryRetention | false;
 }
 
 export class UsageError extends Error {}
@@ -39,6 +51,14 @@ const servingKeyTypeNames: Record<ServingKeyType, true> = { rsa: true, ecdsa: tr
 
 function isServingKeyType(text: string): text is ServingKeyType {
   return Object.hasOwn(servingKeyTypeNames, text);
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const SIZE_UNITS: Record<string, number> = { Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 };
+
+/** The retention set so far (a --no-history earlier on the line is overridden by a later retention flag). */
+function retentionOf(options: CliOptions): HistoryRetention {
+  return options.history === undefined || options.history === false ? DEFAULT_HISTORY_RETENTION : options.history;
 }
 
 export function defaultKubeconfigPath(env: NodeJS.ProcessEnv = process.env): string {
@@ -97,6 +117,30 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
         options.servingKeyType = text;
         break;
       }
+      case '--history-revisions': {
+        const text = value();
+        if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`invalid --history-revisions "${text}": a number of at least 1`);
+        options.history = { ...retentionOf(options), maxRevisions: Number(text) };
+        break;
+      }
+      case '--history-age': {
+        const text = value();
+        const match = /^(\d+)(s|m|h|d)$/.exec(text);
+        if (!match || Number(match[1]) < 1) throw new UsageError(`invalid --history-age "${text}": a duration such as 30m, 12h or 7d`);
+        options.history = { ...retentionOf(options), maxAgeMs: Number(match[1]) * DURATION_UNITS[match[2]] };
+        break;
+      }
+      case '--history-size': {
+        const text = value();
+        const match = /^(\d+)(Ki|Mi|Gi)$/.exec(text);
+        if (!match || Number(match[1]) < 1) throw new UsageError(`invalid --history-size "${text}": a size such as 512Mi or 1Gi`);
+        options.history = { ...retentionOf(options), maxBytes: Number(match[1]) * SIZE_UNITS[match[2]] };
+        break;
+      }
+      case '--no-history':
+        if (inline !== undefined) throw new UsageError(`flag ${flag} takes no value`);
+        options.history = false;
+        break;
       case '--debug-startup':
         if (inline !== undefined) throw new UsageError(`flag ${flag} takes no value`);
         options.debugStartup = true;

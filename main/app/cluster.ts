@@ -5,7 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { SqliteStore, startCompactor } from '../storage/sqliteStore';
+import { SqliteStore, startCompactor, startHistoryPruner } from '../storage/sqliteStore';
+import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../storage/history';
 import { builtinResources } from '../registry/resources';
 import { ApiServer } from '../apiserver/apiServer';
 import { HttpServer, type Authenticator } from '../apiserver/httpServer';
@@ -31,6 +32,7 @@ import { networkDirectory, type NetworkPlan } from '../network/clusterNetwork';
 import { createStreamHandlers } from '../apiserver/streaming/streamHandlers';
 import type { PodStreams } from '../apiserver/streaming/podStreams';
 import { registerMetricsApi } from '../apiserver/metrics/metricsApi';
+import { registerHistoryApi } from '../apiserver/history/historyApi';
 import { combinedMetrics, type MetricsCollector } from '../kubelet/metricsCollector';
 import { InProcessTransport } from './inProcessTransport';
 import { bootstrapServices, bootstrapSystemObjects } from './bootstrap';
@@ -67,6 +69,8 @@ export interface ClusterOptions {
   network?: ClusterNetworkStart;
   /** a fresh data dir's PKI keys, when the caller began them (serve does, early) */
   pkiKeys?: PkiKeyStart;
+  /** how long the object history keeps revisions; false records none. Default DEFAULT_HISTORY_RETENTION */
+  history?: HistoryRetention | false;
 }
 
 interface Disposable {
@@ -131,6 +135,8 @@ export class Cluster {
     const token = ensureAdminToken(dataDir);
     const store = this.register(SqliteStore.open(join(dataDir, 'state.db')));
     this.register(startCompactor(store, { intervalMs: 60_000, keepRevisions: 10_000 }));
+    const history = this.options.history === false ? undefined : store.history(this.options.history ?? DEFAULT_HISTORY_RETENTION);
+    if (history) this.register(startHistoryPruner(history, 60_000));
     phases.mark('store opened');
 
     // kubedesk's own kind beside the built-ins: PortForward (kubedesk.dev/v1alpha1)
@@ -146,6 +152,7 @@ export class Cluster {
       openapi,
       serverAddress: () => `127.0.0.1:${port}`,
       version: kubernetesVersion(),
+      history,
       serviceNetwork: () => {
         if (!this.network) throw new Error('the cluster network is not known yet');
         return { serviceRange: this.network.serviceRange, nodePortRange: defaultNodePortRange };
@@ -171,6 +178,7 @@ export class Cluster {
     const authorizer = new RbacAuthorizer(this.register(new StoreRbacSource(store)));
     this.api.objects.addValidatingAdmission(rbacEscalationAdmission(authorizer, registry));
     registerReviewApis(this.api, { authorizer, authenticator });
+    if (history) registerHistoryApi(this.api, registry, { history, authorizer });
     this.client = new ApiClient(new InProcessTransport(this.api, { userAgent: componentUserAgent('kubedesk') }));
     // each component writes under its upstream name, so managedFields read as on a real cluster,
     // and acts as its upstream identity: controllers as their kube-system ServiceAccounts

@@ -6,7 +6,8 @@
 // before going live, failing with "too old resource version: %d (%d)" once compaction passed them
 // (as the watch cache in staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go does).
 //
-// This is the only file that imports better-sqlite3.
+// This file and sqliteHistory.ts (the history table in the same file) are the only ones that import
+// better-sqlite3.
 //
 // Objects handed out by get/list/create/update/delete are fresh copies the caller may change. The
 // object (and previous) of a StoreEvent is parsed once and shared by every listener: treat it as
@@ -24,6 +25,8 @@ import {
   type StoreEventType,
   type WatchOptions,
 } from './store';
+import type { History, HistoryRetention } from './history';
+import { SqliteHistory } from './sqliteHistory';
 
 const SCHEMA_VERSION = 1;
 
@@ -160,6 +163,7 @@ export class SqliteStore implements Store {
   private compactTarget = 0;
   private compaction: Promise<void> | undefined;
   private disposed = false;
+  private historyLog: SqliteHistory | undefined;
 
   static open(path: string): SqliteStore {
     const db = new Database(path);
@@ -444,8 +448,19 @@ export class SqliteStore implements Store {
     return this.compaction;
   }
 
+  /**
+   * The history of every write (history.ts), in this store's file; one per store, created on first
+   * call with the given retention. The store disposes it before closing the file.
+   */
+  history(retention: HistoryRetention, clock?: () => number): History {
+    if (this.disposed) throw new Error('store is disposed');
+    this.historyLog ??= new SqliteHistory(this.db, retention, clock);
+    return this.historyLog;
+  }
+
   dispose(): void {
     if (this.disposed) return;
+    this.historyLog?.dispose();
     this.disposed = true;
     for (const group of this.watchers.values()) {
       for (const watcher of group.allNamespaces) watcher.disposed = true;
@@ -573,6 +588,13 @@ export function startCompactor(store: Store, options: CompactorOptions): Disposa
       console.error('storage: compaction failed', error);
     }
   }, options.intervalMs);
+  timer.unref();
+  return { dispose: () => clearInterval(timer) };
+}
+
+/** Prunes the history every intervalMs (off the write path, in small batches); the timer does not keep the process alive. */
+export function startHistoryPruner(history: History, intervalMs: number): Disposable {
+  const timer = setInterval(() => void history.prune(), intervalMs);
   timer.unref();
   return { dispose: () => clearInterval(timer) };
 }

@@ -82,7 +82,12 @@ const clusterRoles: RoleSpec[] = [
   { name: 'system:auth-delegator', rules: [rule(['create'], ['authentication.k8s.io'], ['tokenreviews']), rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews'])] },
   {
     name: 'system:basic-user',
-    rules: [rule(['create'], ['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']), rule(['create'], ['authentication.k8s.io'], ['selfsubjectreviews'])],
+    rules: [
+      rule(['create'], ['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
+      rule(['create'], ['authentication.k8s.io'], ['selfsubjectreviews']),
+      // the object history: its handler checks `get` on each object it shows (main/apiserver/history)
+      rule(['get', 'list'], ['history.kubedesk.dev'], ['revisions', 'deletedobjects']),
+    ],
   },
   { name: 'system:discovery', rules: [urls(['get'], ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'])] },
   { name: 'system:monitoring', rules: [urls(['get'], ['/healthz', '/healthz/*', '/livez', '/livez/*', '/metrics', '/metrics/slis', '/readyz', '/readyz/*'])] },

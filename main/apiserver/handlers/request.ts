@@ -19,6 +19,8 @@ export interface ApiRequest {
   parsedBody?: unknown;
   /** who asks (after impersonation); absent for in-process callers, which act as the API server itself */
   user?: { name: string; groups: string[]; uid?: string; extra?: Record<string, string[]> };
+  /** the authenticated user's name when the request impersonates `user` */
+  impersonator?: string;
   /**
    * Set when a version served by conversion forwards a request to the stored version: the kind the
    * client addressed, which admission reports as requestKind/requestResource.

@@ -24,7 +24,8 @@ export function writeOptions(request: ApiRequest): WriteOptions {
   const fieldManager = query.get('fieldManager') ?? undefined;
   if (fieldManager !== undefined && fieldManager.length > 128) throw ApiError.invalid('CreateOptions', 'meta.k8s.io', '', [{ type: 'FieldValueTooLong', field: 'fieldManager', detail: 'Too long: may not be more than 128 bytes' }]);
   const user = request.user;
-  return { dryRun: dryRun.length > 0, fieldValidation: validation as FieldValidation, fieldManager, userAgent: request.headers['user-agent'], ...(user ? { user } : {}), warnings: [] };
+  const impersonator = request.impersonator;
+  return { dryRun: dryRun.length > 0, fieldValidation: validation as FieldValidation, fieldManager, userAgent: request.headers['user-agent'], ...(user ? { user } : {}), ...(impersonator ? { impersonator } : {}), warnings: [] };
 }
 
 /** DeleteOptions from the query and the body (a DeleteOptions object). */
@@ -38,6 +39,10 @@ export function deleteOptions(request: ApiRequest): DeleteOptions {
   }
   const query = request.query;
   const options: DeleteOptions = { dryRun: false };
+  // who deletes, for the object history
+  if (request.user) options.user = request.user;
+  if (request.impersonator) options.impersonator = request.impersonator;
+  if (request.headers['user-agent'] !== undefined) options.userAgent = request.headers['user-agent'];
   const grace = query.get('gracePeriodSeconds') ?? body.gracePeriodSeconds;
   if (grace !== undefined && grace !== null) {
     const value = Number(grace);

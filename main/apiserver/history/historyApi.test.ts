@@ -1,0 +1,140 @@
+// Tests for the object history through the API server: each write (create, update, patch, apply,
+// status, delete) becomes a revision with its operation, user and manager; dry runs leave none;
+// the history API answers only requesters that may get the object; the change feed and the
+// deleted-object list hide Secret values from those who may not get the Secret.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isRecord } from '../../../shared/kubernetes/types';
+import { builtinResources } from '../../registry/resources';
+import { DEFAULT_HISTORY_RETENTION, type History } from '../../storage/history';
+import { SqliteStore } from '../../storage/sqliteStore';
+import { ApiServer, type ApiReply } from '../apiServer';
+import type { Attributes, Authorizer } from '../auth/rbacAuthorizer';
+import { OpenApiService } from '../openapi/openapiDocuments';
+import { ResourceRegistry } from '../resourceRegistry';
+import { REDACTED, registerHistoryApi } from './historyApi';
+
+let store: SqliteStore;
+let history: History;
+let api: ApiServer;
+/** what the fake authorizer lets the user "viewer" do: `verb resource namespace` */
+let viewerMay: Set<string>;
+
+const admin = { name: 'admin', groups: ['system:masters', 'system:authenticated'] };
+const viewer = { name: 'viewer', groups: ['system:authenticated'] };
+
+const authorizer: Authorizer = {
+  authorize(attributes: Attributes) {
+    if (attributes.user.name === 'admin') return { allowed: true, reason: '' };
+    return { allowed: viewerMay.has(`${attributes.verb} ${attributes.resource} ${attributes.namespace}`), reason: '' };
+  },
+  rulesFor() {
+    throw new Error('not used by the history API');
+  },
+};
+
+async function request(method: string, path: string, options: { body?: unknown; user?: typeof admin; contentType?: string; userAgent?: string } = {}): Promise<ApiReply> {
+  const url = new URL(path, 'https://x');
+  const reply = await api.handle({
+    method,
+    path: url.pathname,
+    query: url.searchParams,
+    headers: { 'content-type': options.contentType ?? 'application/json', 'user-agent': options.userAgent ?? 'kubectl/v1.35.0 (linux/amd64)' },
+    body: options.body === undefined ? undefined : Buffer.from(typeof options.body === 'string' ? options.body : JSON.stringify(options.body)),
+    user: options.user ?? admin,
+  });
+  if ('watch' in reply) throw new Error('unexpected watch reply');
+  return reply;
+}
+
+function items(reply: ApiReply): Record<string, unknown>[] {
+  expect(reply.status).toBe(200);
+  const body: unknown = JSON.parse(reply.body.toString());
+  if (!isRecord(body) || !Array.isArray(body.items)) throw new Error('not a list');
+  return body.items.filter(isRecord);
+}
+
+const deployment = (replicas: number, image: string) => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'web' },
+  spec: { replicas, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image }] } } },
+});
+
+beforeEach(async () => {
+  viewerMay = new Set();
+  store = SqliteStore.open(':memory:');
+  history = store.history(DEFAULT_HISTORY_RETENTION);
+  const registry = new ResourceRegistry(builtinResources());
+  const openapi = new OpenApiService();
+  openapi.setResources(registry.all());
+  api = new ApiServer({ store, registry, openapi, serverAddress: () => '127.0.0.1:6443', version: { major: '1', minor: '35' }, history });
+  registerHistoryApi(api, registry, { history, authorizer });
+  await request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } } });
+});
+
+afterEach(() => store.dispose());
+
+const webHistory = '/apis/history.kubedesk.dev/v1/namespaces/default/revisions?type=deploy&name=web';
+
+describe('object history', () => {
+  it('records create, patch, apply, status update and delete with operation, user and manager', async () => {
+    expect((await request('POST', '/apis/apps/v1/namespaces/default/deployments?fieldManager=kubectl-client-side-apply', { body: deployment(1, 'nginx:1') })).status).toBe(201);
+    await request('PATCH', '/apis/apps/v1/namespaces/default/deployments/web', { body: { spec: { replicas: 3 } }, contentType: 'application/merge-patch+json' });
+    await request('PATCH', '/apis/apps/v1/namespaces/default/deployments/web?fieldManager=helm&force=true', { body: deployment(3, 'nginx:2'), contentType: 'application/apply-patch+yaml' });
+    await request('PATCH', '/apis/apps/v1/namespaces/default/deployments/web/status', { body: { status: { observedGeneration: 3 } }, contentType: 'application/merge-patch+json', user: { name: 'system:serviceaccount:kube-system:deployment-controller', groups: [] } });
+    await request('POST', '/apis/apps/v1/namespaces/default/deployments?dryRun=All', { body: { ...deployment(1, 'x'), metadata: { name: 'dry' } } });
+    await request('DELETE', '/apis/apps/v1/namespaces/default/deployments/web');
+    const revisions = items(await request('GET', webHistory));
+    expect(revisions.map((revision) => [revision.revision, revision.operation, revision.user, revision.fieldManager, revision.subresource, revision.removed])).toEqual([
+      [1, 'CREATE', 'admin', 'kubectl-client-side-apply', undefined, false],
+      [2, 'PATCH', 'admin', 'kubectl', undefined, false],
+      [3, 'APPLY', 'admin', 'helm', undefined, false],
+      [4, 'PATCH', 'system:serviceaccount:kube-system:deployment-controller', 'kubectl', 'status', false],
+      [5, 'DELETE', 'admin', 'kubectl', undefined, true],
+    ]);
+    const objects = revisions.map((revision) => revision.object);
+    expect(objects.map((object) => (isRecord(object) && isRecord(object.spec) ? object.spec.replicas : undefined))).toEqual([1, 3, 3, 3, 3]);
+    expect(items(await request('GET', '/apis/history.kubedesk.dev/v1/namespaces/default/revisions?type=deploy&name=dry'))).toEqual([]);
+    const deleted = items(await request('GET', '/apis/history.kubedesk.dev/v1/deletedobjects'));
+    expect(deleted.map((entry) => entry.metadata)).toEqual([expect.objectContaining({ name: 'web.5', namespace: 'default' })]);
+  });
+
+  it('answers the history of an object only to requesters that may get it', async () => {
+    await request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: deployment(1, 'nginx:1') });
+    const refused = await request('GET', webHistory, { user: viewer });
+    expect(refused.status).toBe(403);
+    expect(refused.body.toString()).toContain('cannot get resource \\"deployments\\" in API group \\"apps\\"');
+    viewerMay.add('get deployments default');
+    expect(items(await request('GET', webHistory, { user: viewer }))).toHaveLength(1);
+  });
+
+  it('shows which Secret keys changed, not their values, to feed readers that may not get the Secret', async () => {
+    const secret = (token: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds' }, data: { token, user: 'YWRtaW4=' } });
+    await request('POST', '/api/v1/namespaces/default/secrets', { body: secret('c2VjcmV0MQ==') });
+    await request('PUT', '/api/v1/namespaces/default/secrets/creds', { body: secret('c2VjcmV0Mg==') });
+    await request('POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { a: '1' } } });
+    // without any read access in the namespace: nothing
+    expect(items(await request('GET', '/apis/history.kubedesk.dev/v1/namespaces/default/revisions', { user: viewer }))).toEqual([]);
+    viewerMay.add('get configmaps default');
+    viewerMay.add('list configmaps default');
+    const feed = items(await request('GET', '/apis/history.kubedesk.dev/v1/namespaces/default/revisions', { user: viewer }));
+    expect(feed.map((entry) => entry.metadata)).toEqual([expect.objectContaining({ name: 'settings.1' }), expect.objectContaining({ name: 'creds.2' }), expect.objectContaining({ name: 'creds.1' })]);
+    const update = feed[1];
+    expect(update.redacted).toBe(true);
+    expect(update.changedKeys).toEqual(['token']);
+    expect(isRecord(update.object) && update.object.data).toEqual({ token: REDACTED, user: REDACTED });
+    expect(JSON.stringify(feed)).not.toContain('c2VjcmV0');
+    // an admin sees values
+    const full = items(await request('GET', '/apis/history.kubedesk.dev/v1/namespaces/default/revisions?type=secrets'));
+    expect(full.map((entry) => isRecord(entry.object) && isRecord(entry.object.data) && entry.object.data.token)).toEqual(['c2VjcmV0Mg==', 'c2VjcmV0MQ==']);
+  });
+
+  it('answers bad input with a 400 Status', async () => {
+    const unknownType = await request('GET', '/apis/history.kubedesk.dev/v1/namespaces/default/revisions?type=widgets&name=x');
+    expect(unknownType.status).toBe(400);
+    expect(unknownType.body.toString()).toContain('the server doesn\'t have a resource type \\"widgets\\"');
+    expect((await request('GET', '/apis/history.kubedesk.dev/v1/revisions?since=yesterday')).status).toBe(400);
+    expect((await request('GET', '/apis/history.kubedesk.dev/v1/namespaces/default/revisions?name=x')).status).toBe(400);
+    expect((await request('POST', '/apis/history.kubedesk.dev/v1/namespaces/default/revisions', { body: {} })).status).toBe(405);
+  });
+});

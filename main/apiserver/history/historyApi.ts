@@ -1,0 +1,253 @@
+// The object history API (history.kubedesk.dev/v1), kubedesk's own, served like an aggregated API
+// (virtual resources of the one API server, as metrics.k8s.io is here) from the History the store
+// keeps (main/storage/history.ts). Read-only, get and list:
+//
+//   GET /apis/history.kubedesk.dev/v1/namespaces/NS/revisions?type=TYPE&name=NAME
+//       every retained revision of one object, oldest first; TYPE is a kubectl resource word
+//       (deploy, deployments, deployments.apps, Deployment). Cluster-scoped objects: without the
+//       namespace. Needs `get` on the object itself (RBAC, as for reading the object).
+//   GET /apis/history.kubedesk.dev/v1/[namespaces/NS/]revisions[?since=&user=&type=&limit=]
+//       the change feed, newest first: only writes of objects the requester may `get`; a Secret it
+//       may not get shows which data keys changed, never values (to requesters that may list
+//       ConfigMaps there, i.e. read the namespace's configuration).
+//   GET /apis/history.kubedesk.dev/v1/[namespaces/NS/]deletedobjects[?type=]
+//       objects whose newest revision removed them, with their last state, under the same rules.
+//
+// Items are Revision objects: { target, revision, resourceVersion, time, operation, removed,
+// subresource, user, impersonator, fieldManager, userAgent, object }.
+import type { KubeObject } from '../../../shared/kubernetes/types';
+import { isRecord } from '../../../shared/kubernetes/types';
+import { defineKind, type KindStrategy } from '../../registry/strategy';
+import { qualifiedResource } from '../../registry/resources';
+import type { History, HistoryEntry } from '../../storage/history';
+import type { ObjectKey } from '../../storage/store';
+import { ApiError } from '../apiError';
+import type { Attributes, Authorizer, UserIdentity } from '../auth/rbacAuthorizer';
+import { forbidden } from '../auth/forbidden';
+import { LOOPBACK_USER } from '../auth/reviews';
+import { json } from '../handlers/replies';
+import type { ApiReply, ApiRequest, ApiServerContext } from '../handlers/request';
+import type { ResourceRegistry } from '../resourceRegistry';
+import type { TableDef } from '../../../shared/printers/table';
+import { negotiate } from '../content';
+import { parseIncludeObject, toTable } from '../tables';
+
+export const HISTORY_GROUP = 'history.kubedesk.dev';
+export const HISTORY_VERSION = 'v1';
+const API_VERSION = `${HISTORY_GROUP}/${HISTORY_VERSION}`;
+const MAX_LIMIT = 5_000;
+/** the value a redacted Secret data key shows */
+export const REDACTED = '<redacted>';
+
+export function registerHistoryApi(api: ApiServerContext, registry: ResourceRegistry, options: { history: History; authorizer: Authorizer }): void {
+  const [revisions, deleted] = historyResourceDefs();
+  const { history, authorizer } = options;
+  api.registerVirtualResource(HISTORY_GROUP, HISTORY_VERSION, revisions.resource, (request, context) => {
+    requireList(request, context.name, context.rest);
+    const user = request.user ?? LOOPBACK_USER;
+    const query = request.query;
+    const name = query.get('name');
+    const typeWord = query.get('type');
+    if (name !== null) {
+      if (typeWord === null) throw ApiError.badRequest('type is required with name');
+      const def = resolveType(registry, typeWord);
+      const namespace = def.namespaced ? context.namespace : '';
+      if (def.namespaced && !namespace) throw ApiError.badRequest(`${def.resource}.${def.group || 'core'} is namespaced: ask under namespaces/NAMESPACE/revisions`);
+      const check = attributesFor(user, def, namespace, name, 'get');
+      const decision = authorizer.authorize(check);
+      if (!decision.allowed) throw forbidden(check, decision.reason);
+      const key: ObjectKey = { resource: qualifiedResource(def), namespace, name };
+      return list(request, revisions, history.revisions(key).map((entry) => revisionObject(entry, def)));
+    }
+    const def = typeWord === null ? undefined : resolveType(registry, typeWord);
+    const entries = history.changes({
+      since: sinceOf(query.get('since')),
+      namespace: context.namespace || undefined,
+      resource: def ? qualifiedResource(def) : undefined,
+      user: query.get('user') ?? undefined,
+      limit: limitOf(query.get('limit')),
+    });
+    return list(request, revisions, visible(entries, user, registry, authorizer, history));
+  });
+  api.registerVirtualResource(HISTORY_GROUP, HISTORY_VERSION, deleted.resource, (request, context) => {
+    requireList(request, context.name, context.rest);
+    const user = request.user ?? LOOPBACK_USER;
+    const typeWord = request.query.get('type');
+    const def = typeWord === null ? undefined : resolveType(registry, typeWord);
+    const entries = history.deleted({ namespace: context.namespace || undefined, resource: def ? qualifiedResource(def) : undefined });
+    return list(request, deleted, visible(entries, user, registry, authorizer, history));
+  });
+  registry.add(revisions);
+  registry.add(deleted);
+}
+
+/** Discovery and OpenAPI metadata only: the virtual handlers answer every request. */
+export function historyResourceDefs(): [KindStrategy, KindStrategy] {
+  const describe = (resource: string, kind: string) =>
+    defineKind({ group: HISTORY_GROUP, version: HISTORY_VERSION, resource, singular: resource.slice(0, -1), kind, namespaced: true, verbs: ['get', 'list'], printer: REVISION_TABLE });
+  return [describe('revisions', 'Revision'), describe('deletedobjects', 'DeletedObject')];
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
+
+/** Columns of `kubectl get revisions.history.kubedesk.dev`. */
+const REVISION_TABLE: TableDef = {
+  columns: [
+    { name: 'Name', type: 'string', format: 'name', description: 'the object name and its revision', priority: 0 },
+    { name: 'Kind', type: 'string', format: '', description: 'the kind of the object', priority: 0 },
+    { name: 'Operation', type: 'string', format: '', description: 'CREATE, UPDATE, PATCH, APPLY or DELETE', priority: 0 },
+    { name: 'User', type: 'string', format: '', description: 'who wrote', priority: 0 },
+    { name: 'Manager', type: 'string', format: '', description: 'the field manager', priority: 0 },
+    { name: 'Time', type: 'string', format: 'date-time', description: 'when', priority: 0 },
+  ],
+  row(object) {
+    const target = isRecord(object.target) ? object.target : {};
+    return [object.metadata.name ?? '', text(target.kind), text(object.operation), text(object.user), text(object.fieldManager), text(object.time)];
+  },
+};
+
+function requireList(request: ApiRequest, name: string | undefined, rest: string[]): void {
+  if (request.method !== 'GET') throw ApiError.methodNotAllowed();
+  if (name !== undefined || rest.length > 0) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
+  const watch = request.query.get('watch');
+  if (watch === 'true' || watch === '1') throw ApiError.methodNotAllowed('history cannot be watched');
+}
+
+function list(request: ApiRequest, def: KindStrategy, items: KubeObject[]): ApiReply {
+  const negotiated = negotiate(request.headers['accept']);
+  if (negotiated.shape === 'table') return json(200, toTable(def, items, { includeObject: parseIncludeObject(request.query.get('includeObject')), listMeta: {}, tableVersion: negotiated.tableVersion }));
+  return json(200, { kind: 'RevisionList', apiVersion: API_VERSION, metadata: {}, items });
+}
+
+/**
+ * A kubectl resource word → the stored kind: plural, singular, short name or kind (any case),
+ * optionally `.group` or `.version.group`; the core group and then the first group win, as
+ * kubectl's RESTMapper prefers.
+ */
+export function resolveType(registry: ResourceRegistry, word: string): KindStrategy {
+  const lower = word.toLowerCase();
+  const matches: KindStrategy[] = [];
+  for (const def of registry.all()) {
+    if (def.conversion || def.group === HISTORY_GROUP) continue;
+    const names = [def.resource, def.singular, def.kind.toLowerCase(), ...def.shortNames];
+    for (const name of names) {
+      if (lower === name || lower === `${name}.${def.group}` || lower === `${name}.${def.version}.${def.group}` || (def.group === '' && lower === `${name}.${def.version}`)) {
+        matches.push(def);
+        break;
+      }
+    }
+  }
+  if (matches.length === 0) throw ApiError.badRequest(`the server doesn't have a resource type "${word}"`);
+  return matches.find((def) => def.group === '') ?? matches[0];
+}
+
+function attributesFor(user: UserIdentity, def: Pick<KindStrategy, 'group' | 'version' | 'resource'>, namespace: string, name: string, verb: string): Attributes {
+  return { user, verb, isResourceRequest: true, path: '', apiGroup: def.group, apiVersion: def.version, namespace, resource: def.resource, subresource: '', name };
+}
+
+/** The entries the requester may see: whole where it may `get` the object, redacted Secrets as the file header says. */
+function visible(entries: HistoryEntry[], user: UserIdentity, registry: ResourceRegistry, authorizer: Authorizer, history: History): KubeObject[] {
+  const out: KubeObject[] = [];
+  const decisions = new Map<string, boolean>();
+  const allowed = (attributes: Attributes): boolean => {
+    const id = `${attributes.verb}\u0000${attributes.apiGroup}\u0000${attributes.resource}\u0000${attributes.namespace}\u0000${attributes.name}`;
+    let answer = decisions.get(id);
+    if (answer === undefined) {
+      answer = authorizer.authorize(attributes).allowed;
+      decisions.set(id, answer);
+    }
+    return answer;
+  };
+  for (const entry of entries) {
+    const def = defOfKey(registry, entry.key.resource);
+    if (!def) continue;
+    if (allowed(attributesFor(user, def, entry.key.namespace, entry.key.name, 'get'))) {
+      out.push(revisionObject(entry, def));
+      continue;
+    }
+    if (def.group !== '' || def.resource !== 'secrets') continue;
+    if (!allowed(attributesFor(user, { group: '', version: 'v1', resource: 'configmaps' }, entry.key.namespace, '', 'list'))) continue;
+    const previous = entry.revision > 1 ? history.revision(entry.key, entry.revision - 1) : undefined;
+    out.push(revisionObject(entry, def, changedKeys(previous?.object, entry.object)));
+  }
+  return out;
+}
+
+function defOfKey(registry: ResourceRegistry, resource: string): KindStrategy | undefined {
+  return registry.all().find((def) => !def.conversion && qualifiedResource(def) === resource);
+}
+
+function dataOf(object: KubeObject | undefined): Record<string, unknown> {
+  if (object === undefined) return {};
+  const data = isRecord(object.data) ? object.data : {};
+  const stringData = isRecord(object.stringData) ? object.stringData : {};
+  return { ...data, ...stringData };
+}
+
+/** Keys added, removed or changed between two Secret states. */
+export function changedKeys(before: KubeObject | undefined, after: KubeObject): string[] {
+  const old = dataOf(before);
+  const next = dataOf(after);
+  const keys = new Set([...Object.keys(old), ...Object.keys(next)]);
+  return [...keys].filter((key) => old[key] !== next[key]).sort();
+}
+
+/** A Secret without its values: every data key maps to REDACTED, and the last-applied annotation (which holds them) is dropped. */
+function redactSecret(object: KubeObject): KubeObject {
+  const redacted: KubeObject = { ...object, metadata: { ...object.metadata } };
+  for (const field of ['data', 'stringData'] as const) {
+    const data = object[field];
+    if (isRecord(data)) redacted[field] = Object.fromEntries(Object.keys(data).map((key) => [key, REDACTED]));
+  }
+  const annotations = object.metadata.annotations;
+  if (annotations) {
+    const { 'kubectl.kubernetes.io/last-applied-configuration': _lastApplied, ...rest } = annotations;
+    redacted.metadata.annotations = rest;
+  }
+  delete redacted.metadata.managedFields;
+  return redacted;
+}
+
+function revisionObject(entry: HistoryEntry, def: KindStrategy, redactedChanges?: string[]): KubeObject {
+  const { key } = entry;
+  const time = new Date(entry.time).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const revision: KubeObject = {
+    apiVersion: API_VERSION,
+    kind: 'Revision',
+    metadata: { name: `${key.name}.${entry.revision}`, ...(key.namespace ? { namespace: key.namespace } : {}), creationTimestamp: time },
+    target: { group: def.group, version: def.version, resource: def.resource, kind: def.kind, namespace: key.namespace, name: key.name, uid: entry.object.metadata.uid },
+    revision: entry.revision,
+    resourceVersion: String(entry.resourceVersion),
+    time,
+    operation: entry.operation,
+    removed: entry.removed,
+    object: redactedChanges ? redactSecret(entry.object) : entry.object,
+  };
+  if (entry.subresource !== undefined) revision.subresource = entry.subresource;
+  if (entry.user !== undefined) revision.user = entry.user;
+  if (entry.impersonator !== undefined) revision.impersonator = entry.impersonator;
+  if (entry.fieldManager !== undefined) revision.fieldManager = entry.fieldManager;
+  if (entry.userAgent !== undefined) revision.userAgent = entry.userAgent;
+  if (redactedChanges) {
+    revision.redacted = true;
+    revision.changedKeys = redactedChanges;
+  }
+  return revision;
+}
+
+/** `since`: RFC 3339, or a duration back from now (30s, 10m, 2h, 7d). */
+function sinceOf(text: string | null): number | undefined {
+  if (text === null || text === '') return undefined;
+  const duration = /^(\d+)(s|m|h|d)$/.exec(text);
+  if (duration) return Date.now() - Number(duration[1]) * { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[duration[2] as 's' | 'm' | 'h' | 'd'];
+  const time = Date.parse(text);
+  if (Number.isNaN(time) || !/^\d{4}-\d{2}-\d{2}T/.test(text)) throw ApiError.badRequest(`since: invalid value "${text}": a duration such as 10m or 2h, or an RFC 3339 time`);
+  return time;
+}
+
+function limitOf(text: string | null): number | undefined {
+  if (text === null) return undefined;
+  const limit = Number(text);
+  if (!/^\d+$/.test(text) || limit < 1) throw ApiError.badRequest(`limit: invalid value "${text}": a positive number`);
+  return Math.min(limit, MAX_LIMIT);
+}
