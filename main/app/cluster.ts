@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { SqliteStore, startCompactor, startHistoryPruner } from '../storage/sqliteStore';
+import { startEventExpiry } from '../apiserver/eventTtl';
 import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../storage/history';
 import { builtinResources } from '../registry/resources';
 import { ApiServer } from '../apiserver/apiServer';
@@ -135,6 +136,8 @@ export class Cluster {
     const token = ensureAdminToken(dataDir);
     const store = this.register(SqliteStore.open(join(dataDir, 'state.db')));
     this.register(startCompactor(store, { intervalMs: 60_000, keepRevisions: 10_000 }));
+    // events go an hour after their last write, as upstream's --event-ttl lease
+    this.register(startEventExpiry(store));
     const history = this.options.history === false ? undefined : store.history(this.options.history ?? DEFAULT_HISTORY_RETENTION);
     if (history) this.register(startHistoryPruner(history, 60_000));
     phases.mark('store opened');
