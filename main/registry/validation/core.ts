@@ -5,6 +5,7 @@
 // ValidatePersistentVolumeClaim and the legacy core/v1 Event rules. Each function takes the (defaulted) object as received.
 import { jsonEqual } from '../../../shared/kubernetes/json';
 import { labelSetMatches } from '../../../shared/kubernetes/labelSelector';
+import { compareQuantities } from '../../../shared/kubernetes/quantity';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { fieldErrors, type FieldError } from '../fieldErrors';
 import {
@@ -18,8 +19,7 @@ import {
 import {
   validateFinalizerName, validateLabelName, validateLabels, validateObjectMeta, validateObjectMetaUpdate, validateQualifiedName,
 } from './objectMeta';
-import { resourceListAt, validatePodSpec, validatePodTemplateSpec, validateResourceName, validateResourceQuantity } from './podSpec';
-import { compareQuantities } from './quantity';
+import { resourceListAt, type ResourceListEntry, validatePodSpec, validatePodTemplateSpec, validateResourceName, validateResourceQuantity } from './podSpec';
 
 /** core.MaxSecretSize */
 export const maxSecretSize = 1024 * 1024;
@@ -879,7 +879,7 @@ export function validateLimitRange(obj: KubeObject): FieldError[] {
     errors.push(...typeErrors);
     if (types.has(type)) errors.push(fieldErrors.duplicate(`${path}.type`, type));
     types.add(type);
-    const lists: Record<string, Map<string, { quantity: bigint; text: string }>> = {};
+    const lists: Record<string, Map<string, ResourceListEntry>> = {};
     for (const key of ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio']) {
       lists[key] = resourceListAt(item[key], `${path}.${key}`, errors);
       if (type === 'Pod' && (key === 'default' || key === 'defaultRequest') && lists[key].size > 0) {
@@ -916,7 +916,7 @@ export function validateLimitRange(obj: KubeObject): FieldError[] {
       if (defaultLimit && maximum && compareQuantities(defaultLimit.quantity, maximum.quantity) > 0) {
         errors.push(fieldErrors.invalid(`${path}.default[${name}]`, maximum.text, `default value ${defaultLimit.text} is greater than max value ${maximum.text}`));
       }
-      if (ratio && ratio.quantity < 1_000_000_000n) {
+      if (ratio && ratio.quantity.nanos < 1_000_000_000n) {
         errors.push(fieldErrors.invalid(`${path}.maxLimitRequestRatio[${name}]`, ratio.text, `ratio ${ratio.text} is less than 1`));
       }
     }
@@ -1001,7 +1001,7 @@ export function validatePersistentVolumeClaimSpec(value: unknown, field: string)
     errors.push(fieldErrors.required(`${field}.resources[storage]`, ''));
   } else {
     validateResourceQuantity('storage', storage.quantity, storage.text, `${field}.resources[storage]`, errors);
-    if (storage.quantity <= 0n) errors.push(fieldErrors.invalid(`${field}.resources[storage]`, storage.text, 'must be greater than zero'));
+    if (storage.quantity.nanos <= 0n) errors.push(fieldErrors.invalid(`${field}.resources[storage]`, storage.text, 'must be greater than zero'));
   }
   const storageClassName = optionalStringAt(spec.storageClassName, `${field}.storageClassName`, errors);
   if (storageClassName !== undefined && storageClassName.length > 0) {
@@ -1042,7 +1042,7 @@ export function validatePersistentVolumeClaimUpdate(obj: KubeObject, old: KubeOb
   }
   const size = resourceListAt(recordOf(recordOf(spec.resources).requests), 'spec.resources.requests', []).get('storage');
   const oldSize = resourceListAt(recordOf(recordOf(oldSpec.resources).requests), 'spec.resources.requests', []).get('storage');
-  if (size && oldSize && size.quantity < oldSize.quantity) {
+  if (size && oldSize && compareQuantities(size.quantity, oldSize.quantity) < 0) {
     errors.push(fieldErrors.forbidden('spec.resources.requests.storage', 'field can not be less than status.capacity'));
   }
   return errors;
