@@ -3,9 +3,6 @@
 import { randomUUID, randomInt } from 'node:crypto';
 import { formatTime } from '../../shared/kubernetes/time';
 
-/** Re-exported for the store and the field manager, which import it from here. */
-export { jsonEqual } from '../../shared/kubernetes/json';
-
 /** metav1.Now() as it marshals: RFC 3339 with second precision. */
 export function nowTimestamp(now: Date = new Date()): string {
   return formatTime(now);

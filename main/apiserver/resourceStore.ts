@@ -4,6 +4,7 @@
 // type checks, strict field validation, defaulting, validation, optimistic concurrency, generation,
 // finalizers and graceful deletion, dry run. What differs between kinds comes from each kind's
 // strategy (main/registry/kinds): this file names no kind. Everything here works on plain JSON objects.
+import { jsonEqual } from '../../shared/kubernetes/json';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { AllocatorName, KindStrategy, Subresource } from '../registry/strategy';
@@ -16,7 +17,7 @@ import { StorageError } from '../storage/store';
 import type { HistoryOperation, WriteRecorder } from '../storage/history';
 import { ApiError } from './apiError';
 import { requireObjectBody } from './content';
-import { generateName, jsonEqual, newUid, nowTimestamp } from './objectMeta';
+import { generateName, newUid, nowTimestamp } from './objectMeta';
 import { decodeAgainstSchema, decodeErrorMessage, strictDecodingMessage } from './openapi/fieldValidation';
 import type { FieldRequirement, LabelRequirement } from './selectors';
 import { matchesFields, matchesLabels } from './selectors';

@@ -360,9 +360,6 @@ export function leniently(step: (obj: KubeObject) => void): (obj: KubeObject) =>
   };
 }
 
-/** The CertificateSigningRequest strategy's name for shared/kubernetes/time's formatTime. */
-export { formatTime as timestamp } from '../../shared/kubernetes/time';
-
 /** A string of a field for selectable fields: '' when absent. */
 export function fieldText(value: unknown): string {
   if (value === undefined || value === null) return '';

@@ -3,10 +3,10 @@
 // defaultRequest — recorded in the kubernetes.io/limit-ranger annotation), then min, max and
 // maxLimitRequestRatio are enforced per Container and per Pod, and min/max storage per
 // PersistentVolumeClaim. Violations answer 403 `pods "x" is forbidden: <messages>` with upstream's texts.
+import type { Quantity } from '../../../shared/kubernetes/quantity';
+import { exactMilliValue, exactValue, formatQuantity, parseQuantity } from '../../../shared/kubernetes/quantity';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
-import type { Amount } from '../../registry/resourceAmount';
-import { amountMilliValue, amountValue, formatAmount, parseAmount } from '../../registry/resourceAmount';
 import { podResourceTotals, type ResourceList } from '../../registry/resourceQuotaUsage';
 import { forbidden } from './admissionErrors';
 
@@ -105,69 +105,69 @@ export function applyLimitRangeDefaults(pod: KubeObject, limitRanges: readonly K
 function quantities(value: unknown): ResourceList {
   const list: ResourceList = new Map();
   for (const [name, quantity] of entries(value)) {
-    const amount = parseAmount(quantity);
+    const amount = parseQuantity(quantity);
     if (amount) list.set(name, amount);
   }
   return list;
 }
 
 /** requestLimitEnforcedValues: milli-units when they fit, else whole units. */
-function comparable(request: Amount | undefined, limit: Amount | undefined, enforced: Amount): [bigint, bigint, bigint] {
-  const zero: Amount = { nanos: 0n, format: 'DecimalSI' };
+function comparable(request: Quantity | undefined, limit: Quantity | undefined, enforced: Quantity): [bigint, bigint, bigint] {
+  const zero: Quantity = { nanos: 0n, format: 'DecimalSI' };
   const values = [request ?? zero, limit ?? zero, enforced];
-  const fitsMilli = values.every((amount) => amountValue(amount) <= MAX_MILLI_VALUE);
-  const [r, l, e] = values.map((amount) => (fitsMilli ? amountMilliValue(amount) : amountValue(amount)));
+  const fitsMilli = values.every((amount) => exactValue(amount) <= MAX_MILLI_VALUE);
+  const [r, l, e] = values.map((amount) => (fitsMilli ? exactMilliValue(amount) : exactValue(amount)));
   return [r, l, e];
 }
 
 function minConstraint(type: string, name: string, enforcedValue: unknown, requests: ResourceList, limits: ResourceList): string | undefined {
-  const enforced = parseAmount(enforcedValue);
+  const enforced = parseQuantity(enforcedValue);
   if (!enforced) return undefined;
   const request = requests.get(name);
   const limit = limits.get(name);
   const [observedRequest, observedLimit, bound] = comparable(request, limit, enforced);
-  if (!request) return `minimum ${name} usage per ${type} is ${formatAmount(enforced)}.  No request is specified`;
-  if (observedRequest < bound) return `minimum ${name} usage per ${type} is ${formatAmount(enforced)}, but request is ${formatAmount(request)}`;
-  if (limit && observedLimit < bound) return `minimum ${name} usage per ${type} is ${formatAmount(enforced)}, but limit is ${formatAmount(limit)}`;
+  if (!request) return `minimum ${name} usage per ${type} is ${formatQuantity(enforced)}.  No request is specified`;
+  if (observedRequest < bound) return `minimum ${name} usage per ${type} is ${formatQuantity(enforced)}, but request is ${formatQuantity(request)}`;
+  if (limit && observedLimit < bound) return `minimum ${name} usage per ${type} is ${formatQuantity(enforced)}, but limit is ${formatQuantity(limit)}`;
   return undefined;
 }
 
 function maxConstraint(type: string, name: string, enforcedValue: unknown, requests: ResourceList, limits: ResourceList): string | undefined {
-  const enforced = parseAmount(enforcedValue);
+  const enforced = parseQuantity(enforcedValue);
   if (!enforced) return undefined;
   const request = requests.get(name);
   const limit = limits.get(name);
   const [observedRequest, observedLimit, bound] = comparable(request, limit, enforced);
-  if (!limit) return `maximum ${name} usage per ${type} is ${formatAmount(enforced)}.  No limit is specified`;
-  if (observedLimit > bound) return `maximum ${name} usage per ${type} is ${formatAmount(enforced)}, but limit is ${formatAmount(limit)}`;
-  if (request && observedRequest > bound) return `maximum ${name} usage per ${type} is ${formatAmount(enforced)}, but request is ${formatAmount(request)}`;
+  if (!limit) return `maximum ${name} usage per ${type} is ${formatQuantity(enforced)}.  No limit is specified`;
+  if (observedLimit > bound) return `maximum ${name} usage per ${type} is ${formatQuantity(enforced)}, but limit is ${formatQuantity(limit)}`;
+  if (request && observedRequest > bound) return `maximum ${name} usage per ${type} is ${formatQuantity(enforced)}, but request is ${formatQuantity(request)}`;
   return undefined;
 }
 
 /** maxRequestConstraint: for claims, whose limits are not user input. */
 function maxRequestConstraint(type: string, name: string, enforcedValue: unknown, requests: ResourceList): string | undefined {
-  const enforced = parseAmount(enforcedValue);
+  const enforced = parseQuantity(enforcedValue);
   if (!enforced) return undefined;
   const request = requests.get(name);
   const [observedRequest, , bound] = comparable(request, undefined, enforced);
-  if (!request) return `maximum ${name} usage per ${type} is ${formatAmount(enforced)}.  No request is specified`;
-  if (observedRequest > bound) return `maximum ${name} usage per ${type} is ${formatAmount(enforced)}, but request is ${formatAmount(request)}`;
+  if (!request) return `maximum ${name} usage per ${type} is ${formatQuantity(enforced)}.  No request is specified`;
+  if (observedRequest > bound) return `maximum ${name} usage per ${type} is ${formatQuantity(enforced)}, but request is ${formatQuantity(request)}`;
   return undefined;
 }
 
 function ratioConstraint(type: string, name: string, enforcedValue: unknown, requests: ResourceList, limits: ResourceList): string | undefined {
-  const enforced = parseAmount(enforcedValue);
+  const enforced = parseQuantity(enforcedValue);
   if (!enforced) return undefined;
   const request = requests.get(name);
   const limit = limits.get(name);
   const [observedRequest, observedLimit] = comparable(request, limit, enforced);
-  const shown = formatAmount(enforced);
+  const shown = formatQuantity(enforced);
   if (!request || observedRequest === 0n) return `${name} max limit to request ratio per ${type} is ${shown}, but no request is specified or request is 0`;
   if (!limit || observedLimit === 0n) return `${name} max limit to request ratio per ${type} is ${shown}, but no limit is specified or limit is 0`;
   const ratio = Number(observedLimit) / Number(observedRequest);
-  const fitsMilli = amountValue(enforced) <= MAX_MILLI_VALUE;
+  const fitsMilli = exactValue(enforced) <= MAX_MILLI_VALUE;
   const observed = fitsMilli ? ratio * 1000 : ratio;
-  const bound = Number(fitsMilli ? amountMilliValue(enforced) : amountValue(enforced));
+  const bound = Number(fitsMilli ? exactMilliValue(enforced) : exactValue(enforced));
   if (observed > bound) return `${name} max limit to request ratio per ${type} is ${shown}, but provided ratio is ${ratio.toFixed(6)}`;
   return undefined;
 }

@@ -6,10 +6,10 @@
 // constrains cpu/memory that a container leaves unset — `failed quota: q: must specify limits.cpu for: c`.
 // Usage is counted from the stored objects at admission time (what the quota controller would
 // record in status.used), so back-to-back creates cannot both slip under the limit.
+import type { Quantity } from '../../../shared/kubernetes/quantity';
+import { addQuantities, compareQuantities, formatQuantity, parseQuantity, subtractQuantities } from '../../../shared/kubernetes/quantity';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
-import type { Amount } from '../../registry/resourceAmount';
-import { addAmounts, compareAmounts, formatAmount, parseAmount, subtractAmounts } from '../../registry/resourceAmount';
 import type { ResourceList } from '../../registry/resourceQuotaUsage';
 import { objectUsage, podValidationResources, quotaHard, quotaMatchesObject, quotaUsed, resourceCountedBy } from '../../registry/resourceQuotaUsage';
 import { forbidden } from './admissionErrors';
@@ -65,7 +65,7 @@ export function admitResourceQuota(request: QuotaRequest, sources: QuotaSources)
     for (const [key, amount] of requested) {
       const limit = hard.get(key);
       const current = used.get(key);
-      if (limit && current && compareAmounts(addAmounts(current, amount), limit) > 0) exceeded.push(key);
+      if (limit && current && compareQuantities(addQuantities(current, amount), limit) > 0) exceeded.push(key);
     }
     if (exceeded.length) {
       const show = (list: ResourceList) => prettyPrint(list, exceeded);
@@ -82,7 +82,7 @@ function requestedUsage(request: QuotaRequest, now: Date): ResourceList {
   const grown: ResourceList = new Map();
   for (const [key, amount] of next) {
     const previous = before.get(key);
-    const difference: Amount = previous ? subtractAmounts(amount, previous) : amount;
+    const difference: Quantity = previous ? subtractQuantities(amount, previous) : amount;
     if (difference.nanos > 0n) grown.set(key, difference);
   }
   return grown;
@@ -116,11 +116,11 @@ export function podConstraintViolation(pod: KubeObject, hardNames: string[]): st
 function containerUsageNames(requests: unknown, limits: unknown): Set<string> {
   const names = new Set<string>();
   for (const key of ['cpu', 'memory']) {
-    if (isRecord(requests) && parseAmount(requests[key])) {
+    if (isRecord(requests) && parseQuantity(requests[key])) {
       names.add(key);
       names.add(`requests.${key}`);
     }
-    if (isRecord(limits) && parseAmount(limits[key])) names.add(`limits.${key}`);
+    if (isRecord(limits) && parseQuantity(limits[key])) names.add(`limits.${key}`);
   }
   return names;
 }
@@ -130,6 +130,6 @@ function prettyPrint(list: ResourceList, names: string[]): string {
   return [...names]
     .sort()
     .filter((name) => list.has(name))
-    .map((name) => `${name}=${formatAmount(list.get(name) as Amount)}`)
+    .map((name) => `${name}=${formatQuantity(list.get(name) as Quantity)}`)
     .join(',');
 }

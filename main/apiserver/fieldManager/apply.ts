@@ -7,10 +7,10 @@
 //   force the applier takes them over;
 // - the `kubectl` manager may take over fields recorded in the client-side apply annotation, and
 //   keeps that annotation in step with what it applies.
+import { jsonEqual } from '../../../shared/kubernetes/json';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import { ApiError } from '../apiError';
-import { jsonEqual } from '../objectMeta';
 import { FieldSet, pathString, type Path } from './fieldSet';
 import { comparable, decodeManagedFields, filterComparison, managerIdentifier, resetFields, stripSet, writeManaged, type Managed, type ManagerEntry } from './managedFields';
 import { compareValues, mergeValues, removeItems, toFieldSet, TypeError, typingErrors, withAncestors, withNamedFieldsAsMembers } from './typed';

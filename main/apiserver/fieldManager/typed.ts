@@ -4,8 +4,8 @@
 // (merge.go: associative lists merge item by item, set lists as sets, atomic values are
 // replaced), the removal of items named by a set (remove.go), and the checks a value must pass to
 // be typed (validate.go: keyed-list items carry their keys, no two items share a key or a value).
+import { jsonEqual } from '../../../shared/kubernetes/json';
 import { isRecord } from '../../../shared/kubernetes/types';
-import { jsonEqual } from '../objectMeta';
 import { FieldSet, fieldElement, indexElement, keyElement, valueElement, type Path } from './fieldSet';
 import { elementTypeOf, fieldType, type TypeNode } from './typeSchema';
 

@@ -21,6 +21,7 @@
 // `reinvocationPolicy: IfNeeded` are called once more when a later webhook changed the object, or
 // when the built-in plugins changed what the webhooks returned (mutating/dispatcher.go and
 // reinvocation.go: one extra round at most, only for webhooks called in the first).
+import { jsonEqual } from '../../../shared/kubernetes/json';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import type { GroupVersionKind, KindStrategy } from '../../registry/strategy';
@@ -508,8 +509,4 @@ function withoutServerFields(obj: KubeObject): KubeObject {
   delete copy.metadata.uid;
   delete copy.metadata.creationTimestamp;
   return copy;
-}
-
-function jsonEqual(left: unknown, right: unknown): boolean {
-  return JSON.stringify(left) === JSON.stringify(right);
 }

@@ -7,7 +7,7 @@
 // are exempt (upstream IsExemptAdmissionConfigurationResource), so a broken webhook cannot lock
 // the cluster out of removing it.
 import type { KubeObject } from '../../../shared/kubernetes/types';
-import { selectorMatches as labelSelectorMatches } from '../../../shared/kubernetes/labelSelector';
+import { selectorIsEmpty, selectorMatches as labelSelectorMatches } from '../../../shared/kubernetes/labelSelector';
 import { isRecord } from '../../../shared/kubernetes/types';
 import type { GroupVersionKind, KindStrategy } from '../../registry/strategy';
 
@@ -108,7 +108,7 @@ export function selectorMatches(selector: unknown, labels: Record<string, string
 export function namespaceSelectorMatches(selector: unknown, attributes: AdmissionAttributes, namespaceLabels: (name: string) => Record<string, string> | undefined): boolean {
   const isNamespaceObject = attributes.def.group === '' && attributes.def.resource === 'namespaces';
   if (!isNamespaceObject && attributes.namespace === '') return true;
-  if (selectorIsEmpty(selector)) return true;
+  if (!isRecord(selector) || selectorIsEmpty(selector)) return true;
   let labels: Record<string, string>;
   if (isNamespaceObject) labels = labelsOf(attributes.object ?? attributes.oldObject);
   else labels = namespaceLabels(attributes.namespace) ?? {};
@@ -117,13 +117,6 @@ export function namespaceSelectorMatches(selector: unknown, attributes: Admissio
 
 /** The object selector (upstream object.Matcher): the new or the old object's labels must match. */
 export function objectSelectorMatches(selector: unknown, attributes: AdmissionAttributes): boolean {
-  if (selectorIsEmpty(selector)) return true;
+  if (!isRecord(selector) || selectorIsEmpty(selector)) return true;
   return (attributes.object !== undefined && selectorMatches(selector, labelsOf(attributes.object))) || (attributes.oldObject !== undefined && selectorMatches(selector, labelsOf(attributes.oldObject)));
-}
-
-function selectorIsEmpty(selector: unknown): boolean {
-  if (!isRecord(selector)) return true;
-  const labels = isRecord(selector.matchLabels) ? Object.keys(selector.matchLabels).length : 0;
-  const expressions = Array.isArray(selector.matchExpressions) ? selector.matchExpressions.length : 0;
-  return labels + expressions === 0;
 }

@@ -3,10 +3,13 @@
 // ValidateEndpoints, ValidateConfigMap, ValidateSecret, ValidateServiceAccount, ValidateNode,
 // ValidateLimitRange, ValidateResourceQuota, ValidatePodTemplate, ValidateReplicationController,
 // ValidatePersistentVolumeClaim and the legacy core/v1 Event rules. Each function takes the (defaulted) object as received.
+import { jsonEqual } from '../../../shared/kubernetes/json';
+import { labelSetMatches } from '../../../shared/kubernetes/labelSelector';
+import { compareQuantities } from '../../../shared/kubernetes/quantity';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { fieldErrors, type FieldError } from '../fieldErrors';
 import {
-  arrayAt, booleanAt, deepEqual, goValue, immutable, integerAt, intOrStringAt, invalid, invalidStringMap, nonNegative, objectAt, objectsAt,
+  arrayAt, booleanAt, goValue, immutable, integerAt, intOrStringAt, invalid, invalidStringMap, nonNegative, objectAt, objectsAt,
   optionalStringAt, recordOf, stringAt, stringMapAt, type FieldRecord,
 } from './fields';
 import {
@@ -16,8 +19,7 @@ import {
 import {
   validateFinalizerName, validateLabelName, validateLabels, validateObjectMeta, validateObjectMetaUpdate, validateQualifiedName,
 } from './objectMeta';
-import { resourceListAt, validatePodSpec, validatePodTemplateSpec, validateResourceName, validateResourceQuantity } from './podSpec';
-import { compareQuantities } from './quantity';
+import { resourceListAt, type ResourceListEntry, validatePodSpec, validatePodTemplateSpec, validateResourceName, validateResourceQuantity } from './podSpec';
 
 /** core.MaxSecretSize */
 export const maxSecretSize = 1024 * 1024;
@@ -111,7 +113,7 @@ function specDifference(oldSpec: FieldRecord, newSpec: FieldRecord): string {
   const keys = [...new Set([...Object.keys(oldSpec), ...Object.keys(newSpec)])].sort();
   const lines: string[] = [];
   for (const key of keys) {
-    if (deepEqual(oldSpec[key], newSpec[key])) continue;
+    if (jsonEqual(oldSpec[key], newSpec[key])) continue;
     lines.push(`-\t${key}: ${JSON.stringify(goValue(oldSpec[key]))}`, `+\t${key}: ${JSON.stringify(goValue(newSpec[key]))}`);
   }
   return `  core.PodSpec{\n${lines.join('\n')}\n  }\n`;
@@ -151,7 +153,7 @@ export function validatePodUpdate(obj: KubeObject, old: KubeObject): FieldError[
   const tolerations = Array.isArray(spec.tolerations) ? spec.tolerations : [];
   const oldTolerations = Array.isArray(oldSpec.tolerations) ? oldSpec.tolerations : [];
   for (const previous of oldTolerations) {
-    const found = tolerations.some((current) => deepEqual({ ...recordOf(previous), tolerationSeconds: undefined }, { ...recordOf(current), tolerationSeconds: undefined }));
+    const found = tolerations.some((current) => jsonEqual({ ...recordOf(previous), tolerationSeconds: undefined }, { ...recordOf(current), tolerationSeconds: undefined }));
     if (!found) {
       errors.push(fieldErrors.forbidden('spec.tolerations', 'existing toleration can not be modified except its tolerationSeconds'));
       break;
@@ -180,7 +182,7 @@ export function validatePodUpdate(obj: KubeObject, old: KubeObject): FieldError[
     mutated.affinity = oldSpec.affinity;
   }
   for (const key of Object.keys(mutated)) if (mutated[key] === undefined) delete mutated[key];
-  if (!deepEqual(mutated, oldSpec)) {
+  if (!jsonEqual(mutated, oldSpec)) {
     errors.push(fieldErrors.forbidden('spec', `pod updates may not change fields other than ${updatablePodSpecFields.join(',')}\n${specDifference(oldSpec, mutated)}`));
   }
   return errors;
@@ -193,7 +195,7 @@ function containerDifference(old: FieldRecord, changed: FieldRecord): string {
   const keys = [...new Set([...Object.keys(old), ...Object.keys(changed)])].sort();
   const lines: string[] = [];
   for (const key of keys) {
-    if (deepEqual(old[key], changed[key])) continue;
+    if (jsonEqual(old[key], changed[key])) continue;
     lines.push(`-\t${key}: ${JSON.stringify(goValue(old[key]))}`, `+\t${key}: ${JSON.stringify(goValue(changed[key]))}`);
   }
   return `  core.EphemeralContainer{\n${lines.join('\n')}\n  }\n`;
@@ -216,7 +218,7 @@ export function validatePodEphemeralContainersUpdate(obj: KubeObject, old: KubeO
     const name = String(previous.name);
     const now = current.get(name);
     if (!now) errors.push(fieldErrors.forbidden('spec.ephemeralContainers', `existing ephemeral containers ${JSON.stringify(name)} may not be removed\n`));
-    else if (!deepEqual(previous, now)) errors.push(fieldErrors.forbidden('spec.ephemeralContainers', `existing ephemeral containers ${JSON.stringify(name)} may not be changed\n${containerDifference(previous, now)}`));
+    else if (!jsonEqual(previous, now)) errors.push(fieldErrors.forbidden('spec.ephemeralContainers', `existing ephemeral containers ${JSON.stringify(name)} may not be changed\n${containerDifference(previous, now)}`));
   }
   return errors;
 }
@@ -253,7 +255,7 @@ function validateTemplateForReplicationController(template: unknown, selector: R
   const record = recordOf(template);
   const metadata = recordOf(record.metadata);
   const labels = stringMapAt(metadata.labels, 'spec.template.metadata.labels', []);
-  const matches = Object.entries(selector).every(([key, value]) => labels[key] === value);
+  const matches = labelSetMatches(selector, labels);
   if (Object.keys(selector).length > 0 && !matches) {
     const badValue = metadata.labels === undefined || metadata.labels === null ? null : labels;
     errors.push(invalidStringMap('spec.template.metadata.labels', badValue, '`selector` does not match template `labels`'));
@@ -532,7 +534,7 @@ export function validateServiceUpdate(obj: KubeObject, old: KubeObject): FieldEr
   if (type !== 'ExternalName' && oldType !== 'ExternalName' && !isHeadless(spec) && !isHeadless(oldSpec) && families.length > 0 && oldFamilies.length > 0 && families[0] !== oldFamilies[0]) {
     errors.push(invalid('spec.ipFamilies[0]', families, 'may not change once set'));
   }
-  if (type === 'LoadBalancer' && oldType === 'LoadBalancer' && oldSpec.loadBalancerClass !== undefined && !deepEqual(spec.loadBalancerClass, oldSpec.loadBalancerClass)) {
+  if (type === 'LoadBalancer' && oldType === 'LoadBalancer' && oldSpec.loadBalancerClass !== undefined && !jsonEqual(spec.loadBalancerClass, oldSpec.loadBalancerClass)) {
     errors.push(fieldErrors.invalid('spec.loadBalancerClass', spec.loadBalancerClass ?? null, 'may not change once set'));
   }
   if (oldType === 'LoadBalancer' && oldSpec.externalTrafficPolicy === 'Local' && type === 'LoadBalancer' && spec.externalTrafficPolicy === 'Local' &&
@@ -637,8 +639,8 @@ export function validateConfigMapUpdate(obj: KubeObject, old: KubeObject): Field
   const errors = validateObjectMetaUpdate(obj.metadata, old.metadata);
   if (old.immutable === true) {
     if (obj.immutable !== true) errors.push(fieldErrors.forbidden('immutable', 'field is immutable when `immutable` is set'));
-    if (!deepEqual(obj.data ?? null, old.data ?? null)) errors.push(fieldErrors.forbidden('data', 'field is immutable when `immutable` is set'));
-    if (!deepEqual(obj.binaryData ?? null, old.binaryData ?? null)) errors.push(fieldErrors.forbidden('binaryData', 'field is immutable when `immutable` is set'));
+    if (!jsonEqual(obj.data ?? null, old.data ?? null)) errors.push(fieldErrors.forbidden('data', 'field is immutable when `immutable` is set'));
+    if (!jsonEqual(obj.binaryData ?? null, old.binaryData ?? null)) errors.push(fieldErrors.forbidden('binaryData', 'field is immutable when `immutable` is set'));
   }
   errors.push(...validateConfigMap(obj).filter((error) => !error.field.startsWith('metadata.')));
   return errors;
@@ -717,7 +719,7 @@ export function validateSecretUpdate(obj: KubeObject, old: KubeObject): FieldErr
   if ((obj.type ?? '') !== (old.type ?? '')) errors.push(immutable('type', obj.type ?? ''));
   if (old.immutable === true) {
     if (obj.immutable !== true) errors.push(fieldErrors.forbidden('immutable', 'field is immutable when `immutable` is set'));
-    if (!deepEqual(obj.data ?? null, old.data ?? null)) errors.push(fieldErrors.forbidden('data', 'field is immutable when `immutable` is set'));
+    if (!jsonEqual(obj.data ?? null, old.data ?? null)) errors.push(fieldErrors.forbidden('data', 'field is immutable when `immutable` is set'));
   }
   errors.push(...validateSecret(obj).filter((error) => !error.field.startsWith('metadata.')));
   return errors;
@@ -851,7 +853,7 @@ export function validateNodeUpdate(obj: KubeObject, old: KubeObject): FieldError
     addresses.add(key);
   }
   const oldCIDRs = Array.isArray(oldSpec.podCIDRs) ? oldSpec.podCIDRs : [];
-  if (oldCIDRs.length > 0 && !deepEqual(oldCIDRs, spec.podCIDRs ?? [])) {
+  if (oldCIDRs.length > 0 && !jsonEqual(oldCIDRs, spec.podCIDRs ?? [])) {
     errors.push(fieldErrors.forbidden('spec.podCIDRs', 'node updates may not change podCIDR except from "" to valid'));
   }
   if (typeof oldSpec.providerID === 'string' && oldSpec.providerID.length > 0 && oldSpec.providerID !== spec.providerID) {
@@ -877,7 +879,7 @@ export function validateLimitRange(obj: KubeObject): FieldError[] {
     errors.push(...typeErrors);
     if (types.has(type)) errors.push(fieldErrors.duplicate(`${path}.type`, type));
     types.add(type);
-    const lists: Record<string, Map<string, { quantity: bigint; text: string }>> = {};
+    const lists: Record<string, Map<string, ResourceListEntry>> = {};
     for (const key of ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio']) {
       lists[key] = resourceListAt(item[key], `${path}.${key}`, errors);
       if (type === 'Pod' && (key === 'default' || key === 'defaultRequest') && lists[key].size > 0) {
@@ -914,7 +916,7 @@ export function validateLimitRange(obj: KubeObject): FieldError[] {
       if (defaultLimit && maximum && compareQuantities(defaultLimit.quantity, maximum.quantity) > 0) {
         errors.push(fieldErrors.invalid(`${path}.default[${name}]`, maximum.text, `default value ${defaultLimit.text} is greater than max value ${maximum.text}`));
       }
-      if (ratio && ratio.quantity < 1_000_000_000n) {
+      if (ratio && ratio.quantity.nanos < 1_000_000_000n) {
         errors.push(fieldErrors.invalid(`${path}.maxLimitRequestRatio[${name}]`, ratio.text, `ratio ${ratio.text} is less than 1`));
       }
     }
@@ -999,7 +1001,7 @@ export function validatePersistentVolumeClaimSpec(value: unknown, field: string)
     errors.push(fieldErrors.required(`${field}.resources[storage]`, ''));
   } else {
     validateResourceQuantity('storage', storage.quantity, storage.text, `${field}.resources[storage]`, errors);
-    if (storage.quantity <= 0n) errors.push(fieldErrors.invalid(`${field}.resources[storage]`, storage.text, 'must be greater than zero'));
+    if (storage.quantity.nanos <= 0n) errors.push(fieldErrors.invalid(`${field}.resources[storage]`, storage.text, 'must be greater than zero'));
   }
   const storageClassName = optionalStringAt(spec.storageClassName, `${field}.storageClassName`, errors);
   if (storageClassName !== undefined && storageClassName.length > 0) {
@@ -1035,12 +1037,12 @@ export function validatePersistentVolumeClaimUpdate(obj: KubeObject, old: KubeOb
     if (other.storageClassName === undefined || other.storageClassName === null) copy.storageClassName = undefined;
     return copy;
   };
-  if (!deepEqual(comparable(spec, oldSpec), comparable(oldSpec, oldSpec))) {
+  if (!jsonEqual(comparable(spec, oldSpec), comparable(oldSpec, oldSpec))) {
     errors.push(fieldErrors.forbidden('spec', 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims'));
   }
   const size = resourceListAt(recordOf(recordOf(spec.resources).requests), 'spec.resources.requests', []).get('storage');
   const oldSize = resourceListAt(recordOf(recordOf(oldSpec.resources).requests), 'spec.resources.requests', []).get('storage');
-  if (size && oldSize && size.quantity < oldSize.quantity) {
+  if (size && oldSize && compareQuantities(size.quantity, oldSize.quantity) < 0) {
     errors.push(fieldErrors.forbidden('spec.resources.requests.storage', 'field can not be less than status.capacity'));
   }
   return errors;

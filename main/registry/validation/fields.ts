@@ -115,9 +115,6 @@ export function intOrStringAt(value: unknown, field: string, errors: FieldError[
   return undefined;
 }
 
-/** apiequality.Semantic.DeepEqual under the name core.ts and objectMeta.ts import (shared/kubernetes/json's jsonEqual). */
-export { jsonEqual as deepEqual } from '../../../shared/kubernetes/json';
-
 export function recordOf(value: unknown): FieldRecord {
   return isRecord(value) ? value : {};
 }

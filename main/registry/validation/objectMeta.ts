@@ -2,9 +2,10 @@
 // (validateKubeFinalizerName): name / generateName rules per kind, namespace required or
 // forbidden, labels, annotations (256 KiB in total), ownerReferences, finalizers, and the
 // immutable metadata on update. Also label selectors (meta/v1/validation).
+import { jsonEqual } from '../../../shared/kubernetes/json';
 import { isRecord } from '../../../shared/kubernetes/types';
 import { fieldErrors, type FieldError } from '../fieldErrors';
-import { arrayAt, booleanAt, deepEqual, immutable, integerAt, invalid, objectAt, objectsAt, stringAt, stringMapAt, type FieldRecord } from './fields';
+import { arrayAt, booleanAt, immutable, integerAt, invalid, objectAt, objectsAt, stringAt, stringMapAt, type FieldRecord } from './fields';
 import { byteLength, isQualifiedName, isValidLabelValue, nameIsDNSLabel, type NameValidator } from './names';
 
 export const totalAnnotationSizeLimit = 256 * 1024;
@@ -168,9 +169,9 @@ export function validateObjectMetaUpdate(metadata: unknown, oldMetadata: unknown
   for (const key of ['name', 'namespace']) {
     const current = meta[key] ?? '';
     const previous = old[key] ?? '';
-    if (!deepEqual(current, previous)) errors.push(immutable(`${field}.${key}`, current));
+    if (!jsonEqual(current, previous)) errors.push(immutable(`${field}.${key}`, current));
   }
-  if (meta.uid !== undefined && meta.uid !== null && meta.uid !== '' && !deepEqual(meta.uid, old.uid ?? '')) {
+  if (meta.uid !== undefined && meta.uid !== null && meta.uid !== '' && !jsonEqual(meta.uid, old.uid ?? '')) {
     errors.push(immutable(`${field}.uid`, meta.uid));
   }
   for (const key of ['deletionTimestamp', 'deletionGracePeriodSeconds']) {
@@ -226,28 +227,6 @@ export function validateLabelSelector(value: unknown, field: string, errors: Fie
     matchExpressions.push({ key, operator, values });
   }
   return { matchLabels, matchExpressions };
-}
-
-export function selectorIsEmpty(selector: LabelSelector): boolean {
-  return Object.keys(selector.matchLabels).length + selector.matchExpressions.length === 0;
-}
-
-/** LabelSelectorAsSelector(...).Matches(labels). An empty selector matches everything. */
-export function selectorMatches(selector: LabelSelector, labels: Record<string, string>): boolean {
-  for (const [key, value] of Object.entries(selector.matchLabels)) {
-    if (labels[key] !== value) return false;
-  }
-  for (const expression of selector.matchExpressions) {
-    const has = Object.prototype.hasOwnProperty.call(labels, expression.key);
-    switch (expression.operator) {
-      case 'In': if (!has || !expression.values.includes(labels[expression.key])) return false; break;
-      case 'NotIn': if (has && expression.values.includes(labels[expression.key])) return false; break;
-      case 'Exists': if (!has) return false; break;
-      case 'DoesNotExist': if (has) return false; break;
-      default: return false;
-    }
-  }
-  return true;
 }
 
 /** Labels of a (pod) template's metadata as a plain map, ignoring shape errors reported elsewhere. */

@@ -2,7 +2,7 @@
 // (ValidatePodSpec, validateContainers, validateInitContainers, validateEphemeralContainers, ValidateVolumes, ValidateEnv,
 // validateContainerPorts, validateProbe, ValidateTolerations, validateResourceRequirements …),
 // with the same field paths and messages. Expects defaults already applied, as upstream does.
-import { parseQuantity, quantityFormatError, quantityText } from '../../../shared/kubernetes/quantity';
+import { compareQuantities, parseQuantity, quantityFormatError, quantityText, type Quantity } from '../../../shared/kubernetes/quantity';
 import { fieldErrors, type FieldError } from '../fieldErrors';
 import {
   arrayAt, booleanAt, integerAt, intOrStringAt, invalid, nonNegative, notFound, objectAt, objectsAt,
@@ -13,7 +13,6 @@ import {
   isQualifiedName, isRelaxedEnvVarName, isValidLabelValue, isValidPortName, isValidPortNumber, nameIsDNSSubdomain,
 } from './names';
 import { validateAnnotations, validateLabelName, validateLabels, validateLabelSelector, validateQualifiedName } from './objectMeta';
-import { compareQuantities } from './quantity';
 
 export interface PodSpecOptions {
   /** true when the spec belongs to a Pod rather than a template (hostNetwork port rules, image whitespace). */
@@ -353,13 +352,19 @@ function validateContainerResourceName(name: string, field: string): FieldError[
   return errors;
 }
 
-/** A resource list's quantities (each in exact nano-units, with its text as written), with unparsable ones reported. */
-export function resourceListAt(value: unknown, field: string, errors: FieldError[]): Map<string, { quantity: bigint; text: string }> {
-  const list = new Map<string, { quantity: bigint; text: string }>();
+/** One entry of a resource list: the parsed quantity (exact nano-units) and its text as written. */
+export interface ResourceListEntry {
+  quantity: Quantity;
+  text: string;
+}
+
+/** A resource list's quantities, with unparsable ones reported. */
+export function resourceListAt(value: unknown, field: string, errors: FieldError[]): Map<string, ResourceListEntry> {
+  const list = new Map<string, ResourceListEntry>();
   const record = objectAt(value, field, errors);
   if (!record) return list;
   for (const [name, raw] of Object.entries(record)) {
-    const quantity = parseQuantity(raw)?.nanos;
+    const quantity = parseQuantity(raw);
     if (quantity === undefined) {
       errors.push(invalid(`${field}[${name}]`, raw, quantityFormatError));
       continue;
@@ -370,11 +375,11 @@ export function resourceListAt(value: unknown, field: string, errors: FieldError
 }
 
 /** ValidateResourceQuantityValue: not negative; integer resources must be whole. */
-export function validateResourceQuantity(name: string, quantity: bigint, text: string, field: string, errors: FieldError[]): void {
-  if (quantity < 0n) errors.push(fieldErrors.invalid(field, text, 'must be greater than or equal to 0'));
+export function validateResourceQuantity(name: string, quantity: Quantity, text: string, field: string, errors: FieldError[]): void {
+  if (quantity.nanos < 0n) errors.push(fieldErrors.invalid(field, text, 'must be greater than or equal to 0'));
   const integerResource = !isNativeResource(name) || name.startsWith('count/') ||
     ['pods', 'services', 'replicationcontrollers', 'resourcequotas', 'secrets', 'configmaps', 'persistentvolumeclaims', 'services.nodeports', 'services.loadbalancers'].includes(name);
-  if (integerResource && quantity % 1_000_000_000n !== 0n) errors.push(fieldErrors.invalid(field, text, 'must be an integer'));
+  if (integerResource && quantity.nanos % 1_000_000_000n !== 0n) errors.push(fieldErrors.invalid(field, text, 'must be an integer'));
 }
 
 function validateResourceRequirements(value: unknown, field: string, errors: FieldError[]): void {

@@ -69,7 +69,7 @@ function validatePersistentVolumeSpec(value: unknown, errors: FieldError[]): voi
   if (!capacity.has('storage') || capacity.size > 1) errors.push(fieldErrors.notSupported('spec.capacity', goValue(recordOf(spec.capacity)), ['storage']));
   for (const [name, { quantity, text }] of capacity) {
     validateResourceQuantity(name, quantity, text, `spec.capacity[${name}]`, errors);
-    if (quantity <= 0n) errors.push(fieldErrors.invalid(`spec.capacity[${name}]`, text, 'must be greater than zero'));
+    if (quantity.nanos <= 0n) errors.push(fieldErrors.invalid(`spec.capacity[${name}]`, text, 'must be greater than zero'));
   }
   const policy = optionalStringAt(spec.persistentVolumeReclaimPolicy, 'spec.persistentVolumeReclaimPolicy', errors);
   if (policy !== undefined && policy.length > 0 && !volumeReclaimPolicies.includes(policy)) {

@@ -6,10 +6,11 @@
 // through /status; /approval (csrApprovalStrategy, what `kubectl certificate approve|deny` PUT)
 // may add or change only the Approved and Denied conditions, filling the timestamps the client
 // left out (populateConditionTimestamps).
+import { formatTime } from '../../../../shared/kubernetes/time';
 import { isRecord, type KubeObject } from '../../../../shared/kubernetes/types';
 import { certificateSigningRequestTable } from '../../../../shared/printers/certificates';
 import { validateCertificateSigningRequest, validateCertificateSigningRequestUpdate } from '../../validation/certificates';
-import { defineKind, keepStoredStatus, statusSubresource, timestamp } from '../../strategy';
+import { defineKind, keepStoredStatus, statusSubresource } from '../../strategy';
 
 const approvalTypes = new Set(['Approved', 'Denied']);
 
@@ -21,7 +22,7 @@ function conditionsOf(obj: unknown): Record<string, unknown>[] {
 /** The stored request with the approval conditions of `incoming` (and its metadata) taken over. */
 export function mergeApproval(existing: KubeObject, incoming: KubeObject, now: Date): KubeObject {
   const previous = conditionsOf(existing);
-  const stamp = timestamp(now);
+  const stamp = formatTime(now);
   const approvals = conditionsOf(incoming)
     .filter((condition) => approvalTypes.has(String(condition.type)))
     .map((condition) => {
