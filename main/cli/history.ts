@@ -10,15 +10,10 @@
 import { translateTimestampSince } from '../../shared/printers/duration';
 import { isRecord, type KubeObject } from '../../shared/kubernetes/types';
 import { ClientApiError, type ApiClient } from '../client';
-import { clusterClient, kubectlErrorText } from './clusterClient';
+import { kubectlErrorText } from './clusterClient';
 import { changeSummary, diffObject, displayObject, restoreUpdate, toYaml, undeleteObject, unifiedDiff } from './historyFormat';
-import { KubeconfigError, resolveClientConfig, type ClientConfig, type KubeconfigFlags } from './kubeconfig';
-import type { CommandIo } from './why';
-
-const processIo: CommandIo = {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-};
+import type { ClientConfig, KubeconfigFlags } from './kubeconfig';
+import { CommandUsageError, processIo, runClientCommand, type CommandIo } from './clientCommand';
 
 const HISTORY_API = '/apis/history.kubedesk.dev/v1';
 
@@ -35,7 +30,7 @@ export const HISTORY_USAGE = `Usage:
   TYPE is any kubectl resource word (deploy, deployments.apps, cm, …).
 `;
 
-export class HistoryUsageError extends Error {}
+export class HistoryUsageError extends CommandUsageError {}
 
 /** One revision as the history API serves it. */
 export interface Revision {
@@ -334,43 +329,19 @@ async function restore(client: ApiClient, revisions: Revision[], chosen: Revisio
 }
 
 /** `kubedesk history …` or `kubedesk changes …`. */
-export async function historyCommand(argv: string[], command: 'history' | 'changes' = 'history', io: CommandIo = processIo, now: () => Date = () => new Date()): Promise<number> {
-  let options: HistoryOptions | undefined;
-  try {
-    options = parseHistoryArgs(argv, command);
-  } catch (error) {
-    if (error instanceof HistoryUsageError) {
-      io.stderr(`error: ${error.message}\n\n${HISTORY_USAGE}`);
-      return 2;
-    }
-    throw error;
-  }
-  if (!options) {
-    io.stdout(HISTORY_USAGE);
-    return 0;
-  }
-  let config: ClientConfig;
-  try {
-    config = resolveClientConfig(options.flags, io.environment);
-  } catch (error) {
-    if (!(error instanceof KubeconfigError)) throw error;
-    io.stderr(`${error.message.startsWith('stat ') ? 'error' : 'Error in configuration'}: ${error.message}\n`);
-    return 2;
-  }
-  const { client, dispose } = clusterClient(config);
-  try {
-    return await run(client, options, config, io, now());
-  } catch (error) {
-    if (error instanceof HistoryUsageError) {
-      io.stderr(`error: ${error.message}\n`);
-      return 2;
-    }
-    if (error instanceof ClientApiError || error instanceof Error) {
-      io.stderr(`${kubectlErrorText(error)}\n`);
-      return 1;
-    }
-    throw error;
-  } finally {
-    dispose();
-  }
+export function historyCommand(argv: string[], command: 'history' | 'changes' = 'history', io: CommandIo = processIo, now: () => Date = () => new Date()): Promise<number> {
+  return runClientCommand(
+    {
+      usage: HISTORY_USAGE,
+      parse: (args) => parseHistoryArgs(args, command),
+      run: (client, options, config) => run(client, options, config, io, now()),
+      failed: (error) => {
+        if (!(error instanceof ClientApiError || error instanceof Error)) throw error;
+        io.stderr(`${kubectlErrorText(error)}\n`);
+        return 1;
+      },
+    },
+    argv,
+    io,
+  );
 }

@@ -10,19 +10,11 @@
 import { diagnose, diagnosisInputs, formatDiagnosis, logKey, type Diagnosis, type DiagnosisContext, type DiagnosisInput } from '../../shared/diagnosis';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { ClientApiError, resources, type ApiClient, type GroupVersionResource } from '../client';
-import { clusterClient, kubectlErrorText } from './clusterClient';
-import { KubeconfigError, resolveClientConfig, type ClientConfig, type KubeconfigEnvironment, type KubeconfigFlags } from './kubeconfig';
+import { kubectlErrorText } from './clusterClient';
+import { CommandUsageError, processIo, runClientCommand, type CommandIo } from './clientCommand';
+import type { KubeconfigFlags } from './kubeconfig';
 
-export interface CommandIo {
-  stdout(text: string): void;
-  stderr(text: string): void;
-  environment?: KubeconfigEnvironment;
-}
-
-const processIo: CommandIo = {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-};
+export type { CommandIo } from './clientCommand';
 
 export const WHY_USAGE = `Usage:
   kubedesk why TYPE/NAME [-n NAMESPACE] [--context NAME] [--kubeconfig FILE]
@@ -37,7 +29,7 @@ export const WHY_USAGE = `Usage:
       Exit status: 0 healthy, 1 not healthy, 2 usage error, not found or cluster unreachable.
 `;
 
-export class WhyUsageError extends Error {}
+export class WhyUsageError extends CommandUsageError {}
 
 interface ResourceType {
   kind: string;
@@ -223,38 +215,22 @@ export async function diagnoseFromApi(client: ApiClient, type: ResourceType, nam
 }
 
 /** `kubedesk why …`: prints the diagnosis; 0 healthy, 1 not healthy, 2 usage / not found / unreachable. */
-export async function whyCommand(argv: string[], io: CommandIo = processIo): Promise<number> {
-  let options: WhyOptions | undefined;
-  try {
-    options = parseWhyArgs(argv);
-  } catch (error) {
-    if (error instanceof WhyUsageError) {
-      io.stderr(`error: ${error.message}\n\n${WHY_USAGE}`);
-      return 2;
-    }
-    throw error;
-  }
-  if (!options) {
-    io.stdout(WHY_USAGE);
-    return 0;
-  }
-  let config: ClientConfig;
-  try {
-    config = resolveClientConfig(options.flags, io.environment);
-  } catch (error) {
-    if (!(error instanceof KubeconfigError)) throw error;
-    io.stderr(`${error.message.startsWith('stat ') ? 'error' : 'Error in configuration'}: ${error.message}\n`);
-    return 2;
-  }
-  const { client, dispose } = clusterClient(config);
-  try {
-    const { diagnosis } = await diagnoseFromApi(client, options.type, config.namespace, options.name);
-    io.stdout(formatDiagnosis(diagnosis));
-    return diagnosis.healthy ? 0 : 1;
-  } catch (error) {
-    io.stderr(error instanceof WhyUsageError ? `error: ${error.message}\n` : `${kubectlErrorText(error)}\n`);
-    return 2;
-  } finally {
-    dispose();
-  }
+export function whyCommand(argv: string[], io: CommandIo = processIo): Promise<number> {
+  return runClientCommand(
+    {
+      usage: WHY_USAGE,
+      parse: parseWhyArgs,
+      run: async (client, options, config) => {
+        const { diagnosis } = await diagnoseFromApi(client, options.type, config.namespace, options.name);
+        io.stdout(formatDiagnosis(diagnosis));
+        return diagnosis.healthy ? 0 : 1;
+      },
+      failed: (error) => {
+        io.stderr(`${kubectlErrorText(error)}\n`);
+        return 2;
+      },
+    },
+    argv,
+    io,
+  );
 }

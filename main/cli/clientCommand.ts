@@ -1,0 +1,65 @@
+// What every kubedesk client command (why, history, changes) does around its own work, as kubectl
+// does: its arguments parsed (a usage error prints the error and the usage, exit 2; no arguments
+// to act on prints the usage, exit 0), the kubeconfig resolved (errors in kubectl's words, exit 2),
+// one client for the context's cluster, disposed at the end.
+import type { ApiClient } from '../client';
+import { clusterClient } from './clusterClient';
+import { KubeconfigError, resolveClientConfig, type ClientConfig, type KubeconfigEnvironment, type KubeconfigFlags } from './kubeconfig';
+
+export interface CommandIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  environment?: KubeconfigEnvironment;
+}
+
+export const processIo: CommandIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+/** A command's bad arguments: printed as `error: …` with its usage, exit 2. */
+export class CommandUsageError extends Error {}
+
+export interface ClientCommand<Options extends { flags: KubeconfigFlags }> {
+  usage: string;
+  /** the options, or undefined when the user asked for help */
+  parse(argv: string[]): Options | undefined;
+  run(client: ApiClient, options: Options, config: ClientConfig): Promise<number>;
+  /** the exit code of an error `run` threw (after printing it); rethrow what is not the command's */
+  failed(error: unknown, io: CommandIo): number;
+}
+
+export async function runClientCommand<Options extends { flags: KubeconfigFlags }>(command: ClientCommand<Options>, argv: string[], io: CommandIo): Promise<number> {
+  let options: Options | undefined;
+  try {
+    options = command.parse(argv);
+  } catch (error) {
+    if (!(error instanceof CommandUsageError)) throw error;
+    io.stderr(`error: ${error.message}\n\n${command.usage}`);
+    return 2;
+  }
+  if (!options) {
+    io.stdout(command.usage);
+    return 0;
+  }
+  let config: ClientConfig;
+  try {
+    config = resolveClientConfig(options.flags, io.environment);
+  } catch (error) {
+    if (!(error instanceof KubeconfigError)) throw error;
+    io.stderr(`${error.message.startsWith('stat ') ? 'error' : 'Error in configuration'}: ${error.message}\n`);
+    return 2;
+  }
+  const { client, dispose } = clusterClient(config);
+  try {
+    return await command.run(client, options, config);
+  } catch (error) {
+    if (error instanceof CommandUsageError) {
+      io.stderr(`error: ${error.message}\n`);
+      return 2;
+    }
+    return command.failed(error, io);
+  } finally {
+    dispose();
+  }
+}
