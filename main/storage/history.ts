@@ -11,11 +11,8 @@ import type { Disposable, ObjectKey } from './store';
 /** How the object was written: the API verb (apply is a patch with the apply content type). */
 export type HistoryOperation = 'CREATE' | 'UPDATE' | 'PATCH' | 'APPLY' | 'DELETE';
 
-/** One write, as the API server reports it after the store committed it. */
-export interface WriteRecord {
-  key: ObjectKey;
-  /** the object as it became; for a removal, its last state */
-  object: KubeObject;
+/** How a write was made and by whom. */
+export interface WriteDetails {
   operation: HistoryOperation;
   /** true when the write removed the object from the store (a DELETE may only set deletionTimestamp) */
   removed: boolean;
@@ -29,8 +26,15 @@ export interface WriteRecord {
   userAgent?: string;
 }
 
+/** One write, as the API server reports it after the store committed it. */
+export interface WriteRecord extends WriteDetails {
+  key: ObjectKey;
+  /** the object as it became; for a removal, its last state */
+  object: KubeObject;
+}
+
 /** One stored revision. */
-export interface HistoryEntry {
+export interface HistoryEntry extends WriteDetails {
   key: ObjectKey;
   /** 1, 2, 3… per object key, never reused (pruning leaves gaps at the start) */
   revision: number;
@@ -38,13 +42,6 @@ export interface HistoryEntry {
   resourceVersion: number;
   /** milliseconds since the epoch */
   time: number;
-  operation: HistoryOperation;
-  removed: boolean;
-  subresource?: string;
-  user?: string;
-  impersonator?: string;
-  fieldManager?: string;
-  userAgent?: string;
   object: KubeObject;
 }
 

@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import { isRecord, type KubeObject } from '../../shared/kubernetes/types';
 import type { ChangesQuery, History, HistoryEntry, HistoryOperation, HistoryRetention, WriteRecord } from './history';
 import type { ObjectKey } from './store';
+import { runInBatches } from './batches';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS history (
@@ -302,22 +303,8 @@ export class SqliteHistory implements History {
       }
       return false;
     };
-    this.pruning = new Promise<void>((resolve) => {
-      const next = (): void => {
-        try {
-          if (this.disposed || !step()) {
-            this.pruning = undefined;
-            resolve();
-            return;
-          }
-          setImmediate(next);
-        } catch (error) {
-          console.error('history: pruning failed', error);
-          this.pruning = undefined;
-          resolve();
-        }
-      };
-      setImmediate(next);
+    this.pruning = runInBatches(step, 'history pruning', () => this.disposed).then(() => {
+      this.pruning = undefined;
     });
     return this.pruning;
   }

@@ -27,6 +27,7 @@ import {
 } from './store';
 import type { History, HistoryRetention } from './history';
 import { SqliteHistory } from './sqliteHistory';
+import { runInBatches } from './batches';
 
 const SCHEMA_VERSION = 1;
 
@@ -423,27 +424,16 @@ export class SqliteStore implements Store {
     if (target > this.compactTarget) this.compactTarget = target;
     if (this.compaction !== undefined) return this.compaction;
     if (this.compactTarget <= this.compactedRevision || this.disposed) return Promise.resolve();
-    this.compaction = new Promise<void>((resolve) => {
-      const step = (): void => {
-        try {
-          if (this.disposed || this.compactedRevision >= this.compactTarget) {
-            this.compaction = undefined;
-            resolve();
-            return;
-          }
-          // Every revision has exactly one log row, so a revision range this wide holds at most a batch.
-          const upTo = Math.min(this.compactTarget, this.compactedRevision + COMPACT_BATCH);
-          this.compactTransaction(upTo);
-          this.compactedRevision = upTo;
-          setImmediate(step);
-        } catch (error) {
-          // Runs off the request path with nobody to throw to; the next compaction retries.
-          console.error('storage: compaction failed', error);
-          this.compaction = undefined;
-          resolve();
-        }
-      };
-      setImmediate(step);
+    const step = (): boolean => {
+      if (this.compactedRevision >= this.compactTarget) return false;
+      // Every revision has exactly one log row, so a revision range this wide holds at most a batch.
+      const upTo = Math.min(this.compactTarget, this.compactedRevision + COMPACT_BATCH);
+      this.compactTransaction(upTo);
+      this.compactedRevision = upTo;
+      return true;
+    };
+    this.compaction = runInBatches(step, 'compaction', () => this.disposed).then(() => {
+      this.compaction = undefined;
     });
     return this.compaction;
   }
