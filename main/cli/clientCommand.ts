@@ -63,3 +63,21 @@ export async function runClientCommand<Options extends { flags: KubeconfigFlags 
     dispose();
   }
 }
+
+/**
+ * Reads one of kubectl's kubeconfig flags (--namespace/-n, --kubeconfig, --context, --cluster,
+ * --user) into `flags`; false for any other flag. `value` reads the flag's argument.
+ */
+export function readKubeconfigFlag(flags: KubeconfigFlags, flag: string, value: () => string): boolean {
+  switch (flag) {
+    case 'namespace':
+    case 'kubeconfig':
+    case 'context':
+    case 'cluster':
+    case 'user':
+      flags[flag] = value();
+      return true;
+    default:
+      return false;
+  }
+}

@@ -13,7 +13,7 @@ import { ClientApiError, type ApiClient } from '../client';
 import { kubectlErrorText } from './clusterClient';
 import { changeSummary, diffObject, displayObject, restoreUpdate, toYaml, undeleteObject, unifiedDiff } from './historyFormat';
 import type { ClientConfig, KubeconfigFlags } from './kubeconfig';
-import { CommandUsageError, processIo, runClientCommand, type CommandIo } from './clientCommand';
+import { CommandUsageError, processIo, readKubeconfigFlag, runClientCommand, type CommandIo } from './clientCommand';
 
 const HISTORY_API = '/apis/history.kubedesk.dev/v1';
 
@@ -95,18 +95,6 @@ export function parseHistoryArgs(argv: string[], command: 'history' | 'changes' 
       return next;
     };
     switch (flag) {
-      case 'namespace':
-        flags.namespace = value();
-        break;
-      case 'kubeconfig':
-        flags.kubeconfig = value();
-        break;
-      case 'context':
-        flags.context = value();
-        break;
-      case 'cluster':
-        flags.cluster = value();
-        break;
       case 'revision': {
         const text = value();
         if (!/^\d+$/.test(text) || Number(text) < 1) throw new HistoryUsageError(`invalid --revision "${text}": a revision number from the history table`);
@@ -135,7 +123,7 @@ export function parseHistoryArgs(argv: string[], command: 'history' | 'changes' 
         options.kind = value();
         break;
       default:
-        throw new HistoryUsageError(`unknown flag: --${flag}`);
+        if (!readKubeconfigFlag(flags, flag, value)) throw new HistoryUsageError(`unknown flag: --${flag}`);
     }
   }
   if (output !== undefined) {

@@ -11,7 +11,7 @@ import { diagnose, diagnosisInputs, formatDiagnosis, logKey, type Diagnosis, typ
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { ClientApiError, resources, type ApiClient, type GroupVersionResource } from '../client';
 import { kubectlErrorText } from './clusterClient';
-import { CommandUsageError, processIo, runClientCommand, type CommandIo } from './clientCommand';
+import { CommandUsageError, processIo, readKubeconfigFlag, runClientCommand, type CommandIo } from './clientCommand';
 import type { KubeconfigFlags } from './kubeconfig';
 
 export type { CommandIo } from './clientCommand';
@@ -101,25 +101,7 @@ export function parseWhyArgs(argv: string[]): WhyOptions | undefined {
       if (next === undefined || next === '') throw new WhyUsageError(`flag needs an argument: ${long ? `--${flag}` : '-n'}`);
       return next;
     };
-    switch (flag) {
-      case 'namespace':
-        flags.namespace = value();
-        break;
-      case 'kubeconfig':
-        flags.kubeconfig = value();
-        break;
-      case 'context':
-        flags.context = value();
-        break;
-      case 'cluster':
-        flags.cluster = value();
-        break;
-      case 'user':
-        flags.user = value();
-        break;
-      default:
-        throw new WhyUsageError(`unknown flag: --${flag}`);
-    }
+    if (!readKubeconfigFlag(flags, flag, value)) throw new WhyUsageError(`unknown flag: --${flag}`);
   }
   let typeWord: string;
   let name: string;
