@@ -7,6 +7,7 @@
 // asked, as upstream's privileged-groups authorizer does.
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
+import type { RequestInfo } from './requestInfo';
 
 export interface UserIdentity {
   name: string;
@@ -15,18 +16,9 @@ export interface UserIdentity {
   extra?: Record<string, string[]>;
 }
 
-/** authorizer.Attributes */
-export interface Attributes {
+/** authorizer.Attributes: the user and what the request asks for (RequestInfo without the API prefix) */
+export interface Attributes extends Omit<RequestInfo, 'apiPrefix'> {
   user: UserIdentity;
-  verb: string;
-  isResourceRequest: boolean;
-  path: string;
-  apiGroup: string;
-  apiVersion: string;
-  namespace: string;
-  resource: string;
-  subresource: string;
-  name: string;
 }
 
 export interface Decision {
