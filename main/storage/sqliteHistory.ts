@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import { isRecord, type KubeObject } from '../../shared/kubernetes/types';
 import type { ChangesQuery, History, HistoryEntry, HistoryOperation, HistoryRetention, WriteRecord } from './history';
 import type { ObjectKey } from './store';
-import { runInBatches } from './batches';
+import { BATCH_ROWS, runInBatches } from './batches';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS history (
@@ -33,8 +33,6 @@ CREATE INDEX IF NOT EXISTS history_key ON history (resource, namespace, name, se
 // No index on time: rows are inserted in time order, so id order is time order (age pruning and
 // the change feed walk ids); one index fewer is one B-tree write fewer per recorded write.
 
-/** Rows deleted per pruning transaction: small, so a batch never holds the writer for long. */
-const PRUNE_BATCH = 500;
 const DEFAULT_CHANGES_LIMIT = 500;
 const SEQ_CACHE_SIZE = 10_000;
 
@@ -271,14 +269,14 @@ export class SqliteHistory implements History {
     // One small batch per step: age first, then revisions per object, then the size cap.
     const step = (): boolean => {
       this.flush();
-      const first = oldest.all(PRUNE_BATCH);
+      const first = oldest.all(BATCH_ROWS);
       const firstKept = first.findIndex((row) => row.time >= cutoff);
       const old = firstKept === -1 ? first : first.slice(0, firstKept);
       if (old.length > 0) {
         remove(old);
         return true;
       }
-      let budget = PRUNE_BATCH;
+      let budget = BATCH_ROWS;
       for (const [id, key] of this.dirtyKeys) {
         if (budget <= 0) return true;
         const extra = surplus.all(key.resource, key.namespace, key.name, this.retention.maxRevisions);
@@ -287,12 +285,12 @@ export class SqliteHistory implements History {
         budget -= rows.length;
         if (rows.length === extra.length) this.dirtyKeys.delete(id);
       }
-      if (budget < PRUNE_BATCH) return true;
+      if (budget < BATCH_ROWS) return true;
       if (this.bytes > this.retention.maxBytes) {
         // the oldest first, just enough to get under the cap
         const rows: { id: number; size: number }[] = [];
         let excess = this.bytes - this.retention.maxBytes;
-        for (const row of firstIds.all(PRUNE_BATCH)) {
+        for (const row of firstIds.all(BATCH_ROWS)) {
           if (excess <= 0) break;
           rows.push(row);
           excess -= row.size;

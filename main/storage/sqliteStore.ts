@@ -27,7 +27,7 @@ import {
 } from './store';
 import type { History, HistoryRetention } from './history';
 import { SqliteHistory } from './sqliteHistory';
-import { runInBatches } from './batches';
+import { BATCH_ROWS, runInBatches } from './batches';
 
 const SCHEMA_VERSION = 1;
 
@@ -57,8 +57,6 @@ CREATE TABLE IF NOT EXISTS meta (
 ) WITHOUT ROWID;
 `;
 
-/** Log rows removed per compaction transaction: small, so a batch never holds the writer for long. */
-const COMPACT_BATCH = 500;
 /** Log rows read per replay query: bounds memory when a watch resumes far back. */
 const REPLAY_CHUNK = 1000;
 /** Rows read per query while a filtered list looks for `limit` matches. */
@@ -427,7 +425,7 @@ export class SqliteStore implements Store {
     const step = (): boolean => {
       if (this.compactedRevision >= this.compactTarget) return false;
       // Every revision has exactly one log row, so a revision range this wide holds at most a batch.
-      const upTo = Math.min(this.compactTarget, this.compactedRevision + COMPACT_BATCH);
+      const upTo = Math.min(this.compactTarget, this.compactedRevision + BATCH_ROWS);
       this.compactTransaction(upTo);
       this.compactedRevision = upTo;
       return true;
