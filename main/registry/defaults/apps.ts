@@ -10,17 +10,7 @@ export function defaultDeployment(obj: KubeObject): void {
   const spec = child(obj, 'spec');
   if (!spec) return;
   setDefault(spec, 'replicas', 1);
-  const strategy = child(spec, 'strategy');
-  if (strategy) {
-    setDefaultString(strategy, 'type', 'RollingUpdate');
-    if (strategy.type === 'RollingUpdate') {
-      const rollingUpdate = child(strategy, 'rollingUpdate');
-      if (rollingUpdate) {
-        setDefault(rollingUpdate, 'maxUnavailable', '25%');
-        setDefault(rollingUpdate, 'maxSurge', '25%');
-      }
-    }
-  }
+  defaultRollingUpdateStrategy(child(spec, 'strategy'), { maxUnavailable: '25%', maxSurge: '25%' });
   setDefault(spec, 'revisionHistoryLimit', 10);
   setDefault(spec, 'progressDeadlineSeconds', 600);
   defaultPodTemplateSpec(child(spec, 'template'));
@@ -64,17 +54,18 @@ export function defaultStatefulSet(obj: KubeObject): void {
 export function defaultDaemonSet(obj: KubeObject): void {
   const spec = child(obj, 'spec');
   if (!spec) return;
-  const strategy = child(spec, 'updateStrategy');
-  if (strategy) {
-    setDefaultString(strategy, 'type', 'RollingUpdate');
-    if (strategy.type === 'RollingUpdate') {
-      const rollingUpdate = child(strategy, 'rollingUpdate');
-      if (rollingUpdate) {
-        setDefault(rollingUpdate, 'maxUnavailable', 1);
-        setDefault(rollingUpdate, 'maxSurge', 0);
-      }
-    }
-  }
+  defaultRollingUpdateStrategy(child(spec, 'updateStrategy'), { maxUnavailable: 1, maxSurge: 0 });
   setDefault(spec, 'revisionHistoryLimit', 10);
   defaultPodTemplateSpec(child(spec, 'template'));
+}
+
+/** A Deployment's strategy or a DaemonSet's updateStrategy: RollingUpdate unless set, with the kind's own limits. */
+function defaultRollingUpdateStrategy(strategy: Record<string, unknown> | undefined, limits: { maxUnavailable: number | string; maxSurge: number | string }): void {
+  if (!strategy) return;
+  setDefaultString(strategy, 'type', 'RollingUpdate');
+  if (strategy.type !== 'RollingUpdate') return;
+  const rollingUpdate = child(strategy, 'rollingUpdate');
+  if (!rollingUpdate) return;
+  setDefault(rollingUpdate, 'maxUnavailable', limits.maxUnavailable);
+  setDefault(rollingUpdate, 'maxSurge', limits.maxSurge);
 }
