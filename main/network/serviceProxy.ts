@@ -129,7 +129,7 @@ export function renderNetdConfig(input: NetdConfigInput): string {
   return `${[...lines, ...serviceLines].join('\n')}\n`;
 }
 
-/** What the proxy needs from the kd-netd container (netd/netdContainer.ts; a fake in tests). */
+/** What the proxy needs from the kd-netd container (main/docker/netdContainer.ts; a fake in tests). */
 export interface NetdProcess {
   ensureRunning(): Promise<unknown>;
   reload(): Promise<void>;

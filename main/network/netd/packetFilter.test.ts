@@ -1,7 +1,7 @@
 // kd-netpol's rule encoding without a kernel: `kd-netpol encode RULE...` builds the same ipt_entry
 // blob `apply` hands to the kernel and prints it back in iptables-save's format, so each rule's
 // text, its encoding and the decoder are checked together. (The kernel's side — apply, then dump
-// from a real network namespace — is exercised by main/kubelet/runtime/dockerRuntime.test.ts.)
+// from a real network namespace — is exercised by main/docker/dockerRuntime.test.ts.)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
