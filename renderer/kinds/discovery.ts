@@ -81,9 +81,13 @@ export function discoveredKindConfig(resource: DiscoveredResource): KindConfig {
   return config;
 }
 
-/** Kinds that can be listed and are worth searching: not Events (they would bury what they are about), not metrics. */
+/**
+ * Kinds that can be listed and are worth searching: not Events (they would bury what they are
+ * about), not metrics, not the object history's revisions (records of other objects, each named
+ * after its object).
+ */
 export function isSearchable(resource: Pick<DiscoveredResource, 'group' | 'plural' | 'verbs'>): boolean {
   if (!resource.verbs.includes('list')) return false;
   if (resource.plural === 'events' && (resource.group === '' || resource.group === 'events.k8s.io')) return false;
-  return resource.group !== 'metrics.k8s.io';
+  return resource.group !== 'metrics.k8s.io' && resource.group !== 'history.kubedesk.dev';
 }

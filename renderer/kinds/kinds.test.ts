@@ -182,11 +182,13 @@ describe('kinds from discovery', () => {
     expect(resourcePath(lease as NonNullable<typeof lease>, 'kube-node-lease', 'kubedesk')).toBe('/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/kubedesk');
   });
 
-  it('searches listable kinds except Events and metrics', () => {
+  it('searches listable kinds except Events, metrics and the object history', () => {
     expect(isSearchable({ group: '', plural: 'secrets', verbs: ['list'] })).toBe(true);
     expect(isSearchable({ group: '', plural: 'events', verbs: ['list'] })).toBe(false);
     expect(isSearchable({ group: 'events.k8s.io', plural: 'events', verbs: ['list'] })).toBe(false);
     expect(isSearchable({ group: 'metrics.k8s.io', plural: 'pods', verbs: ['list'] })).toBe(false);
     expect(isSearchable({ group: '', plural: 'bindings', verbs: ['create'] })).toBe(false);
+    expect(isSearchable({ group: 'history.kubedesk.dev', plural: 'revisions', verbs: ['get', 'list'] })).toBe(false);
+    expect(isSearchable({ group: 'history.kubedesk.dev', plural: 'deletedobjects', verbs: ['get', 'list'] })).toBe(false);
   });
 });

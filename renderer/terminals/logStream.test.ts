@@ -134,7 +134,41 @@ describe('LogStream', () => {
     expect(lines.map((line) => `${line.source}:${line.text}`)).toEqual(['0:a1', '1:b1', '1:b2']);
     expect(sockets.map((socket) => socket.query.get('sinceTime'))).toEqual(['2024-05-01T10:00:01Z', '2024-05-01T10:00:03Z']);
     sockets[0].receive('2024-05-01T10:00:01Z a1\n2024-05-01T10:00:03.5Z a2\n2024-05-01T10:00:05Z a3\n2024-05-01T10:00:06Z a4\n');
+    // web-2's stream sends again only the line it ended on: nothing new, and the held lines go out
+    sockets[1].receive('2024-05-01T10:00:03.25Z b2\n');
     expect(lines.map((line) => line.text)).toEqual(['a1', 'b1', 'b2', 'a2', 'a3', 'a4']);
+  });
+
+  it("holds the follow streams' first lines until every pod sent some, and merges them by time", async () => {
+    const { sockets, lines, timers } = harness({
+      pods: ['web-1', 'web-2'],
+      backlog: { 'web-1': '2024-05-01T10:00:01Z a1\n', 'web-2': '2024-05-01T10:00:01.5Z b1\n' },
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    // the cut is web-1's last line: b1 comes with web-2's follow stream
+    expect(lines.map((line) => line.text)).toEqual(['a1']);
+    sockets[0].receive('2024-05-01T10:00:01Z a1\n2024-05-01T10:00:03Z a2\n2024-05-01T10:00:05Z a3\n');
+    expect(lines.map((line) => line.text)).toEqual(['a1']);
+    sockets[1].receive('2024-05-01T10:00:01.5Z b1\n2024-05-01T10:00:04Z b2\n');
+    expect(lines.map((line) => line.text)).toEqual(['a1', 'b1', 'a2', 'b2', 'a3']);
+    // then lines go out as they come
+    sockets[1].receive('2024-05-01T10:00:06Z b3\n');
+    expect(lines.map((line) => line.text)).toEqual(['a1', 'b1', 'a2', 'b2', 'a3', 'b3']);
+    expect(timers).toHaveLength(1);
+  });
+
+  it('stops holding after a second when a pod sends nothing', async () => {
+    const { sockets, lines, timers } = harness({
+      pods: ['web-1', 'web-2'],
+      backlog: { 'web-1': '2024-05-01T10:00:01Z a1\n', 'web-2': '2024-05-01T10:00:01.5Z b1\n' },
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    sockets[0].receive('2024-05-01T10:00:03Z a2\n');
+    expect(lines.map((line) => line.text)).toEqual(['a1']);
+    timers[0]();
+    expect(lines.map((line) => line.text)).toEqual(['a1', 'a2']);
+    sockets[0].receive('2024-05-01T10:00:04Z a3\n');
+    expect(lines.map((line) => line.text)).toEqual(['a1', 'a2', 'a3']);
   });
 
   it('cuts the merged backlogs at the earliest end of any pod’s read', () => {

@@ -7,12 +7,17 @@
 // reason is asked for once over plain HTTP. With several pods (a workload's logs) the backlog is
 // first read from every pod over HTTP and merged by timestamp, then each pod is followed from the
 // last line read (sinceTime, repeats dropped) — so the history reads in time order rather than one
-// pod after another. Lines arriving later are merged by time within each screen frame.
+// pod after another. The follow streams' first lines (what each pod wrote since its backlog's last
+// line) are held until every pod's stream has sent something, or for a second at most, and merged
+// by time too, so a pod whose stream is slow to start does not put older lines after newer ones.
+// Lines arriving later are merged by time within each screen frame.
 import { isConnectionFailure, KubeApiError, type KubeClient } from '../api/kubeClient';
 import type { ConnectionMonitor } from '../api/connection';
 import { LineSplitter, linesOfText, mergeByTimestamp, ReconnectFilter, sinceTimeOf, splitTimestamp, timestampKey, type LogLine } from './lineStore';
 
 export const LOG_PROTOCOLS = ['binary.k8s.io'];
+/** How long the follow streams' first lines wait for the other pods' after a merged backlog. */
+export const CATCH_UP_MS = 1000;
 
 export type PodStreamPhase = 'connecting' | 'streaming' | 'retrying' | 'ended';
 
@@ -99,6 +104,8 @@ function upTo(lines: readonly LogLine[], cut: string): LogLine[] {
 export class LogStream {
   private readonly connections: PodConnection[];
   private closed = false;
+  /** after a merged backlog: each pod's first follow lines, held until every pod sent some (or CATCH_UP_MS) */
+  private catchUp: { lines: LogLine[][]; waiting: Set<number>; timer: unknown } | undefined;
   private readonly setTimer: (callback: () => void, delayMs: number) => unknown;
   private readonly clearTimer: (timer: unknown) => void;
 
@@ -132,6 +139,9 @@ export class LogStream {
     const groups = results.map((result, index) => this.keep(result.connection, cut === undefined ? backlogs[index] : upTo(backlogs[index], cut)));
     const merged = mergeByTimestamp(groups);
     if (merged.length > 0) options.onLines(merged);
+    if (!options.previous) {
+      this.catchUp = { lines: this.connections.map(() => []), waiting: new Set(this.connections.map((connection) => connection.source)), timer: this.setTimer(() => this.releaseCatchUp(), CATCH_UP_MS) };
+    }
     for (const result of results) {
       if (!options.previous) this.connect(result.connection);
       else if (result.text !== undefined) this.setState(result.connection, { phase: 'ended', message: "end of the previous container's log" });
@@ -150,8 +160,20 @@ export class LogStream {
     return kept;
   }
 
+  /** Delivers the held follow lines, merged by time; from now on lines go out as they come. */
+  private releaseCatchUp(): void {
+    const held = this.catchUp;
+    if (!held) return;
+    this.catchUp = undefined;
+    this.clearTimer(held.timer);
+    const merged = mergeByTimestamp(held.lines);
+    if (merged.length > 0) this.options.onLines(merged);
+  }
+
   close(): void {
     this.closed = true;
+    if (this.catchUp) this.clearTimer(this.catchUp.timer);
+    this.catchUp = undefined;
     for (const connection of this.connections) {
       if (connection.timer !== undefined) this.clearTimer(connection.timer);
       connection.stopWaiting?.();
@@ -233,6 +255,13 @@ export class LogStream {
       connection,
       texts.map((text) => ({ ...splitTimestamp(text), source: connection.source })),
     );
+    const held = this.catchUp;
+    if (held) {
+      held.lines[connection.source].push(...lines);
+      held.waiting.delete(connection.source);
+      if (held.waiting.size === 0) this.releaseCatchUp();
+      return;
+    }
     if (lines.length > 0) this.options.onLines(lines);
   }
 
