@@ -114,7 +114,8 @@ function isHealthPath(path: string): boolean {
 }
 const MAX_WATCH_BUFFER = 64 * 1024 * 1024;
 
-export type RawRequestHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
+/** `user` is who the request acts as, after authentication, impersonation and RBAC on the request. */
+export type RawRequestHandler = (request: IncomingMessage, response: ServerResponse, user: UserInfo) => boolean;
 
 export class HttpServer {
   private readonly server: https.Server;
@@ -215,7 +216,7 @@ export class HttpServer {
       request.resume();
       return this.health(path, url.searchParams, response);
     }
-    for (const handler of this.requestHandlers) if (handler(request, response)) return;
+    for (const handler of this.requestHandlers) if (handler(request, response, user)) return;
     const body = await readBody(request);
     if (body === 'too-large') {
       writeReply(response, errorReply(new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_BODY_BYTES}`)));

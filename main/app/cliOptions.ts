@@ -26,6 +26,8 @@ export const USAGE = `Usage:
   kubedesk history --deleted [-n NAMESPACE | -A]
   kubedesk changes [-n NAMESPACE | -A] [--since 1h] [--user U] [--kind TYPE]
       Who changed an object and how, diffs, restore and undelete (kubedesk history --help).
+  kubedesk snapshot save|list|restore|delete NAME, export NAME FILE, import FILE
+      Whole-cluster snapshots: save, restore on the running cluster (kubedesk snapshot --help).
 `;
 
 export interface CliOptions {

@@ -34,6 +34,8 @@ import { createStreamHandlers } from '../apiserver/streaming/streamHandlers';
 import type { PodStreams } from '../apiserver/streaming/podStreams';
 import { registerMetricsApi } from '../apiserver/metrics/metricsApi';
 import { registerHistoryApi } from '../apiserver/history/historyApi';
+import { registerSnapshotApi, snapshotImportHandler } from '../apiserver/snapshots/snapshotApi';
+import { Snapshots } from '../apiserver/snapshots/snapshots';
 import { combinedMetrics, type MetricsCollector } from '../kubelet/metricsCollector';
 import { InProcessTransport } from './inProcessTransport';
 import { bootstrapServices, bootstrapSystemObjects } from './bootstrap';
@@ -182,6 +184,17 @@ export class Cluster {
     this.api.objects.addValidatingAdmission(rbacEscalationAdmission(authorizer, registry));
     registerReviewApis(this.api, { authorizer, authenticator });
     if (history) registerHistoryApi(this.api, registry, { history, authorizer });
+    // whole-cluster snapshots (snapshots.kubedesk.dev): the store's file, local volumes' data, the pods' images
+    const snapshots = new Snapshots({
+      store,
+      directory: join(dataDir, 'snapshots'),
+      volumesDir: join(dataDir, 'volumes'),
+      imagePresent: async (reference) => {
+        const runtime = this.firstRuntime;
+        return runtime === undefined ? true : (await runtime.imageStatus(reference)) !== undefined;
+      },
+    });
+    registerSnapshotApi(this.api, registry, { snapshots, authorizer });
     this.client = new ApiClient(new InProcessTransport(this.api, { userAgent: componentUserAgent('kubedesk') }));
     // each component writes under its upstream name, so managedFields read as on a real cluster,
     // and acts as its upstream identity: controllers as their kube-system ServiceAccounts
@@ -218,6 +231,7 @@ export class Cluster {
       isReady: () => this.ready,
     });
     this.register({ dispose: () => http.close() });
+    http.addRequestHandler(snapshotImportHandler({ snapshots, authorizer }));
     const podsDef = registry.lookup('', 'v1', 'pods');
     if (podsDef) {
       // the kubelet's code loads with the first stream (the components load it after readiness anyway)

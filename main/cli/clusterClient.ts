@@ -12,7 +12,13 @@ export interface ClusterClient {
 }
 
 export function clusterClient(config: ClientConfig, userAgent = 'kubedesk'): ClusterClient {
-  const transport = new HttpsTransport({
+  const transport = clusterTransport(config, userAgent);
+  return { client: new ApiClient(transport), dispose: () => transport.dispose() };
+}
+
+/** The HTTPS transport of a context, for what is not an object (binary uploads and downloads). */
+export function clusterTransport(config: ClientConfig, userAgent = 'kubedesk', requestTimeoutMs = 30_000): HttpsTransport {
+  return new HttpsTransport({
     server: config.server,
     ...(config.tls.ca ? { ca: config.tls.ca } : {}),
     ...(config.tls.cert ? { certificate: config.tls.cert } : {}),
@@ -23,9 +29,8 @@ export function clusterClient(config: ClientConfig, userAgent = 'kubedesk'): Clu
     ...(config.auth.username !== undefined ? { username: config.auth.username } : {}),
     ...(config.auth.password !== undefined ? { password: config.auth.password } : {}),
     userAgent,
-    requestTimeoutMs: 30_000,
+    requestTimeoutMs,
   });
-  return { client: new ApiClient(transport), dispose: () => transport.dispose() };
 }
 
 /** An error as kubectl prints it: `Error from server (NotFound): pods "x" not found`, or why the server could not be reached. */

@@ -6,6 +6,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { StringDecoder } from 'node:string_decoder';
+import type { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { isRecord, type KubeObject, type WatchEvent, type WatchEventType } from '../../shared/kubernetes/types';
 import { ClientApiError, statusFromResponse } from './errors';
 
@@ -201,6 +203,49 @@ export class HttpsTransport implements Transport {
         outgoing.destroy();
       },
     };
+  }
+
+  /**
+   * Streams a binary reply (e.g. a snapshot export) into `destination`; a non-2xx reply rejects with
+   * its Status as a ClientApiError and writes nothing. No timeout: the body may be large.
+   */
+  download(path: string, destination: Writable): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const outgoing = this.send('GET', path, undefined, this.headers('application/octet-stream, application/json'), (response) => {
+        const code = response.statusCode ?? 0;
+        if (code < 200 || code > 299) {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('error', reject);
+          response.on('end', () => reject(new ClientApiError(statusFromResponse(code, parseBody(Buffer.concat(chunks).toString('utf8'))))));
+          return;
+        }
+        pipeline(response, destination).then(resolve, reject);
+      });
+      outgoing.on('error', reject);
+      outgoing.end();
+    });
+  }
+
+  /** Streams `source` (`size` bytes) as the body of a POST and returns the parsed JSON reply; non-2xx rejects with its Status. */
+  upload(path: string, source: Readable, size: number, contentType = 'application/octet-stream'): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const headers = { ...this.headers('application/json'), 'Content-Type': contentType, 'Content-Length': String(size) };
+      const outgoing = this.send('POST', path, undefined, headers, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () => {
+          const code = response.statusCode ?? 0;
+          const body = parseBody(Buffer.concat(chunks).toString('utf8'));
+          if (code < 200 || code > 299) reject(new ClientApiError(statusFromResponse(code, body)));
+          else resolve(body);
+        });
+      });
+      outgoing.on('error', reject);
+      source.on('error', (error) => outgoing.destroy(error));
+      source.pipe(outgoing);
+    });
   }
 
   /** Closes idle keep-alive sockets. Open watches are not affected; close them first. */

@@ -25,6 +25,7 @@ import {
   type StoreEventType,
   type WatchOptions,
 } from './store';
+import type { StoredObject, StoreWrite } from './snapshot';
 import type { History, HistoryRetention } from './history';
 import { SqliteHistory } from './sqliteHistory';
 import { BATCH_ROWS, runInBatches } from './batches';
@@ -106,6 +107,7 @@ interface Statements {
   replayAll: Database.Statement<ReplayAllParams, LogRow>;
   replayNamespace: Database.Statement<ReplayNamespaceParams, LogRow>;
   compactLog: Database.Statement<[upTo: number]>;
+  allObjects: Database.Statement<[], StoredObject>;
   setMeta: Database.Statement<[key: string, value: number]>;
 }
 
@@ -230,6 +232,7 @@ export class SqliteStore implements Store {
         'SELECT revision, namespace, name, type, value, previous FROM log WHERE revision > ? AND revision <= ? AND resource = ? AND namespace = ? ORDER BY revision LIMIT ?',
       ),
       compactLog: db.prepare('DELETE FROM log WHERE revision <= ?'),
+      allObjects: db.prepare<[], StoredObject>('SELECT resource, namespace, name, value FROM objects ORDER BY resource, namespace, name'),
       setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     };
     this.statements = statements;
@@ -434,6 +437,64 @@ export class SqliteStore implements Store {
       this.compaction = undefined;
     });
     return this.compaction;
+  }
+
+  /** Every stored object as its JSON text, in key order (a snapshot restore compares them with the snapshot's). */
+  allObjects(): StoredObject[] {
+    return this.statements.allObjects.all();
+  }
+
+  /**
+   * Copies the whole file to `destination` with SQLite's online backup, writes going on meanwhile:
+   * writes made on this connection during the copy are carried into it, so the copy is the store at
+   * the revision it ended on (read it from the copy: snapshot.ts revisionOf). One large step keeps
+   * the copy short; the promise resolves when the file is complete.
+   */
+  async backupTo(destination: string): Promise<void> {
+    if (this.disposed) throw new Error('store is disposed');
+    await this.db.backup(destination, { progress: () => 1_000_000 });
+  }
+
+  /**
+   * Applies `writes` in order in one transaction, each at its own revision above the current one
+   * (revisions never go back), then tells watchers of each in revision order: a watcher sees the
+   * change as ordinary events and never holds a state older than the store. Creates of existing
+   * keys fail with AlreadyExists and updates or deletes of missing keys with NotFound; either
+   * leaves the store as it was. Returns the revision after the last write.
+   */
+  applyWrites(writes: readonly StoreWrite[]): number {
+    if (this.disposed) throw new Error('store is disposed');
+    const events: StoreEvent[] = [];
+    const run = this.db.transaction(() => {
+      let revision = this.revision;
+      for (const write of writes) {
+        const { key } = write;
+        revision++;
+        if (write.type === 'create') {
+          const text = serialize(write.object, revision);
+          if (this.statements.insertObject.run(key.resource, key.namespace, key.name, revision, revision, text).changes === 0) {
+            throw new StorageError('AlreadyExists', `${describe(key)} already exists`);
+          }
+          this.statements.insertLog.run(revision, key.resource, key.namespace, key.name, 'ADDED', text, null);
+          events.push({ type: 'ADDED', resource: key.resource, namespace: key.namespace, name: key.name, revision, object: parseObject(text) });
+          continue;
+        }
+        const row = this.currentRow(key, undefined);
+        const text = write.type === 'update' ? serialize(write.object, revision) : serialize(parseObject(row.value), revision);
+        if (write.type === 'update') {
+          this.statements.updateObject.run(text, revision, row.id);
+        } else {
+          this.statements.deleteObject.run(row.id);
+        }
+        const type = write.type === 'update' ? 'MODIFIED' : 'DELETED';
+        this.statements.insertLog.run(revision, key.resource, key.namespace, key.name, type, text, row.value);
+        events.push({ type, resource: key.resource, namespace: key.namespace, name: key.name, revision, object: parseObject(text), previous: parseObject(row.value) });
+      }
+      return revision;
+    });
+    this.revision = run();
+    for (const event of events) if (this.watchers.has(event.resource)) this.publish(event);
+    return this.revision;
   }
 
   /**
