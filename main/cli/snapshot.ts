@@ -7,6 +7,7 @@
 import { createReadStream, createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { translateTimestampSince } from '../../shared/printers/duration';
+import { formatBytes } from '../../shared/printers/bytes';
 import { isRecord } from '../../shared/kubernetes/types';
 import { ClientApiError, type ApiClient } from '../client';
 import { clusterTransport, kubectlErrorText } from './clusterClient';
@@ -98,18 +99,6 @@ export function parseSnapshotArgs(argv: string[]): SnapshotOptions | undefined {
     if (action === 'export') options.file = rest[1];
   }
   return options;
-}
-
-/** `1.5Mi`-style sizes. */
-export function formatBytes(bytes: number): string {
-  const units = ['', 'Ki', 'Mi', 'Gi', 'Ti'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return unit === 0 ? String(bytes) : `${value >= 10 ? Math.round(value) : Math.round(value * 10) / 10}${units[unit]}`;
 }
 
 interface SnapshotView {

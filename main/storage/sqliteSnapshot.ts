@@ -9,6 +9,7 @@
 //
 // This file, sqliteStore.ts and sqliteHistory.ts are the only ones that import better-sqlite3.
 import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { isRecord } from '../../shared/kubernetes/types';
 import { SNAPSHOT_FORMAT_VERSION, type SnapshotManifest, type SnapshotVolume, type StoredObject } from './snapshot';
@@ -157,6 +158,7 @@ export class SnapshotFile {
         for (const file of collected.files) insert.run(file.volume, file.path, file.type, file.mode, file.uid, file.gid, file.data);
         put.run('format', String(SNAPSHOT_FORMAT_VERSION));
         put.run('manifest', JSON.stringify(complete));
+        put.run('digest', contentDigest(db));
       })();
       return complete;
     } finally {
@@ -222,6 +224,21 @@ function revisionOf(db: Database.Database): number {
   return Math.max(newest ?? 0, compacted);
 }
 
+/** SHA-256 over what a restore reads (the objects and the volume entries), in key order. */
+function contentDigest(db: Database.Database): string {
+  const hash = createHash('sha256');
+  const separator = Buffer.from([0]);
+  for (const row of db.prepare<[], StoredObject>('SELECT resource, namespace, name, value FROM objects ORDER BY resource, namespace, name').iterate()) {
+    hash.update(`${row.resource}\u0000${row.namespace}\u0000${row.name}\u0000`).update(row.value).update(separator);
+  }
+  for (const row of db.prepare<[], FileRow>('SELECT volume, path, type, mode, uid, gid, data FROM snapshot_files ORDER BY volume, path').iterate()) {
+    hash.update(`${row.volume}\u0000${row.path}\u0000${row.type}\u0000${row.mode}\u0000${row.uid}\u0000${row.gid}\u0000`);
+    if (row.data !== null) hash.update(row.data);
+    hash.update(separator);
+  }
+  return hash.digest('hex');
+}
+
 function objectCount(db: Database.Database): number {
   return db.prepare<[], number>('SELECT count(*) FROM objects').pluck().get() ?? 0;
 }
@@ -250,10 +267,15 @@ function checkFormat(db: Database.Database): SnapshotManifest {
 function checkContent(db: Database.Database): SnapshotManifest {
   const manifest = checkFormat(db);
   const problems = db.prepare<[], string>('PRAGMA integrity_check(5)').pluck().all();
-  if (problems.length !== 1 || problems[0] !== 'ok') throw new SnapshotFileError(`the snapshot file is corrupt: ${problems.join('; ')}`, 'Corrupt');
+  if (problems.length !== 1 || problems[0] !== 'ok') {
+    const summary = problems.join('; ').replace(/\s*\n\s*/g, '; ');
+    throw new SnapshotFileError(`the snapshot file is corrupt: ${summary.length > 300 ? `${summary.slice(0, 300)}…` : summary}`, 'Corrupt');
+  }
   for (const table of ['objects', 'log', 'meta', 'snapshot_files']) if (!hasTable(db, table)) throw new SnapshotFileError(`the snapshot has no ${table} table`, 'Corrupt');
   const count = objectCount(db);
   if (count !== manifest.objects) throw new SnapshotFileError(`the snapshot holds ${count} objects, its manifest says ${manifest.objects}`, 'Corrupt');
+  const digest = db.prepare<[], string>("SELECT value FROM snapshot WHERE key = 'digest'").pluck().get();
+  if (digest === undefined || digest !== contentDigest(db)) throw new SnapshotFileError("the snapshot's objects or volume data do not match its checksum", 'Corrupt');
   for (const row of db.prepare<[], StoredObject>('SELECT resource, namespace, name, value FROM objects').iterate()) {
     let value: unknown;
     try {

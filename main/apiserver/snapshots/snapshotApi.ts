@@ -19,12 +19,14 @@
 // restoring, deleting, exporting and importing also need cluster-admin's power: `*` verbs on `*`
 // resources in `*` groups (asked of the authorizer as such). Listing and reading a snapshot's
 // manifest need only RBAC on `snapshots`.
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, rmSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import type { TableDef } from '../../../shared/printers/table';
+import { formatBytes } from '../../../shared/printers/bytes';
+import { translateTimestampSince } from '../../../shared/printers/duration';
 import { defineKind, type KindStrategy } from '../../registry/strategy';
 import { ApiError } from '../apiError';
 import type { Attributes, Authorizer, UserIdentity } from '../auth/rbacAuthorizer';
@@ -35,7 +37,7 @@ import { errorReply, json } from '../handlers/replies';
 import type { ApiRequest, ApiResponse, ApiServerContext } from '../handlers/request';
 import type { ResourceRegistry } from '../resourceRegistry';
 import { parseIncludeObject, toTable } from '../tables';
-import { SnapshotError, validSnapshotName, type RestoreResult, type SnapshotInfo, type Snapshots } from './snapshots';
+import { SNAPSHOT_NAME_MESSAGE, SnapshotError, validSnapshotName, type RestoreResult, type SnapshotInfo, type Snapshots } from './snapshots';
 
 export const SNAPSHOT_GROUP = 'snapshots.kubedesk.dev';
 export const SNAPSHOT_VERSION = 'v1';
@@ -43,18 +45,6 @@ const API_VERSION = `${SNAPSHOT_GROUP}/${SNAPSHOT_VERSION}`;
 const COLLECTION_PATH = `/apis/${SNAPSHOT_GROUP}/${SNAPSHOT_VERSION}/snapshots`;
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
-
-/** `1.5Mi`-style sizes, as `kubectl get` would show a Quantity. */
-export function formatSize(bytes: number): string {
-  const units = ['', 'Ki', 'Mi', 'Gi', 'Ti'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return unit === 0 ? String(bytes) : `${value >= 10 ? Math.round(value) : Math.round(value * 10) / 10}${units[unit]}`;
-}
 
 /** Columns of `kubectl get snapshots.snapshots.kubedesk.dev`. */
 const SNAPSHOT_TABLE: TableDef = {
@@ -69,7 +59,7 @@ const SNAPSHOT_TABLE: TableDef = {
   row(object) {
     const status = isRecord(object.status) ? object.status : {};
     const volumes = Array.isArray(status.volumes) ? status.volumes.length : 0;
-    return [object.metadata.name ?? '', text(status.resourceVersion), typeof status.objects === 'number' ? status.objects : 0, volumes, formatSize(typeof status.sizeBytes === 'number' ? status.sizeBytes : 0), object.metadata.creationTimestamp ?? ''];
+    return [object.metadata.name ?? '', text(status.resourceVersion), typeof status.objects === 'number' ? status.objects : 0, volumes, formatBytes(typeof status.sizeBytes === 'number' ? status.sizeBytes : 0), translateTimestampSince(object.metadata.creationTimestamp, new Date())];
   },
 };
 
@@ -198,8 +188,9 @@ export function registerSnapshotApi(api: ApiServerContext, registry: ResourceReg
       if (subresource === 'export') {
         if (request.method !== 'GET') throw ApiError.methodNotAllowed();
         requireClusterAdmin(authorizer, user, 'get', name, 'export');
+        // streamed chunked, as every stream reply: the size is in its own header
         const { stream, size } = snapshots.exportStream(name);
-        return { status: 200, headers: { 'Content-Type': 'application/octet-stream', 'Content-Length': String(size), 'Content-Disposition': `attachment; filename="${name}.kdsnap"` }, body: '', stream };
+        return { status: 200, headers: { 'Content-Type': 'application/octet-stream', 'X-Snapshot-Size': String(size), 'Content-Disposition': `attachment; filename="${name}.kdsnap"` }, body: '', stream };
       }
       if (subresource === 'import') {
         if (request.method !== 'POST') throw ApiError.methodNotAllowed();
@@ -232,10 +223,15 @@ export function snapshotImportHandler(options: { snapshots: Snapshots; authorize
     const name = decodeURIComponent(match[1]);
     void (async () => {
       try {
-        if (!validSnapshotName(name)) throw new SnapshotError(`invalid snapshot name "${name}"`, 'Invalid');
+        if (!validSnapshotName(name)) throw new SnapshotError(SNAPSHOT_NAME_MESSAGE, 'Invalid');
         requireClusterAdmin(options.authorizer, user, 'create', name, 'import');
         const partial = options.snapshots.partialPath(name);
-        await pipeline(request, createWriteStream(partial, { mode: 0o600 }));
+        try {
+          await pipeline(request, createWriteStream(partial, { mode: 0o600 }));
+        } catch (error) {
+          rmSync(partial, { force: true });
+          throw error;
+        }
         const info = await options.snapshots.importFile(partial, name);
         const body = JSON.stringify(snapshotObject(info));
         response.writeHead(201, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) });

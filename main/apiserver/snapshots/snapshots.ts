@@ -82,6 +82,8 @@ const RANKS: Record<string, number> = {
   pods: 9,
 };
 
+export const SNAPSHOT_NAME_MESSAGE = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+
 export function validSnapshotName(name: string): boolean {
   return name.length > 0 && name.length <= 253 && NAME_PATTERN.test(name);
 }
@@ -127,7 +129,7 @@ export class Snapshots {
   constructor(private readonly options: SnapshotsOptions) {}
 
   private pathOf(name: string): string {
-    if (!validSnapshotName(name)) throw new SnapshotError(`invalid snapshot name "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`, 'Invalid');
+    if (!validSnapshotName(name)) throw new SnapshotError(SNAPSHOT_NAME_MESSAGE, 'Invalid');
     return path.join(this.options.directory, `${name}${EXTENSION}`);
   }
 

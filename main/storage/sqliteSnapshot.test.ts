@@ -1,0 +1,163 @@
+// Tests for snapshot files and the store's two snapshot operations: the online backup is the
+// store at one revision even with writes during it; a sealed file opens only when all of it
+// checks out (truncated, corrupt, newer format and foreign files are refused with their reason);
+// applyWrites commits a batch at new revisions, tells watchers, and changes nothing when one
+// write fails.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { SqliteStore } from './sqliteStore';
+import { SnapshotFile, SnapshotFileError, type VolumeFile } from './sqliteSnapshot';
+import { SNAPSHOT_FORMAT_VERSION } from './snapshot';
+import type { StoreEvent } from './store';
+
+let directory: string;
+let store: SqliteStore;
+
+beforeEach(() => {
+  directory = mkdtempSync(path.join(tmpdir(), 'kubedesk-snapshot-file-'));
+  store = SqliteStore.open(path.join(directory, 'state.db'));
+});
+
+afterEach(() => {
+  store.dispose();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+const configMap = (name: string, value = 'v') => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'a', uid: `${name}-uid` }, data: { value } });
+const key = (name: string) => ({ resource: 'configmaps', namespace: 'a', name });
+
+async function saveSnapshot(file: string, files: VolumeFile[] = []) {
+  await store.backupTo(file);
+  return SnapshotFile.seal(file, { name: 'snap', created: '2026-01-02T03:04:05Z' }, () => ({ images: ['busybox:1'], volumes: files.length ? [{ name: 'pvc-1', files: 1, bytes: 5 }] : [], files }));
+}
+
+function openError(file: string): SnapshotFileError {
+  try {
+    SnapshotFile.open(file).close();
+  } catch (error) {
+    if (error instanceof SnapshotFileError) return error;
+    throw error;
+  }
+  throw new Error('the snapshot opened');
+}
+
+describe('SnapshotFile', () => {
+  it('holds the objects at the revision of the copy, with the manifest and the volume entries', async () => {
+    for (let index = 0; index < 50; index++) store.create(key(`cm-${index}`), configMap(`cm-${index}`));
+    const file = path.join(directory, 'snap.kdsnap');
+    const manifest = await saveSnapshot(file, [{ volume: 'pvc-1', path: 'data.txt', type: 'file', mode: 0o644, uid: 0, gid: 0, data: Buffer.from('hello') }]);
+    expect(manifest).toMatchObject({ formatVersion: SNAPSHOT_FORMAT_VERSION, name: 'snap', resourceVersion: store.currentRevision(), objects: 50, images: ['busybox:1'] });
+    const snapshot = SnapshotFile.open(file);
+    try {
+      expect(snapshot.manifest).toEqual(manifest);
+      expect(snapshot.objects().map((row) => row.name)).toHaveLength(50);
+      expect([...snapshot.files()].map((entry) => [entry.path, entry.data?.toString()])).toEqual([['data.txt', 'hello']]);
+    } finally {
+      snapshot.close();
+    }
+    // one file, no WAL beside it
+    expect(() => statSync(`${file}-wal`)).toThrow();
+  });
+
+  it('is consistent at one revision when writes go on during the backup', async () => {
+    for (let index = 0; index < 2000; index++) store.create(key(`cm-${index}`), configMap(`cm-${index}`, 'x'.repeat(200)));
+    const file = path.join(directory, 'busy.kdsnap');
+    const backup = store.backupTo(file);
+    let writes = 0;
+    const writer = setInterval(() => store.create(key(`late-${writes++}`), configMap(`late-${writes}`)), 0);
+    await backup;
+    clearInterval(writer);
+    const manifest = SnapshotFile.seal(file, { name: 'busy', created: '2026-01-02T03:04:05Z' }, () => ({ images: [], volumes: [], files: [] }));
+    const snapshot = SnapshotFile.open(file);
+    try {
+      const rows = snapshot.objects();
+      // every object in the copy is at or below its revision, and every write at or below it is in it
+      const revisions = rows.map((row) => Number((JSON.parse(row.value) as { metadata: { resourceVersion: string } }).metadata.resourceVersion));
+      expect(Math.max(...revisions)).toBe(manifest.resourceVersion);
+      expect(rows).toHaveLength(manifest.resourceVersion);
+    } finally {
+      snapshot.close();
+    }
+  });
+
+  it('refuses a truncated file and says how short it is', async () => {
+    for (let index = 0; index < 200; index++) store.create(key(`cm-${index}`), configMap(`cm-${index}`, 'x'.repeat(500)));
+    const file = path.join(directory, 'cut.kdsnap');
+    await saveSnapshot(file);
+    truncateSync(file, Math.floor(statSync(file).size / 2));
+    const error = openError(file);
+    expect(error.reason).toBe('Corrupt');
+    expect(error.message).toMatch(/truncated/);
+  });
+
+  it('refuses a file whose object bytes were changed', async () => {
+    store.create(key('cm'), configMap('cm', 'original-value'));
+    const file = path.join(directory, 'flipped.kdsnap');
+    await saveSnapshot(file);
+    const bytes = readFileSync(file);
+    const at = bytes.indexOf('original-value');
+    expect(at).toBeGreaterThan(0);
+    bytes.write('tampered-value', at);
+    writeFileSync(file, bytes);
+    const error = openError(file);
+    expect(error.reason).toBe('Corrupt');
+    expect(error.message).toMatch(/checksum/);
+  });
+
+  it('refuses a snapshot of a newer format, naming both versions', async () => {
+    const file = path.join(directory, 'newer.kdsnap');
+    await saveSnapshot(file);
+    const db = new Database(file);
+    db.prepare("UPDATE snapshot SET value = ? WHERE key = 'format'").run(String(SNAPSHOT_FORMAT_VERSION + 1));
+    db.close();
+    const error = openError(file);
+    expect(error.reason).toBe('NewerFormat');
+    expect(error.message).toContain(`format version ${SNAPSHOT_FORMAT_VERSION + 1}, newer than this kubedesk reads (${SNAPSHOT_FORMAT_VERSION})`);
+  });
+
+  it('refuses files that are not snapshots: text, and a plain store file', () => {
+    const text = path.join(directory, 'text.kdsnap');
+    writeFileSync(text, 'hello\n');
+    expect(openError(text).reason).toBe('NotASnapshot');
+    store.create(key('cm'), configMap('cm'));
+    store.dispose();
+    expect(openError(path.join(directory, 'state.db')).reason).toBe('NotASnapshot');
+  });
+});
+
+describe('SqliteStore.applyWrites', () => {
+  it('commits creates, updates and deletes at new revisions and tells watchers in order', () => {
+    store.create(key('keep'), configMap('keep'));
+    store.create(key('drop'), configMap('drop'));
+    const before = store.currentRevision();
+    const events: StoreEvent[] = [];
+    store.watch({ resource: 'configmaps', fromRevision: before }, (event) => events.push(event));
+    const after = store.applyWrites([
+      { type: 'delete', key: key('drop') },
+      { type: 'update', key: key('keep'), object: configMap('keep', 'changed') },
+      { type: 'create', key: key('back'), object: configMap('back') },
+    ]);
+    expect(after).toBe(before + 3);
+    expect(events.map((event) => `${event.type} ${event.name} ${event.revision}`)).toEqual([`DELETED drop ${before + 1}`, `MODIFIED keep ${before + 2}`, `ADDED back ${before + 3}`]);
+    expect(store.get(key('back'))?.metadata).toMatchObject({ uid: 'back-uid', resourceVersion: String(before + 3) });
+    expect(store.get(key('drop'))).toBeUndefined();
+  });
+
+  it('changes nothing when one write of the batch fails', () => {
+    store.create(key('existing'), configMap('existing'));
+    const before = store.currentRevision();
+    expect(() =>
+      store.applyWrites([
+        { type: 'create', key: key('fresh'), object: configMap('fresh') },
+        { type: 'create', key: key('existing'), object: configMap('existing') },
+      ]),
+    ).toThrow(/already exists/);
+    expect(store.currentRevision()).toBe(before);
+    expect(store.get(key('fresh'))).toBeUndefined();
+    // the next write continues from the same revision
+    expect(store.create(key('later'), configMap('later')).metadata.resourceVersion).toBe(String(before + 1));
+  });
+});
