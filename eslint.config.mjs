@@ -18,7 +18,7 @@ export const importAllowLists = [
   { files: ['main/storage'], allow: ['main/storage', 'shared', node], testsAlsoAllow: ['esbuild'], reason: 'storage is the bottom layer' },
   { files: ['main/storage/sqliteStore.ts'], allow: ['main/storage', 'shared', node, 'better-sqlite3'], reason: 'only sqliteStore.ts talks to SQLite' },
   { files: ['main/storage/sqliteHistory.ts'], allow: ['main/storage', 'shared', node, 'better-sqlite3'], reason: 'the history table lives in the store\'s SQLite file' },
-  { files: ['main/storage/sqliteSnapshot.ts'], allow: ['main/storage', 'shared', node, 'better-sqlite3'], reason: 'a snapshot is a copy of the store\'s SQLite file' },
+  { files: ['main/storage/sqliteSnapshot.ts', 'main/storage/sqliteSnapshot.test.ts'], allow: ['main/storage', 'shared', node, 'better-sqlite3'], reason: 'a snapshot is a copy of the store\'s SQLite file' },
   { files: ['main/registry'], allow: ['main/registry', 'shared', node], reason: 'the registry holds pure per-kind rules; it imports only shared/' },
   {
     files: ['main/apiserver'],
