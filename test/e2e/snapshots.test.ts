@@ -184,7 +184,8 @@ describe('kubedesk snapshot', () => {
     const newer = join(cluster.root, 'newer.kdsnap');
     writeFileSync(newer, bytes);
     // as another tool (a newer kubedesk) would have written it
-    const edit = await runCommand(process.execPath, ['-e', "const D = require('better-sqlite3'); const db = new D(process.argv[1]); db.prepare(\"UPDATE snapshot SET value = '99' WHERE key = 'format'\").run(); db.close();", newer], { cwd: repositoryRoot });
+    const sqlite = join(repositoryRoot, 'node_modules', 'better-sqlite3');
+    const edit = await runCommand(process.execPath, ['-e', "const D = require(process.argv[1]); const db = new D(process.argv[2]); db.prepare(\"UPDATE snapshot SET value = '99' WHERE key = 'format'\").run(); db.close();", sqlite, newer]);
     expect(edit.code, edit.stderr).toBe(0);
 
     const stateBefore = await kubectlOk(cluster, ['get', 'namespaces,configmaps,services,persistentvolumeclaims', '-A', '-o', 'jsonpath={range .items[*]}{.metadata.uid}{" "}{.metadata.resourceVersion}{"\\n"}{end}']);
