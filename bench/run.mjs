@@ -3,10 +3,11 @@
 // the same run, and its target. Figures are printed, never asserted — a missed target is
 // information, not a failure; only a bench that cannot run makes the exit code non-zero.
 //
-//   npm run build && node bench/run.mjs [startup] [creates] [creates-64] [history] [watch] [idle-rss] [--profile] [--json FILE]
+//   npm run build && node bench/run.mjs [startup] [creates] [creates-64] [history] [watch] [idle-rss] [snapshot-save] [--profile] [--json FILE]
 //   node bench/run.mjs pods pod-streams      # the Docker benches: only when named (they need Docker
 //                                            # and the e2e test image, and take minutes)
 //   node bench/run.mjs deployment scheduler controllers   # the workload benches (Docker too)
+//   node bench/run.mjs snapshot-restore                  # a 20-pod namespace restored vs applied (Docker)
 //
 // --profile runs every server under `node --cpu-prof` and leaves the .cpuprofile files (open them
 // in Chrome DevTools → Performance) in /tmp/kubedesk-bench/profiles.
@@ -28,6 +29,7 @@ import { benchControllers } from './controllerLoad.mjs';
 import { benchServiceNetwork } from './serviceNetwork.mjs';
 import { runPendingCleanups } from './podLib.mjs';
 import { benchUi } from './ui/uiBench.mjs';
+import { benchSnapshotRestore, benchSnapshotSave } from './snapshots.mjs';
 
 const BENCHES = {
   startup: () => benchStartup(),
@@ -36,6 +38,7 @@ const BENCHES = {
   history: () => benchHistory(),
   watch: () => benchWatchFanout(),
   'idle-rss': () => benchIdleRss(),
+  'snapshot-save': () => benchSnapshotSave(),
 };
 // Run only when named, so the default run stays the ~40 s one without Docker; each adds its own
 // time to the watchdog's limit.
@@ -47,6 +50,7 @@ const DOCKER_BENCHES = {
   controllers: { run: () => benchControllers(), limitMs: 300_000 },
   'service-network': { run: () => benchServiceNetwork(), limitMs: 300_000 },
   ui: { run: () => benchUi(), limitMs: 600_000 },
+  'snapshot-restore': { run: () => benchSnapshotRestore(), limitMs: 480_000 },
 };
 for (const [name, bench] of Object.entries(DOCKER_BENCHES)) BENCHES[name] = bench.run;
 const TOTAL_LIMIT_MS = 180_000;

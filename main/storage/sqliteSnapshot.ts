@@ -10,7 +10,7 @@
 // This file, sqliteStore.ts and sqliteHistory.ts are the only ones that import better-sqlite3.
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readSync, statSync } from 'node:fs';
 import { isRecord } from '../../shared/kubernetes/types';
 import { SNAPSHOT_FORMAT_VERSION, type SnapshotManifest, type SnapshotVolume, type StoredObject } from './snapshot';
 
@@ -136,8 +136,10 @@ export class SnapshotFile {
   ): SnapshotManifest {
     const db = new Database(path);
     try {
-      // A snapshot is one file: no WAL beside it.
+      // A snapshot is one file: no WAL beside it. A crash while sealing leaves a partial file the
+      // caller removes; the finished file is synced once when it is closed (syncFile).
       db.pragma('journal_mode = DELETE');
+      db.pragma('synchronous = OFF');
       db.pragma(`application_id = ${APPLICATION_ID}`);
       db.exec(SNAPSHOT_SCHEMA);
       const collected = collect(
@@ -160,9 +162,11 @@ export class SnapshotFile {
         put.run('manifest', JSON.stringify(complete));
         put.run('digest', contentDigest(db));
       })();
+      db.close();
+      syncFile(path);
       return complete;
     } finally {
-      db.close();
+      if (db.open) db.close();
     }
   }
 
@@ -217,6 +221,15 @@ export class SnapshotFile {
   }
 }
 
+function syncFile(path: string): void {
+  const fd = openSync(path, 'r+');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The revision the copy of the store is at: its newest log row, or the compacted revision when compaction emptied the log. */
 function revisionOf(db: Database.Database): number {
   const newest = db.prepare<[], number | null>('SELECT max(revision) FROM log').pluck().get() ?? 0;
@@ -224,20 +237,20 @@ function revisionOf(db: Database.Database): number {
   return Math.max(newest ?? 0, compacted);
 }
 
-/** SHA-256 over what a restore reads (the objects and the volume entries), in key order. */
+/** SHA-256 over what a restore reads (the objects and the volume entries), in key order; rows read as bytes, not strings. */
 function contentDigest(db: Database.Database): string {
   const hash = createHash('sha256');
-  const separator = Buffer.from([0]);
-  for (const row of db.prepare<[], StoredObject>('SELECT resource, namespace, name, value FROM objects ORDER BY resource, namespace, name').iterate()) {
-    hash.update(`${row.resource}\u0000${row.namespace}\u0000${row.name}\u0000`).update(row.value).update(separator);
-  }
-  for (const row of db.prepare<[], FileRow>('SELECT volume, path, type, mode, uid, gid, data FROM snapshot_files ORDER BY volume, path').iterate()) {
-    hash.update(`${row.volume}\u0000${row.path}\u0000${row.type}\u0000${row.mode}\u0000${row.uid}\u0000${row.gid}\u0000`);
-    if (row.data !== null) hash.update(row.data);
-    hash.update(separator);
+  const objects = db.prepare<[], unknown[]>("SELECT CAST(resource || char(0) || namespace || char(0) || name || char(0) AS BLOB), CAST(value AS BLOB) FROM objects ORDER BY resource, namespace, name").raw();
+  for (const row of objects.iterate()) for (const cell of row) if (Buffer.isBuffer(cell)) hash.update(cell);
+  const files = db.prepare<[], unknown[]>("SELECT CAST(volume || char(0) || path || char(0) || type || char(0) || mode || char(0) || uid || char(0) || gid || char(0) AS BLOB), data FROM snapshot_files ORDER BY volume, path").raw();
+  for (const row of files.iterate()) {
+    for (const cell of row) if (Buffer.isBuffer(cell)) hash.update(cell);
+    hash.update(SEPARATOR);
   }
   return hash.digest('hex');
 }
+
+const SEPARATOR = Buffer.from([0]);
 
 function objectCount(db: Database.Database): number {
   return db.prepare<[], number>('SELECT count(*) FROM objects').pluck().get() ?? 0;
