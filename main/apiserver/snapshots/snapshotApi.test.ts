@@ -4,7 +4,7 @@
 // data is put back; missing images are named; bad input (unknown name, corrupt or newer file,
 // missing images) changes nothing; only cluster-admin-like users may save or restore.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -144,7 +144,10 @@ describe('the snapshot API', () => {
     expect(saved.json.status).toMatchObject({ volumes: [{ name: 'pvc-1234', files: 1, bytes: 5 }] });
     writeFileSync(path.join(volumeDir, 'sub', 'file.txt'), 'changed');
     writeFileSync(path.join(volumeDir, 'extra.txt'), 'new');
+    const inode = statSync(volumeDir).ino;
     expect((await request('POST', `${SNAPSHOTS}/data/restore`)).status).toBe(200);
+    // the same directory, so a running pod's bind mount sees the restored data
+    expect(statSync(volumeDir).ino).toBe(inode);
     expect(readFileSync(path.join(volumeDir, 'sub', 'file.txt'), 'utf8')).toBe('saved');
     expect(existsSync(path.join(volumeDir, 'extra.txt'))).toBe(false);
   });

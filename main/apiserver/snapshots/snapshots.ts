@@ -272,7 +272,8 @@ export class Snapshots {
         // checks the whole plan (every object parses) before anything changes
         planRestore(this.options.store.allObjects(), objects, clusterRestorePolicy);
 
-        for (const volume of volumeNames) rmSync(path.join(this.options.volumesDir, volume), { recursive: true, force: true });
+        // emptied, not replaced: a running pod's bind mount keeps pointing at the same directory
+        for (const volume of volumeNames) emptyDirectory(path.join(this.options.volumesDir, volume));
         for (const entry of snapshot.files()) writeEntry(path.join(this.options.volumesDir, entry.volume), entry);
 
         // the store may have changed while the volumes were written: plan against it as it is now
@@ -318,6 +319,15 @@ function walk(root: string, relative: string, visit: (entry: Omit<VolumeFile, 'v
     visit({ ...base, type: 'file', data: readFileSync(full) });
   }
   // sockets, FIFOs and devices are not data: left out
+}
+
+function emptyDirectory(directory: string): void {
+  if (!existsSync(directory)) return;
+  if (!lstatSync(directory).isDirectory()) {
+    rmSync(directory, { force: true });
+    return;
+  }
+  for (const child of readdirSync(directory)) rmSync(path.join(directory, child), { recursive: true, force: true });
 }
 
 function writeEntry(root: string, entry: VolumeFile): void {
