@@ -189,6 +189,7 @@ export class Cluster {
       store,
       directory: join(dataDir, 'snapshots'),
       volumesDir: join(dataDir, 'volumes'),
+      history,
       imagePresent: async (reference) => {
         const runtime = this.firstRuntime;
         return runtime === undefined ? true : (await runtime.imageStatus(reference)) !== undefined;

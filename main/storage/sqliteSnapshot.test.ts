@@ -135,12 +135,13 @@ describe('SqliteStore.applyWrites', () => {
     const before = store.currentRevision();
     const events: StoreEvent[] = [];
     store.watch({ resource: 'configmaps', fromRevision: before }, (event) => events.push(event));
-    const after = store.applyWrites([
+    const stored = store.applyWrites([
       { type: 'delete', key: key('drop') },
       { type: 'update', key: key('keep'), object: configMap('keep', 'changed') },
       { type: 'create', key: key('back'), object: configMap('back') },
     ]);
-    expect(after).toBe(before + 3);
+    expect(store.currentRevision()).toBe(before + 3);
+    expect(stored.map((object) => `${object.metadata.name} ${object.metadata.resourceVersion}`)).toEqual([`drop ${before + 1}`, `keep ${before + 2}`, `back ${before + 3}`]);
     expect(events.map((event) => `${event.type} ${event.name} ${event.revision}`)).toEqual([`DELETED drop ${before + 1}`, `MODIFIED keep ${before + 2}`, `ADDED back ${before + 3}`]);
     expect(store.get(key('back'))?.metadata).toMatchObject({ uid: 'back-uid', resourceVersion: String(before + 3) });
     expect(store.get(key('drop'))).toBeUndefined();

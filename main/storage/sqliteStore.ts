@@ -460,9 +460,10 @@ export class SqliteStore implements Store {
    * (revisions never go back), then tells watchers of each in revision order: a watcher sees the
    * change as ordinary events and never holds a state older than the store. Creates of existing
    * keys fail with AlreadyExists and updates or deletes of missing keys with NotFound; either
-   * leaves the store as it was. Returns the revision after the last write.
+   * leaves the store as it was. Returns each write's stored object (a deletion's last state,
+   * stamped with the deletion revision), in order.
    */
-  applyWrites(writes: readonly StoreWrite[]): number {
+  applyWrites(writes: readonly StoreWrite[]): KubeObject[] {
     if (this.disposed) throw new Error('store is disposed');
     const events: StoreEvent[] = [];
     const run = this.db.transaction(() => {
@@ -494,7 +495,7 @@ export class SqliteStore implements Store {
     });
     this.revision = run();
     for (const event of events) if (this.watchers.has(event.resource)) this.publish(event);
-    return this.revision;
+    return events.map((event) => event.object);
   }
 
   /**

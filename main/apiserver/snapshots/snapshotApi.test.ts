@@ -11,6 +11,7 @@ import { Readable } from 'node:stream';
 import { isRecord, type KubeObject } from '../../../shared/kubernetes/types';
 import { builtinResources } from '../../registry/resources';
 import { SqliteStore } from '../../storage/sqliteStore';
+import { DEFAULT_HISTORY_RETENTION, type History } from '../../storage/history';
 import type { StoreEvent } from '../../storage/store';
 import { ApiServer, type ApiReply, type ApiResponse } from '../apiServer';
 import type { Attributes, Authorizer } from '../auth/rbacAuthorizer';
@@ -23,6 +24,7 @@ let directory: string;
 let store: SqliteStore;
 let api: ApiServer;
 let presentImages: Set<string>;
+let history: History;
 
 const admin = { name: 'admin', groups: ['system:masters', 'system:authenticated'] };
 /** may do anything with snapshots.kubedesk.dev, but not `*` on `*` */
@@ -44,10 +46,12 @@ beforeEach(() => {
   const registry = new ResourceRegistry(builtinResources());
   const openapi = new OpenApiService();
   openapi.setResources(registry.all());
-  api = new ApiServer({ store, registry, openapi, serverAddress: () => '127.0.0.1:6443', version: {} });
+  history = store.history(DEFAULT_HISTORY_RETENTION);
+  api = new ApiServer({ store, registry, openapi, serverAddress: () => '127.0.0.1:6443', version: {}, history });
   presentImages = new Set(['busybox:1']);
   const snapshots = new Snapshots({
     store,
+    history,
     directory: path.join(directory, 'snapshots'),
     volumesDir: path.join(directory, 'volumes'),
     imagePresent: async (image) => presentImages.has(image),
@@ -133,6 +137,17 @@ describe('the snapshot API', () => {
     expect(podBack?.status).toMatchObject({ phase: 'Pending', qosClass: 'BestEffort' });
     expect(podBack?.status).not.toHaveProperty('containerStatuses');
     expect(store.currentRevision()).toBeGreaterThan(beforeRestore);
+  });
+
+  it('records the restore\'s writes in the object history, so what came back is no longer listed as deleted', async () => {
+    await create('/api/v1/namespaces/default/configmaps', configMap('kept'));
+    await request('POST', SNAPSHOTS, { body: { metadata: { name: 'before' } } });
+    await request('DELETE', '/api/v1/namespaces/default/configmaps/kept');
+    expect(history.deleted({ namespace: 'default' }).map((entry) => entry.key.name)).toEqual(['kept']);
+    await request('POST', `${SNAPSHOTS}/before/restore`);
+    expect(history.deleted({ namespace: 'default' })).toEqual([]);
+    const revisions = history.revisions({ resource: 'configmaps', namespace: 'default', name: 'kept' });
+    expect(revisions.at(-1)).toMatchObject({ operation: 'CREATE', user: 'admin', fieldManager: 'kubedesk-snapshot', removed: false });
   });
 
   it('puts the PersistentVolumes\' data back as it was saved', async () => {

@@ -183,7 +183,8 @@ export function registerSnapshotApi(api: ApiServerContext, registry: ResourceReg
         if (request.method !== 'POST') throw ApiError.methodNotAllowed();
         requireClusterAdmin(authorizer, user, 'create', name, 'restore');
         const ignore = request.query.get('ignoreMissingImages');
-        return json(200, restoreObject(await snapshots.restore(name, { ignoreMissingImages: ignore === 'true' || ignore === '1' })));
+        const restored = await snapshots.restore(name, { ignoreMissingImages: ignore === 'true' || ignore === '1', user: request.user?.name, userAgent: request.headers['user-agent'] });
+        return json(200, restoreObject(restored));
       }
       if (subresource === 'export') {
         if (request.method !== 'GET') throw ApiError.methodNotAllowed();

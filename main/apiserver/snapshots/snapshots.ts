@@ -19,13 +19,14 @@ import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import { planRestore, podImages, type RestorePlan, type RestorePolicy, type SnapshotManifest, type SnapshotVolume, type StoredObject, type StoreWrite } from '../../storage/snapshot';
 import { SnapshotFile, SnapshotFileError, type VolumeFile } from '../../storage/sqliteSnapshot';
+import type { WriteRecorder } from '../../storage/history';
 
 /** What snapshots need of the store (SqliteStore implements it). */
 export interface SnapshotStore {
   currentRevision(): number;
   allObjects(): StoredObject[];
   backupTo(destination: string): Promise<void>;
-  applyWrites(writes: readonly StoreWrite[]): number;
+  applyWrites(writes: readonly StoreWrite[]): KubeObject[];
 }
 
 export interface SnapshotsOptions {
@@ -34,6 +35,8 @@ export interface SnapshotsOptions {
   directory: string;
   /** where local PersistentVolumes' directories live: `<data-dir>/volumes` */
   volumesDir: string;
+  /** told of each write of a restore (the object history), as the generic store tells it of its own */
+  history?: WriteRecorder;
   /** whether Docker has an image; without it no image is checked */
   imagePresent?: (reference: string) => Promise<boolean>;
   clock?: () => Date;
@@ -255,7 +258,8 @@ export class Snapshots {
     }
   }
 
-  restore(name: string, options: { ignoreMissingImages?: boolean } = {}): Promise<RestoreResult> {
+  /** `user` (and `userAgent`) go into the history's revisions of the restore's writes. */
+  restore(name: string, options: { ignoreMissingImages?: boolean; user?: string; userAgent?: string } = {}): Promise<RestoreResult> {
     return this.serially(async () => {
       const snapshot = this.check(this.existing(name));
       try {
@@ -279,7 +283,12 @@ export class Snapshots {
         // the store may have changed while the volumes were written: plan against it as it is now
         const live = this.options.store.allObjects();
         const plan: RestorePlan = planRestore(live, objects, clusterRestorePolicy);
-        const resourceVersion = this.options.store.applyWrites(plan.writes);
+        const stored = this.options.store.applyWrites(plan.writes);
+        const resourceVersion = this.options.store.currentRevision();
+        plan.writes.forEach((write, index) => {
+          const operation = write.type === 'create' ? 'CREATE' : write.type === 'update' ? 'UPDATE' : 'DELETE';
+          this.options.history?.record({ key: write.key, object: stored[index], operation, removed: write.type === 'delete', user: options.user, fieldManager: 'kubedesk-snapshot', userAgent: options.userAgent });
+        });
         this.removeUnusedVolumes(live, objects);
         return { name, resourceVersion, created: plan.created, updated: plan.updated, replaced: plan.replaced, deleted: plan.deleted, missingImages };
       } finally {
