@@ -18,7 +18,7 @@ import type { Attributes, Authorizer } from '../auth/rbacAuthorizer';
 import { OpenApiService } from '../openapi/openapiDocuments';
 import { ResourceRegistry } from '../resourceRegistry';
 import { registerSnapshotApi } from './snapshotApi';
-import { Snapshots } from './snapshots';
+import { checkVolumeEntries, Snapshots } from './snapshots';
 
 let directory: string;
 let store: SqliteStore;
@@ -245,5 +245,20 @@ describe('the snapshot API', () => {
     expect(again.json).toMatchObject({ reason: 'AlreadyExists' });
     const missing = await request('POST', SNAPSHOTS, { body: { metadata: {} } });
     expect(missing.status).toBe(422);
+  });
+});
+
+describe('checkVolumeEntries', () => {
+  const volumes = new Set(['pvc-1']);
+  it.each([
+    [[{ volume: 'pvc-1', path: '', type: 'directory' as const }, { volume: 'pvc-1', path: 'a/b.txt', type: 'file' as const }], undefined],
+    [[{ volume: 'pvc-1', path: '../escape', type: 'file' as const }], 'is outside its volume'],
+    [[{ volume: 'pvc-1', path: '/etc/passwd', type: 'file' as const }], 'is outside its volume'],
+    [[{ volume: 'pvc-2', path: 'x', type: 'file' as const }], 'is outside its volume'],
+    [[{ volume: 'pvc-1', path: '', type: 'symlink' as const }], 'is not a directory'],
+    [[{ volume: 'pvc-1', path: 'link', type: 'symlink' as const }, { volume: 'pvc-1', path: 'link/x', type: 'file' as const }], 'lies below a symbolic link'],
+  ])('judges %j', (entries, problem) => {
+    if (problem === undefined) expect(() => checkVolumeEntries(entries, volumes)).not.toThrow();
+    else expect(() => checkVolumeEntries(entries, volumes)).toThrow(problem);
   });
 });

@@ -185,6 +185,8 @@ export class Snapshots {
         await this.options.store.backupTo(partial);
         const created = (this.options.clock?.() ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
         const manifest = SnapshotFile.seal(partial, { name, created }, (objects) => this.collect(objects));
+        // it holds every Secret
+        chmodSync(partial, 0o600);
         renameSync(partial, file);
         return { manifest, sizeBytes: statSync(file).size };
       } finally {
@@ -235,6 +237,7 @@ export class Snapshots {
         const file = this.pathOf(name);
         if (existsSync(file)) throw new SnapshotError(`snapshot "${name}" already exists`, 'AlreadyExists');
         this.check(source).close();
+        chmodSync(source, 0o600);
         renameSync(source, file);
         return this.get(name);
       } finally {
@@ -266,9 +269,7 @@ export class Snapshots {
         const objects = snapshot.objects();
         const volumeNames = new Set(snapshot.manifest.volumes.map((volume) => volume.name));
         for (const volume of volumeNames) if (!safeEntryPath(volume) || volume.includes('/')) throw new SnapshotError(`the snapshot's volume name "${volume}" is not a directory name`, 'Corrupt');
-        for (const entry of snapshot.files()) {
-          if (!volumeNames.has(entry.volume) || !safeEntryPath(entry.path)) throw new SnapshotError(`the snapshot's volume entry ${entry.volume}/${entry.path} is outside its volume`, 'Corrupt');
-        }
+        checkVolumeEntries(snapshot.files(), volumeNames);
         const missingImages = await this.missingImages(snapshot.manifest.images);
         if (missingImages.length > 0 && !options.ignoreMissingImages) {
           throw new SnapshotError(`snapshot "${name}" needs images missing from Docker: ${missingImages.join(', ')} (pull or load them, or restore anyway and let the kubelet pull them)`, 'MissingImages');
@@ -311,6 +312,24 @@ export class Snapshots {
       if (stored.resource !== 'persistentvolumes' || kept.has(stored.name) || !/^pvc-[A-Za-z0-9-]+$/.test(stored.name)) continue;
       rmSync(path.join(this.options.volumesDir, stored.name), { recursive: true, force: true });
     }
+  }
+}
+
+/**
+ * Every entry stays inside its volume: a relative path without `..`, a directory at the volume's
+ * root, and nothing below a symbolic link (which could point anywhere).
+ */
+export function checkVolumeEntries(entries: Iterable<Pick<VolumeFile, 'volume' | 'path' | 'type'>>, volumes: ReadonlySet<string>): void {
+  const links = new Set<string>();
+  for (const entry of entries) {
+    const where = `${entry.volume}/${entry.path}`;
+    if (!volumes.has(entry.volume) || !safeEntryPath(entry.path)) throw new SnapshotError(`the snapshot's volume entry ${where} is outside its volume`, 'Corrupt');
+    if (entry.path === '' && entry.type !== 'directory') throw new SnapshotError(`the snapshot's volume ${entry.volume} is not a directory`, 'Corrupt');
+    const parts = entry.path.split('/');
+    for (let length = 1; length < parts.length; length++) {
+      if (links.has(`${entry.volume}/${parts.slice(0, length).join('/')}`)) throw new SnapshotError(`the snapshot's volume entry ${where} lies below a symbolic link`, 'Corrupt');
+    }
+    if (entry.type === 'symlink') links.add(where);
   }
 }
 
