@@ -117,8 +117,6 @@ export function snapshotApiError(error: unknown, name: string): unknown {
       return new ApiError(422, 'Invalid', `Snapshot.${SNAPSHOT_GROUP} "${name}" is invalid: metadata.name: Invalid value: "${name}": ${error.message}`, { ...details, causes: [{ reason: 'FieldValueInvalid', message: error.message, field: 'metadata.name' }] });
     case 'MissingImages':
       return new ApiError(409, 'Conflict', error.message, details);
-    case 'Busy':
-      return new ApiError(409, 'Conflict', error.message, details);
     case 'Corrupt':
     case 'NewerFormat':
       return new ApiError(400, 'BadRequest', `snapshot "${name}": ${error.message}`, details);

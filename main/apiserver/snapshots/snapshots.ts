@@ -61,7 +61,7 @@ export interface RestoreResult {
 export class SnapshotError extends Error {
   constructor(
     message: string,
-    readonly reason: 'NotFound' | 'AlreadyExists' | 'Invalid' | 'Corrupt' | 'NewerFormat' | 'MissingImages' | 'Busy',
+    readonly reason: 'NotFound' | 'AlreadyExists' | 'Invalid' | 'Corrupt' | 'NewerFormat' | 'MissingImages',
   ) {
     super(message);
     this.name = 'SnapshotError';
