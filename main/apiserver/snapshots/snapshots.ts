@@ -248,6 +248,7 @@ export class Snapshots {
 
   /** A file in the snapshots folder for an upload or a save in progress. */
   partialPath(name: string): string {
+    this.pathOf(name);
     mkdirSync(this.options.directory, { recursive: true, mode: 0o700 });
     return path.join(this.options.directory, `.${name}.${randomBytes(6).toString('hex')}.partial`);
   }
