@@ -71,7 +71,7 @@ describe('registryHostingConfigMap', () => {
   it('is KEP-1755 local-registry-hosting in kube-public, its YAML naming the host', () => {
     const configMap = registryHostingConfigMap(5001);
     expect(configMap.metadata).toEqual({ name: 'local-registry-hosting', namespace: 'kube-public' });
-    const data = (configMap as { data: Record<string, string> }).data;
+    const data = configMap.data;
     const hosting = parse(data['localRegistryHosting.v1']) as Record<string, string>;
     expect(hosting.host).toBe('localhost:5001');
     expect(hosting.hostFromContainerRuntime).toBe('localhost:5001');

@@ -116,7 +116,7 @@ function ensureToken(path: string): string {
  * is where developer tools push, `hostFromContainerRuntime` where the node's runtime pulls (the
  * same Docker on the same machine), `help` what to read.
  */
-export function registryHostingConfigMap(port: number): KubeObject {
+export function registryHostingConfigMap(port: number): KubeObject & { data: Record<string, string> } {
   const hosting = {
     host: `localhost:${port}`,
     hostFromContainerRuntime: `localhost:${port}`,
