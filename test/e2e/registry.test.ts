@@ -56,8 +56,12 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  for (const name of createdImages) await docker('rmi', name);
+  // the cluster's containers go first: Docker keeps a name that a container was created from
   if (cluster) await cluster.destroy();
+  for (const name of createdImages) {
+    const removed = await docker('rmi', name);
+    if (removed.code !== 0 && !removed.stderr.includes('No such image')) throw new Error(`docker rmi ${name}: ${removed.stderr}`);
+  }
 }, 180_000);
 
 describe('the built-in image registry', () => {
