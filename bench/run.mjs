@@ -7,6 +7,7 @@
 //   node bench/run.mjs pods pod-streams      # the Docker benches: only when named (they need Docker
 //                                            # and the e2e test image, and take minutes)
 //   node bench/run.mjs deployment scheduler controllers   # the workload benches (Docker too)
+//   node bench/run.mjs registry              # push + pull of a 200 MB image vs docker save + load
 //
 // --profile runs every server under `node --cpu-prof` and leaves the .cpuprofile files (open them
 // in Chrome DevTools → Performance) in /tmp/kubedesk-bench/profiles.
@@ -28,6 +29,7 @@ import { benchControllers } from './controllerLoad.mjs';
 import { benchServiceNetwork } from './serviceNetwork.mjs';
 import { runPendingCleanups } from './podLib.mjs';
 import { benchUi } from './ui/uiBench.mjs';
+import { benchRegistry } from './registry.mjs';
 
 const BENCHES = {
   startup: () => benchStartup(),
@@ -47,6 +49,7 @@ const DOCKER_BENCHES = {
   controllers: { run: () => benchControllers(), limitMs: 300_000 },
   'service-network': { run: () => benchServiceNetwork(), limitMs: 300_000 },
   ui: { run: () => benchUi(), limitMs: 600_000 },
+  registry: { run: () => benchRegistry(), limitMs: 600_000 },
 };
 for (const [name, bench] of Object.entries(DOCKER_BENCHES)) BENCHES[name] = bench.run;
 const TOTAL_LIMIT_MS = 180_000;
