@@ -14,12 +14,13 @@ import type { ApiClient } from '../client/apiClient';
 import { resources } from '../client/resources';
 import { isAlreadyExists, isNotFound } from '../client/errors';
 import type { KubeObject } from '../../shared/kubernetes/types';
+import { IMAGE_REGISTRY_API } from '../../shared/imageRegistry';
 import { RegistryServer } from '../ociRegistry/registryServer';
 import { RegistryStorage } from '../ociRegistry/registryStorage';
 
 export const DEFAULT_REGISTRY_PORT = 5000;
-/** Where the web UI reaches the registry's API through the API server. */
-export const REGISTRY_API_PREFIX = '/registry';
+/** Where the web UI reaches the registry's API through the API server (IMAGE_REGISTRY_API less its /v2). */
+export const REGISTRY_API_PREFIX = IMAGE_REGISTRY_API.slice(0, -'/v2'.length);
 export const REGISTRY_HOSTING_NAMESPACE = 'kube-public';
 export const REGISTRY_HOSTING_NAME = 'local-registry-hosting';
 

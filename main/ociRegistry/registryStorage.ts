@@ -21,6 +21,7 @@ import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { isRecord } from '../../shared/kubernetes/types';
+import type { RepositorySummary, TagSummary } from '../../shared/imageRegistry';
 import { imageSize, parseManifest, type ParsedManifest } from './manifests';
 import { isRepositoryName, isTag, parseDigest, type Digest, type DigestAlgorithm } from './references';
 
@@ -45,23 +46,6 @@ export interface StoredManifest {
   mediaType: string;
   size: number;
   path: string;
-}
-
-export interface TagSummary {
-  tag: string;
-  digest: string;
-  mediaType: string;
-  /** the manifest plus every blob it (or, for an index, its manifests) names, each counted once */
-  size: number;
-}
-
-export interface RepositorySummary {
-  name: string;
-  tags: TagSummary[];
-  /** manifests no tag names (pushed by digest, or left when a tag moved) */
-  untaggedManifests: number;
-  /** bytes of the distinct blobs and manifests the repository's manifests name */
-  size: number;
 }
 
 export interface GarbageCollectionResult {
