@@ -30,6 +30,9 @@ export interface ParsedManifest {
   /** the manifests an index names */
   manifests: Descriptor[];
   subject?: Descriptor;
+  /** OCI 1.1: the artifact's type (a manifest without one is typed by its config's media type) */
+  artifactType?: string;
+  annotations?: Record<string, string>;
 }
 
 export class ManifestError extends Error {}
@@ -60,20 +63,29 @@ export function parseManifest(body: Buffer, contentType: string | undefined): Pa
   }
   const mediaType = header ?? declared ?? (Array.isArray(document.manifests) ? OCI_INDEX : OCI_MANIFEST);
   const subject = document.subject === undefined ? undefined : descriptorOf(document.subject, 'subject');
+  const artifactType = typeof document.artifactType === 'string' ? document.artifactType : undefined;
+  const annotations = annotationsOf(document.annotations);
   if (IMAGE_MANIFESTS.has(mediaType)) {
     if (!Array.isArray(document.layers)) throw new ManifestError('layers must be an array');
     const config = descriptorOf(document.config, 'config');
     const layers = document.layers.map((layer, index) => descriptorOf(layer, `layers[${index}]`));
     const distributable = document.layers.filter((layer) => !(isRecord(layer) && Array.isArray(layer.urls) && layer.urls.length > 0));
     const blobs = [config, ...distributable.map((layer, index) => descriptorOf(layer, `layers[${index}]`))];
-    return { mediaType, blobs, layers, config, manifests: [], subject };
+    return { mediaType, blobs, layers, config, manifests: [], subject, artifactType: artifactType ?? config.mediaType, annotations };
   }
   if (INDEXES.has(mediaType)) {
     if (!Array.isArray(document.manifests)) throw new ManifestError('manifests must be an array');
     const manifests = document.manifests.map((entry, index) => descriptorOf(entry, `manifests[${index}]`));
-    return { mediaType, blobs: [], layers: [], manifests, subject };
+    return { mediaType, blobs: [], layers: [], manifests, subject, artifactType, annotations };
   }
   throw new ManifestError(`unsupported manifest media type "${mediaType}"`);
+}
+
+function annotationsOf(value: unknown): Record<string, string> | undefined {
+  if (!isRecord(value)) return undefined;
+  const annotations: Record<string, string> = {};
+  for (const [key, text] of Object.entries(value)) if (typeof text === 'string') annotations[key] = text;
+  return annotations;
 }
 
 function descriptorOf(value: unknown, field: string): Descriptor {

@@ -472,6 +472,42 @@ describe('manifests', () => {
 });
 
 describe('content discovery', () => {
+  it('lists the manifests whose subject a digest is (referrers), filtered by artifactType, and answers OCI-Subject on their PUT', async () => {
+    const name = repository();
+    const subject = await pushImage(name, 'signed');
+    const empty = await pushBlob(name, '{}');
+    const artifact = (artifactType: string, note: string) =>
+      JSON.stringify({
+        schemaVersion: 2,
+        mediaType: OCI_MANIFEST,
+        artifactType,
+        config: { mediaType: 'application/vnd.oci.empty.v1+json', digest: empty, size: 2 },
+        layers: [],
+        subject: { mediaType: DOCKER_MANIFEST, digest: subject.manifest, size: subject.body.length },
+        annotations: { note },
+      });
+    const signature = artifact('application/vnd.example.signature', 'sig');
+    const sbom = artifact('application/vnd.example.sbom', 'sbom');
+    for (const body of [signature, sbom]) {
+      const response = await call('PUT', `/v2/${name}/manifests/${sha256(body)}`, { body, headers: { 'content-type': OCI_MANIFEST } });
+      expect(response.status).toBe(201);
+      expect(response.headers.get('oci-subject')).toBe(subject.manifest);
+    }
+    const all = await call('GET', `/v2/${name}/referrers/${subject.manifest}`);
+    expect(all.status).toBe(200);
+    expect(all.headers.get('content-type')).toBe(OCI_INDEX);
+    const index = (await all.json()) as { schemaVersion: number; manifests: { digest: string; artifactType: string; annotations: Record<string, string>; size: number }[] };
+    expect(index.schemaVersion).toBe(2);
+    expect(index.manifests.map((entry) => entry.digest).sort()).toEqual([sha256(signature), sha256(sbom)].sort());
+    const filtered = await call('GET', `/v2/${name}/referrers/${subject.manifest}?artifactType=application/vnd.example.sbom`);
+    expect(filtered.headers.get('oci-filters-applied')).toBe('artifactType');
+    expect(((await filtered.json()) as { manifests: unknown[] }).manifests).toEqual([
+      { mediaType: OCI_MANIFEST, digest: sha256(sbom), size: sbom.length, artifactType: 'application/vnd.example.sbom', annotations: { note: 'sbom' } },
+    ]);
+    const none = await call('GET', `/v2/${name}/referrers/${sha256('no such subject')}`);
+    expect(((await none.json()) as { manifests: unknown[] }).manifests).toEqual([]);
+  });
+
   it('lists tags with n and last, with a Link header to the next page', async () => {
     const name = repository();
     for (const tag of ['c', 'a', 'b']) await pushImage(name, tag);

@@ -16,6 +16,7 @@
 //   PATCH  /v2/<name>/blobs/uploads/<id>                202; a chunk (Content-Range start must follow on)
 //   PUT    /v2/<name>/blobs/uploads/<id>?digest=        201; last chunk optional; the digest is checked
 //   DELETE /v2/<name>/blobs/uploads/<id>                204; cancels
+//   GET    /v2/<name>/referrers/<digest>[?artifactType=]   OCI 1.1: an index of the manifests whose subject it is
 //
 // kubedesk's own, under a name no repository can have (components never start with `_`):
 //   GET    /v2/_kubedesk/repositories                   every repository's tags, digests and sizes
@@ -31,7 +32,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Readable, type Duplex } from 'node:stream';
 import { isRecord } from '../../shared/kubernetes/types';
-import { ManifestError, parseManifest } from './manifests';
+import { ManifestError, OCI_INDEX, parseManifest } from './manifests';
 import { isRepositoryName, isTag, looksLikeDigest, parseDigest, type Digest } from './references';
 import { DigestMismatch, RegistryStorage, UploadBusy, UploadTooLarge, type UploadInfo } from './registryStorage';
 
@@ -86,7 +87,7 @@ export interface RegistryServerOptions {
 type Reply = { status: number; headers?: Record<string, string>; body?: Buffer | Readable | string };
 
 interface Route {
-  kind: 'base' | 'catalog' | 'tags' | 'manifest' | 'blob' | 'uploads' | 'upload' | 'summaries' | 'gc';
+  kind: 'base' | 'catalog' | 'tags' | 'manifest' | 'blob' | 'uploads' | 'upload' | 'referrers' | 'summaries' | 'gc';
   name: string;
   /** manifest reference, blob digest or upload id */
   reference: string;
@@ -230,6 +231,14 @@ export class RegistryServer {
         return unsupported(method);
       case 'uploads':
         return only(method, ['POST'], () => this.startUpload(route, request, query));
+      case 'referrers':
+        return only(method, ['GET'], () => {
+          const subject = digestParameter(route.reference);
+          const artifactType = query.get('artifactType') ?? undefined;
+          const reply: Reply = { status: 200, headers: { 'Content-Type': OCI_INDEX }, body: JSON.stringify({ schemaVersion: 2, mediaType: OCI_INDEX, manifests: this.storage.referrers(route.name, subject, artifactType) }) };
+          if (artifactType !== undefined) reply.headers = { ...reply.headers, 'OCI-Filters-Applied': 'artifactType' };
+          return reply;
+        });
       case 'upload':
         return this.upload(route, request, method, query);
     }
@@ -282,7 +291,10 @@ export class RegistryServer {
       if (!this.storage.hasManifest(name, child.digest)) throw new RegistryError(400, 'MANIFEST_BLOB_UNKNOWN', 'manifest unknown to the repository', { digest: child.digest.text });
     }
     this.storage.putManifest(name, digest, body, manifest, tag);
-    return { status: 201, headers: { Location: `/v2/${name}/manifests/${digest.text}`, 'Docker-Content-Digest': digest.text, 'Content-Length': '0' } };
+    const headers: Record<string, string> = { Location: `/v2/${name}/manifests/${digest.text}`, 'Docker-Content-Digest': digest.text, 'Content-Length': '0' };
+    // the referrers API is served, so clients need not keep a referrers tag themselves
+    if (manifest.subject) headers['OCI-Subject'] = manifest.subject.digest.text;
+    return { status: 201, headers };
   }
 
   private deleteManifest(route: Route): Reply {
@@ -435,6 +447,8 @@ function routeOf(path: string): Route | undefined {
   if (match) return { kind: 'tags', name: match[1], reference: '' };
   match = /^(.+)\/manifests\/([^/]+)$/.exec(rest);
   if (match) return { kind: 'manifest', name: match[1], reference: decoded(match[2]) };
+  match = /^(.+)\/referrers\/([^/]+)$/.exec(rest);
+  if (match) return { kind: 'referrers', name: match[1], reference: decoded(match[2]) };
   match = /^(.+)\/blobs\/uploads\/?$/.exec(rest);
   if (match) return { kind: 'uploads', name: match[1], reference: '' };
   match = /^(.+)\/blobs\/uploads\/([^/]+)$/.exec(rest);

@@ -15,11 +15,11 @@
 // grace period, which a push in progress may be about to reference (a client uploads the layers
 // first and the manifest last). It runs synchronously, so no upload's rename interleaves with it.
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { open } from 'node:fs/promises';
 import { isRecord } from '../../shared/kubernetes/types';
 import type { RepositorySummary, TagSummary } from '../../shared/imageRegistry';
 import { imageSize, parseManifest, type ParsedManifest } from './manifests';
@@ -46,6 +46,14 @@ export interface StoredManifest {
   mediaType: string;
   size: number;
   path: string;
+}
+
+export interface ReferrerDescriptor {
+  mediaType: string;
+  digest: string;
+  size: number;
+  artifactType?: string;
+  annotations?: Record<string, string>;
 }
 
 export interface GarbageCollectionResult {
@@ -152,24 +160,23 @@ export class RegistryStorage {
     const start = statSync(dataPath).size;
     const hashBefore = session.hashedBytes === start ? session.hash.copy() : undefined;
     let size = start;
+    // every write is awaited, so none is in flight when a failure cuts the file back
+    const file = await open(dataPath, 'a');
     try {
-      await pipeline(
-        source,
-        async function* (chunks: AsyncIterable<Buffer>) {
-          for await (const chunk of chunks) {
-            size += chunk.length;
-            if (size > maxBytes) throw new UploadTooLarge(`the upload would exceed the registry's limit of ${maxBytes} bytes`);
-            if (session.hashedBytes === size - chunk.length) {
-              session.hash.update(chunk);
-              session.hashedBytes = size;
-            }
-            yield chunk;
-          }
-        },
-        createWriteStream(dataPath, { flags: 'a' }),
-      );
+      for await (const chunk of source) {
+        const bytes = chunk as Buffer;
+        size += bytes.length;
+        if (size > maxBytes) throw new UploadTooLarge(`the upload would exceed the registry's limit of ${maxBytes} bytes`);
+        await file.write(bytes);
+        if (session.hashedBytes === size - bytes.length) {
+          session.hash.update(bytes);
+          session.hashedBytes = size;
+        }
+      }
+      await file.close();
       return size;
     } catch (error) {
+      await file.close().catch(() => undefined);
       truncateSync(dataPath, start);
       if (hashBefore) {
         session.hash = hashBefore;
@@ -177,6 +184,8 @@ export class RegistryStorage {
       } else {
         session.hashedBytes = -1;
       }
+      // a source that failed is not read again: the client is gone or over the limit
+      if (!source.destroyed) source.destroy();
       throw error;
     } finally {
       session.busy = false;
@@ -228,7 +237,7 @@ export class RegistryStorage {
     for (const id of listDirectory(join(this.root, 'uploads'))) {
       const session = this.sessions.get(id);
       if (session?.busy) active++;
-      else if (now - modifiedAt(join(this.uploadDirectory(id), 'data')) < graceMs) active++;
+      else if (withinGrace(modifiedAt(join(this.uploadDirectory(id), 'data')), graceMs, now)) active++;
     }
     return active;
   }
@@ -324,6 +333,25 @@ export class RegistryStorage {
     });
   }
 
+  /**
+   * OCI 1.1 referrers: the repository's manifests whose `subject` is the digest, as index
+   * descriptors (with their artifactType and annotations), optionally of one artifact type.
+   */
+  referrers(name: string, subject: Digest, artifactType?: string): ReferrerDescriptor[] {
+    const found: ReferrerDescriptor[] = [];
+    for (const digest of this.manifestDigests(name)) {
+      const manifest = this.readManifest(digest);
+      if (manifest?.subject?.digest.text !== subject.text) continue;
+      if (artifactType !== undefined && manifest.artifactType !== artifactType) continue;
+      const mediaType = this.manifest(name, digest.text)?.mediaType ?? manifest.mediaType;
+      const descriptor: ReferrerDescriptor = { mediaType, digest: digest.text, size: this.blobSize(digest) ?? 0 };
+      if (manifest.artifactType !== undefined) descriptor.artifactType = manifest.artifactType;
+      if (manifest.annotations !== undefined) descriptor.annotations = manifest.annotations;
+      found.push(descriptor);
+    }
+    return found.sort((left, right) => compareCodeUnits(left.digest, right.digest));
+  }
+
   // ---- garbage collection
 
   /**
@@ -353,7 +381,7 @@ export class RegistryStorage {
         } catch {
           continue;
         }
-        if (now - stats.mtimeMs < graceMs) continue;
+        if (withinGrace(stats.mtimeMs, graceMs, now)) continue;
         rmSync(path, { force: true });
         removedBlobs++;
         freedBytes += stats.size;
@@ -366,7 +394,7 @@ export class RegistryStorage {
           const text = `${algorithm}:${encoded}`;
           const link = join(directory, '_layers', algorithm, encoded);
           const blob = join(this.root, 'blobs', algorithm, encoded);
-          if (!existsSync(blob) || (!referenced.has(text) && now - modifiedAt(link) >= graceMs)) rmSync(link, { force: true });
+          if (!existsSync(blob) || (!referenced.has(text) && !withinGrace(modifiedAt(link), graceMs, now))) rmSync(link, { force: true });
         }
       }
       this.removeIfEmpty(name);
@@ -532,6 +560,11 @@ function listDirectory(path: string): string[] {
   } catch {
     return [];
   }
+}
+
+/** Whether a file modified at `modifiedMs` is younger than the grace period (none when it is 0: file times may run a little ahead of Date.now()). */
+function withinGrace(modifiedMs: number, graceMs: number, now: number): boolean {
+  return graceMs > 0 && now - modifiedMs < graceMs;
 }
 
 function modifiedAt(path: string): number {
