@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DOCKER_MANIFEST, OCI_INDEX, OCI_MANIFEST } from './manifests';
-import { byteRange, RegistryServer } from './registryServer';
+import { byteRange, isLoopbackHost, RegistryServer } from './registryServer';
 import { RegistryStorage } from './registryStorage';
 
 let root: string;
@@ -592,6 +592,31 @@ describe('garbage collection', () => {
     body.end();
     await appending;
     expect(server.collectGarbage()).toMatchObject({ removedBlobs: expect.any(Number) });
+  });
+});
+
+describe('requests from web pages', () => {
+  it('refuses a Host that is not loopback (DNS rebinding) and an Origin of a web page with 403 DENIED', async () => {
+    const rebound = await rawRequest('GET /v2/_catalog HTTP/1.1\r\nHost: attacker.example:5000\r\n\r\n', Buffer.alloc(0), 'reply');
+    expect(rebound).toMatch(/^HTTP\/1\.1 403 /);
+    expect(rebound).toContain('DENIED');
+    const posted = await call('POST', `/v2/${repository()}/blobs/uploads/?digest=${sha256('x')}`, { body: 'x', headers: { origin: 'https://attacker.example', 'content-type': 'text/plain' } });
+    expect(posted.status).toBe(403);
+    expect(await errorCode(posted)).toBe('DENIED');
+    expect((await call('GET', '/v2/', { headers: { origin: 'http://localhost:3000' } })).status).toBe(200);
+  });
+
+  it.each([
+    ['localhost:5000', true],
+    ['127.0.0.1:5000', true],
+    ['127.1.2.3', true],
+    ['[::1]:5000', true],
+    ['registry.localhost:5000', true],
+    ['attacker.example', false],
+    ['localhost.attacker.example', false],
+    [undefined, false],
+  ])('judges the Host %s as loopback: %s', (host, loopback) => {
+    expect(isLoopbackHost(host)).toBe(loopback);
   });
 });
 

@@ -56,6 +56,7 @@ export type ErrorCode =
   | 'SIZE_INVALID'
   | 'TAG_INVALID'
   | 'UNAUTHORIZED'
+  | 'DENIED'
   | 'UNSUPPORTED'
   | 'RANGE_INVALID'
   | 'PAGINATION_NUMBER_INVALID';
@@ -187,8 +188,14 @@ export class RegistryServer {
     );
   }
 
-  private async handle(request: IncomingMessage, checkToken: boolean): Promise<Reply> {
-    if (checkToken && this.options.token !== undefined && !authorized(request.headers.authorization, this.options.token)) {
+  private async handle(request: IncomingMessage, direct: boolean): Promise<Reply> {
+    // A web page must not reach the registry through the user's browser: not by a name that
+    // resolves to loopback (DNS rebinding: the Host is then the page's), nor by a form post
+    // (the Origin is the page's). Docker, helm and the other clients send neither.
+    if (direct && (!isLoopbackHost(headerValue(request.headers.host)) || (request.headers.origin !== undefined && !isLoopbackOrigin(headerValue(request.headers.origin))))) {
+      throw new RegistryError(403, 'DENIED', 'requests must name a loopback host and come from no web page', { host: request.headers.host ?? '', origin: request.headers.origin ?? '' });
+    }
+    if (direct && this.options.token !== undefined && !authorized(request.headers.authorization, this.options.token)) {
       throw new RegistryError(401, 'UNAUTHORIZED', 'authentication required', undefined, { 'WWW-Authenticate': 'Basic realm="kubedesk registry"' });
     }
     const url = new URL(request.url ?? '/', 'http://localhost');
@@ -583,6 +590,25 @@ async function readLimited(request: IncomingMessage, limit: number): Promise<Buf
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+/** Whether a Host header names this machine's loopback (any port). */
+export function isLoopbackHost(host: string | undefined): boolean {
+  if (host === undefined) return false;
+  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
+  const lower = name.toLowerCase();
+  return LOOPBACK_NAMES.has(lower) || /^127(?:\.\d{1,3}){3}$/.test(lower) || lower.endsWith('.localhost');
+}
+
+function isLoopbackOrigin(origin: string | undefined): boolean {
+  if (origin === undefined) return true;
+  try {
+    return isLoopbackHost(new URL(origin).host);
+  } catch {
+    return false;
+  }
 }
 
 /** A single `bytes=` range within the size; undefined for none (or several, served whole). */
