@@ -5,7 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
-import { candidatePorts, registryHostingConfigMap, startImageRegistry, type ImageRegistry } from './imageRegistry';
+import { ApiClient } from '../client/apiClient';
+import { resources } from '../client/resources';
+import { inMemoryApiServer } from '../../test/fixtures/inMemoryApiServer';
+import { InProcessTransport } from './inProcessTransport';
+import { candidatePorts, publishRegistryHosting, registryHostingConfigMap, startImageRegistry, withdrawRegistryHosting, type ImageRegistry } from './imageRegistry';
 
 const started: ImageRegistry[] = [];
 const directories: string[] = [];
@@ -78,3 +82,31 @@ describe('registryHostingConfigMap', () => {
     expect(hosting.help).toContain('localhost:5001');
   });
 });
+
+describe('publishRegistryHosting', () => {
+  it('creates the ConfigMap, rewrites it when the port changed, leaves it alone when not, and withdraws it', async () => {
+    const { api, store } = inMemoryApiServer();
+    try {
+      const client = new ApiClient(new InProcessTransport(api));
+      await client.resource(resources.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-public' } });
+      const configMaps = client.resource(resources.configmaps);
+      const hostOf = async () => {
+        const data = (await configMaps.get('kube-public', 'local-registry-hosting')).data as Record<string, string> | undefined;
+        return (parse(data?.['localRegistryHosting.v1'] ?? '') as { host: string }).host;
+      };
+      await publishRegistryHosting(client, 5000);
+      expect(await hostOf()).toBe('localhost:5000');
+      const first = (await configMaps.get('kube-public', 'local-registry-hosting')).metadata.resourceVersion;
+      await publishRegistryHosting(client, 5000);
+      expect((await configMaps.get('kube-public', 'local-registry-hosting')).metadata.resourceVersion).toBe(first);
+      await publishRegistryHosting(client, 5007);
+      expect(await hostOf()).toBe('localhost:5007');
+      await withdrawRegistryHosting(client);
+      await expect(configMaps.get('kube-public', 'local-registry-hosting')).rejects.toThrow(/not found/);
+      await withdrawRegistryHosting(client);
+    } finally {
+      store.dispose();
+    }
+  });
+});
+
