@@ -558,22 +558,21 @@ describe('content discovery', () => {
 });
 
 describe('garbage collection', () => {
-  it('keeps an unreferenced blob within the grace period and removes it after', () => {
+  it('keeps an unreferenced blob within the grace period and removes it after', async () => {
     const graceRoot = mkdtempSync(join(tmpdir(), 'kubedesk-registry-gc-'));
     try {
       const local = new RegistryStorage(graceRoot);
       const upload = local.startUpload('gc/app');
-      return local.appendToUpload(upload, Readable.from([Buffer.from('fresh layer')]), 1024).then(async () => {
-        const digest = { algorithm: 'sha256' as const, encoded: sha256('fresh layer').slice(7), text: sha256('fresh layer') };
-        await local.completeUpload(upload, digest);
-        expect(local.collectGarbage({ graceMs: 60_000 }).removedBlobs).toBe(0);
-        expect(local.blobSize(digest)).toBe(11);
-        expect(local.collectGarbage({ graceMs: 60_000, now: Date.now() + 120_000 })).toMatchObject({ removedBlobs: 1, freedBytes: 11 });
-        expect(local.blobSize(digest)).toBeUndefined();
-        expect(local.repositoryBlobSize('gc/app', digest)).toBeUndefined();
-      });
+      await local.appendToUpload(upload, Readable.from([Buffer.from('fresh layer')]), 1024);
+      const digest = { algorithm: 'sha256' as const, encoded: sha256('fresh layer').slice(7), text: sha256('fresh layer') };
+      await local.completeUpload(upload, digest);
+      expect(local.collectGarbage({ graceMs: 60_000 }).removedBlobs).toBe(0);
+      expect(local.blobSize(digest)).toBe(11);
+      expect(local.collectGarbage({ graceMs: 60_000, now: Date.now() + 120_000 })).toMatchObject({ removedBlobs: 1, freedBytes: 11 });
+      expect(local.blobSize(digest)).toBeUndefined();
+      expect(local.repositoryBlobSize('gc/app', digest)).toBeUndefined();
     } finally {
-      setTimeout(() => rmSync(graceRoot, { recursive: true, force: true }), 1000);
+      rmSync(graceRoot, { recursive: true, force: true });
     }
   });
 
