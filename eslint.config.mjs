@@ -51,6 +51,7 @@ export const importAllowLists = [
     testsAlsoAllow: ['test/support/images'],
     reason: 'main/docker is the only folder that talks to Docker; it implements what the kubelet and the network define',
   },
+  { files: ['main/ociRegistry'], allow: ['main/ociRegistry', 'shared', node], reason: 'the image registry is a server of its own over the data dir; app/ wires it to the cluster' },
   { files: ['main/cli'], allow: ['main/cli', 'main/client', 'shared', node, 'yaml'], reason: 'client commands reach a cluster only through the client over HTTPS, as kubectl does' },
   { files: ['main/app'], allow: ['main', 'shared', node, 'yaml', 'ws'], reason: 'the composition root may use every layer, but not Electron outside the desktop shell' },
   { files: ['main/app/electronMain.ts'], allow: ['main', 'shared', node, 'electron'], reason: 'only electronMain.ts imports Electron' },

@@ -8,6 +8,7 @@
 //                                            # and the e2e test image, and take minutes)
 //   node bench/run.mjs deployment scheduler controllers   # the workload benches (Docker too)
 //   node bench/run.mjs snapshot-restore                  # a 20-pod namespace restored vs applied (Docker)
+//   node bench/run.mjs registry              # push + pull of a 200 MB image vs docker save + load
 //
 // --profile runs every server under `node --cpu-prof` and leaves the .cpuprofile files (open them
 // in Chrome DevTools → Performance) in /tmp/kubedesk-bench/profiles.
@@ -30,6 +31,7 @@ import { benchServiceNetwork } from './serviceNetwork.mjs';
 import { runPendingCleanups } from './podLib.mjs';
 import { benchUi } from './ui/uiBench.mjs';
 import { benchSnapshotRestore, benchSnapshotSave } from './snapshots.mjs';
+import { benchRegistry } from './registry.mjs';
 
 const BENCHES = {
   startup: () => benchStartup(),
@@ -51,6 +53,7 @@ const DOCKER_BENCHES = {
   'service-network': { run: () => benchServiceNetwork(), limitMs: 300_000 },
   ui: { run: () => benchUi(), limitMs: 600_000 },
   'snapshot-restore': { run: () => benchSnapshotRestore(), limitMs: 480_000 },
+  registry: { run: () => benchRegistry(), limitMs: 600_000 },
 };
 for (const [name, bench] of Object.entries(DOCKER_BENCHES)) BENCHES[name] = bench.run;
 const TOTAL_LIMIT_MS = 180_000;

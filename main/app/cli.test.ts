@@ -26,4 +26,14 @@ describe('kubedesk serve flags', () => {
     expect(() => parseArgs(['serve', '--history-age', '7 days'], {})).toThrow(new UsageError('invalid --history-age "7 days": a duration such as 30m, 12h or 7d'));
     expect(() => parseArgs(['serve', '--history-size', '10GB'], {})).toThrow(new UsageError('invalid --history-size "10GB": a size such as 512Mi or 1Gi'));
   });
+
+  it('reads the image registry flags: a port, token auth, or none', () => {
+    const defaults = parseArgs(['serve'], {});
+    expect([defaults.registryPort, defaults.registryAuth, defaults.noRegistry]).toEqual([undefined, undefined, undefined]);
+    expect(parseArgs(['serve', '--registry-port', '5001', '--registry-auth'], {})).toMatchObject({ registryPort: 5001, registryAuth: true });
+    expect(parseArgs(['serve', '--registry-port=0'], {}).registryPort).toBe(0);
+    expect(parseArgs(['serve', '--no-registry'], {}).noRegistry).toBe(true);
+    expect(() => parseArgs(['serve', '--registry-port', '70000'], {})).toThrow(new UsageError('invalid --registry-port "70000": a number from 0 to 65535'));
+    expect(() => parseArgs(['serve', '--no-registry=yes'], {})).toThrow(new UsageError('flag --no-registry takes no value'));
+  });
 });

@@ -63,11 +63,17 @@ async function serve(options: CliOptions, early: EarlyStart): Promise<number> {
     ingressHttpsPort: options.ingressHttpsPort,
     servingKeyType: options.servingKeyType,
     history: options.history,
+    registry: options.noRegistry ? false : { port: options.registryPort, auth: options.registryAuth },
   });
   const result = cluster.kubeconfigResult;
   process.stdout.write(`kubedesk: cluster ready at ${cluster.server} in ${Date.now() - started} ms (data dir ${options.dataDir})\n`);
   process.stdout.write(`kubedesk: kubeconfig ${options.kubeconfig}, context "kubedesk"\n`);
   process.stdout.write(`kubedesk: UI at ${cluster.uiLoginUrl()}\n`);
+  const registry = cluster.imageRegistry;
+  if (registry) {
+    const login = registry.tokenFile ? `; log in with: docker login ${registry.host} -u kubedesk --password-stdin < ${registry.tokenFile}` : '';
+    process.stdout.write(`kubedesk: image registry at ${registry.host} (docker push ${registry.host}/NAME:TAG)${login}\n`);
+  }
   if (result && !result.currentContextSet) {
     process.stdout.write(`kubedesk: your current context is "${result.previousContext ?? ''}"; switch with: kubectl config use-context kubedesk\n`);
   }

@@ -10,6 +10,7 @@ export const USAGE = `Usage:
                  [--ingress-http-port N] [--ingress-https-port N] [--serving-key-type rsa|ecdsa]
                  [--debug-startup] [--history-revisions N] [--history-age DURATION]
                  [--history-size SIZE] [--no-history]
+                 [--registry-port N] [--registry-auth] [--no-registry]
       Ingress listens on 127.0.0.1: by default 80/443 when free, else 8080/8443, else any free
       port (printed at start); 0 = any free port.
       --serving-key-type: the API server certificate's key, RSA 2048 (default, as kubeadm) or
@@ -18,6 +19,11 @@ export const USAGE = `Usage:
       Object history keeps, per object, the newest --history-revisions (default 100) revisions
       younger than --history-age (default 7d; s, m, h, d), and at most --history-size (default
       256Mi; Ki, Mi, Gi) of objects in all; --no-history records none.
+      The image registry listens on 127.0.0.1 (and ::1): port 5000 when free, else the port it
+      had before, else any free port (printed at start); --registry-port picks it (0 = any free
+      port). Pushes and pulls need no login unless --registry-auth: then the token in
+      <data-dir>/pki/registry.token is the password (docker login localhost:PORT).
+      --no-registry runs none.
   kubedesk reset [--data-dir DIR] [--kubeconfig FILE]
   kubedesk why TYPE/NAME [-n NAMESPACE] [--context NAME] [--kubeconfig FILE]
       Why an object is not ready, in plain words (kubedesk why --help).
@@ -44,6 +50,10 @@ export interface CliOptions {
   debugStartup?: boolean;
   /** object history retention; false = no history. Absent = DEFAULT_HISTORY_RETENTION */
   history?: HistoryRetention | false;
+  /** the image registry's port (0 = any free); absent = 5000 when free, else the last, else any */
+  registryPort?: number;
+  registryAuth?: boolean;
+  noRegistry?: boolean;
 }
 
 export class UsageError extends Error {}
@@ -142,6 +152,19 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
       case '--no-history':
         if (inline !== undefined) throw new UsageError(`flag ${flag} takes no value`);
         options.history = false;
+        break;
+      case '--registry-port': {
+        const text = value();
+        const port = Number(text);
+        if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`invalid --registry-port "${text}": a number from 0 to 65535`);
+        options.registryPort = port;
+        break;
+      }
+      case '--registry-auth':
+      case '--no-registry':
+        if (inline !== undefined) throw new UsageError(`flag ${flag} takes no value`);
+        if (flag === '--registry-auth') options.registryAuth = true;
+        else options.noRegistry = true;
         break;
       case '--debug-startup':
         if (inline !== undefined) throw new UsageError(`flag ${flag} takes no value`);

@@ -55,6 +55,7 @@ import { startCustomResourceDefinitions } from '../apiserver/crd/customResourceD
 import { kubernetesVersion } from './version';
 import { StartupPhases } from './startupPhases';
 import { startClusterNetwork, type ClusterNetworkStart } from './clusterNetworkStart';
+import { publishRegistryHosting, startImageRegistry, withdrawRegistryHosting, type ImageRegistry, type ImageRegistryOptions } from './imageRegistry';
 
 export interface ClusterOptions {
   dataDir: string;
@@ -74,6 +75,8 @@ export interface ClusterOptions {
   pkiKeys?: PkiKeyStart;
   /** how long the object history keeps revisions; false records none. Default DEFAULT_HISTORY_RETENTION */
   history?: HistoryRetention | false;
+  /** the built-in image registry (docs/architecture.md, "Local image registry"); false = none */
+  registry?: ImageRegistryOptions | false;
 }
 
 interface Disposable {
@@ -99,6 +102,8 @@ export class Cluster {
   private afterReady: Promise<void> = Promise.resolve();
   private ingressStarted: Promise<void> = Promise.resolve();
   private stopping = false;
+  /** the built-in image registry, once it listens */
+  imageRegistry: ImageRegistry | undefined;
 
   private constructor(readonly options: ClusterOptions) {}
 
@@ -143,6 +148,10 @@ export class Cluster {
     const history = this.options.history === false ? undefined : store.history(this.options.history ?? DEFAULT_HISTORY_RETENTION);
     if (history) this.register(startHistoryPruner(history, 60_000));
     phases.mark('store opened');
+    // the image registry listens while the rest starts; its port goes into a ConfigMap below
+    // (registered as soon as it listens, so a start that fails later still closes it)
+    const registryStart = this.options.registry === false ? undefined : startImageRegistry(dataDir, this.options.registry ?? {}).then((registry) => this.register(registry));
+    registryStart?.catch(() => undefined);
 
     // kubedesk's own kind beside the built-ins: PortForward (kubedesk.dev/v1alpha1)
     const registry = new ResourceRegistry([...builtinResources(), portForwardResourceDef()]);
@@ -209,6 +218,13 @@ export class Cluster {
     ensureBootstrapPolicy(this.api);
     ensureComponentPolicy(this.api);
     phases.mark('bootstrap RBAC policy');
+    if (registryStart) {
+      this.imageRegistry = await registryStart;
+      await publishRegistryHosting(this.client, this.imageRegistry.port);
+    } else {
+      await withdrawRegistryHosting(this.client);
+    }
+    phases.mark('image registry');
     this.network = await plan;
     phases.mark('container runtime and network plan');
     const pki = await pkiReady;
@@ -242,6 +258,9 @@ export class Cluster {
       http.addUpgradeHandler(streamHandlers.upgrade);
       this.register(streamHandlers);
     }
+    // the image registry's API for the web UI, under RBAC as the non-resource URL /registry/v2/…
+    const imageRegistry = this.imageRegistry;
+    if (imageRegistry) http.addRequestHandler((request, response) => imageRegistry.serveMounted(request, response));
     // the API server's service and pod proxy (`kubectl proxy`, `kubectl get --raw …/proxy/…`)
     // How the host reaches pods: straight to pod IPs where they are routable (Linux Docker Engine),
     // else through kd-netd's tunnel (Docker Desktop); KUBEDESK_POD_NETWORK=direct|tunnel overrides.
