@@ -83,6 +83,19 @@ describe('SnapshotFile', () => {
     }
   });
 
+  it('copies an in-memory store with the online backup', async () => {
+    const memory = SqliteStore.open(':memory:');
+    try {
+      for (let index = 0; index < 20; index++) memory.create(key(`cm-${index}`), configMap(`cm-${index}`));
+      const file = path.join(directory, 'memory.kdsnap');
+      await memory.backupTo(file);
+      const manifest = SnapshotFile.seal(file, { name: 'memory', created: '2026-01-02T03:04:05Z' }, () => ({ images: [], volumes: [], files: [] }));
+      expect(manifest).toMatchObject({ objects: 20, resourceVersion: memory.currentRevision() });
+    } finally {
+      memory.dispose();
+    }
+  });
+
   it('refuses a truncated file and says how short it is', async () => {
     for (let index = 0; index < 200; index++) store.create(key(`cm-${index}`), configMap(`cm-${index}`, 'x'.repeat(500)));
     const file = path.join(directory, 'cut.kdsnap');

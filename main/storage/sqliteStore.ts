@@ -13,6 +13,7 @@
 // object (and previous) of a StoreEvent is parsed once and shared by every listener: treat it as
 // read-only.
 import Database from 'better-sqlite3';
+import { copyFileSync } from 'node:fs';
 import { isRecord, type KubeObject } from '../../shared/kubernetes/types';
 import {
   StorageError,
@@ -445,13 +446,24 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Copies the whole file to `destination` with SQLite's online backup, writes going on meanwhile:
-   * writes made on this connection during the copy are carried into it, so the copy is the store at
-   * the revision it ended on (read it from the copy: snapshot.ts revisionOf). One large step keeps
-   * the copy short; the promise resolves when the file is complete.
+   * Copies the whole file to `destination`, consistent at one revision (read it from the copy:
+   * snapshot.ts revisionOf). Every write of the store goes through this one connection on this
+   * thread, so a checkpoint that empties the WAL followed at once by a plain file copy, both
+   * synchronous, cannot see a write in between: the main file then holds every committed page.
+   * That is several times faster than SQLite's online backup, which copies page by page through a
+   * second connection. When the checkpoint cannot finish (an open read statement still needs the
+   * WAL) or the store is in memory, the online backup does it, writes going on meanwhile: writes
+   * on this connection during that copy are carried into it.
    */
   async backupTo(destination: string): Promise<void> {
     if (this.disposed) throw new Error('store is disposed');
+    if (this.db.name !== ':memory:' && this.db.name !== '') {
+      const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number; log: number; checkpointed: number }[];
+      if (result !== undefined && result.busy === 0 && result.log === result.checkpointed) {
+        copyFileSync(this.db.name, destination);
+        return;
+      }
+    }
     await this.db.backup(destination, { progress: () => 1_000_000 });
   }
 
