@@ -1,7 +1,8 @@
 // The `kubedesk` command line (docs/architecture.md, "Command line"): `serve` runs the cluster headless in the
 // foreground until SIGTERM/SIGINT; `reset` removes a cluster's state and its kubeconfig entries;
 // `why` (main/cli/why.ts) diagnoses an object of any cluster the kubeconfig reaches; `history` and
-// `changes` (main/cli/history.ts) read and restore the object history.
+// `changes` (main/cli/history.ts) read and restore the object history; `get --as-of`
+// (main/cli/get.ts) lists a kind as it was at a past time.
 import { existsSync, rmSync } from 'node:fs';
 import { Cluster } from './cluster';
 import { parseArgs, UsageError, USAGE, type CliOptions } from './cliOptions';
@@ -13,6 +14,7 @@ import { DockerRuntime } from '../docker/dockerRuntime';
 import { StartupPhases, startupDebugRequested } from './startupPhases';
 import { whyCommand } from '../cli/why';
 import { historyCommand } from '../cli/history';
+import { getCommand } from '../cli/get';
 
 export { defaultKubeconfigPath, parseArgs, UsageError, type CliOptions } from './cliOptions';
 
@@ -27,6 +29,7 @@ export async function main(argv: string[], early: EarlyStart = {}): Promise<numb
   // client commands parse their own flags (main/cli)
   if (argv[0] === 'why') return whyCommand(argv.slice(1));
   if (argv[0] === 'history' || argv[0] === 'changes') return historyCommand(argv.slice(1), argv[0]);
+  if (argv[0] === 'get') return getCommand(argv.slice(1));
   let options: CliOptions;
   try {
     options = parseArgs(argv);

@@ -26,6 +26,8 @@ export const USAGE = `Usage:
   kubedesk history --deleted [-n NAMESPACE | -A]
   kubedesk changes [-n NAMESPACE | -A] [--since 1h] [--user U] [--kind TYPE]
       Who changed an object and how, diffs, restore and undelete (kubedesk history --help).
+  kubedesk get TYPE [-n NAMESPACE | -A] --as-of TIME [-l SELECTOR] [-o wide|name|yaml|json]
+      The list as it was at TIME (10m, 2h ago or RFC 3339), in kubectl's columns (kubedesk get --help).
 `;
 
 export interface CliOptions {
