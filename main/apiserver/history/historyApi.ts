@@ -17,7 +17,8 @@
 //       `<Kind>List`, or the kind's own Table (kubectl's columns) when asked as kubectl asks. Needs
 //       `list` on TYPE there, as listing it now does. Each key's newest revision at or before T;
 //       objects not written since the history starts are as they are now. T before the oldest
-//       retained revision: 410 Expired (the state then is pruned). Objects whose state at T is
+//       retained revision: 410 Expired (the state then is pruned; a HistoryStart cause names the
+//       start). Objects whose state at T is
 //       pruned though they existed (their older revisions dropped) show their oldest retained
 //       revision, annotated PAST_STATE_ANNOTATION and named in a Warning header.
 //
@@ -48,6 +49,8 @@ const API_VERSION = `${HISTORY_GROUP}/${HISTORY_VERSION}`;
 const MAX_LIMIT = 5_000;
 /** set on an as-of object whose state at the time is pruned: it shows its oldest retained revision instead */
 export const PAST_STATE_ANNOTATION = 'history.kubedesk.dev/oldest-retained-revision';
+/** the Status cause of a 410 from pastobjects whose message is the time the history starts (RFC 3339) */
+export const HISTORY_START_CAUSE = 'HistoryStart';
 /** the value a redacted Secret data key shows */
 export const REDACTED = '<redacted>';
 
@@ -107,7 +110,9 @@ export function registerHistoryApi(api: ApiServerContext, registry: ResourceRegi
     const start = history.startTime();
     if (start === undefined || time < start) {
       const kept = start === undefined ? 'no revisions are kept yet' : `the history starts at ${rfc3339(start)}`;
-      throw ApiError.expired(`${def.resource} as of ${rfc3339(time)} cannot be reconstructed: ${kept} (older revisions are past the retention window)`);
+      // the start as a cause too, so a client (the UI's time slider) can offer the range that answers
+      const causes = start === undefined ? [] : [{ reason: HISTORY_START_CAUSE, field: 'time', message: rfc3339(start) }];
+      throw new ApiError(410, 'Expired', `${def.resource} as of ${rfc3339(time)} cannot be reconstructed: ${kept} (older revisions are past the retention window)`, { group: HISTORY_GROUP, kind: past.resource, causes });
     }
     if (request.query.get('fieldSelector')) throw ApiError.badRequest('fieldSelector: not supported for a past list; use labelSelector');
     const labels = parseLabelSelector(request.query.get('labelSelector') ?? '');
