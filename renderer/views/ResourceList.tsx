@@ -242,7 +242,7 @@ export function ResourceList({ config }: { config: KindConfig }) {
           title="Show the list as it was at a past moment"
           data-testid="list-time-travel"
         >
-          ⏱ Past
+          Past…
         </button>
         {config.timeline && (
           <span className="segmented" role="group" aria-label="View">

@@ -109,9 +109,10 @@ export function registerHistoryApi(api: ApiServerContext, registry: ResourceRegi
     if (time > now) throw ApiError.badRequest(`time: invalid value "${timeText}": it is in the future`);
     const start = history.startTime();
     if (start === undefined || time < start) {
-      const kept = start === undefined ? 'no revisions are kept yet' : `the history starts at ${rfc3339(start)}`;
+      // the start to the millisecond: a time in its first second is answerable
+      const kept = start === undefined ? 'no revisions are kept yet' : `the history starts at ${new Date(start).toISOString()}`;
       // the start as a cause too, so a client (the UI's time slider) can offer the range that answers
-      const causes = start === undefined ? [] : [{ reason: HISTORY_START_CAUSE, field: 'time', message: rfc3339(start) }];
+      const causes = start === undefined ? [] : [{ reason: HISTORY_START_CAUSE, field: 'time', message: new Date(start).toISOString() }];
       throw new ApiError(410, 'Expired', `${def.resource} as of ${rfc3339(time)} cannot be reconstructed: ${kept} (older revisions are past the retention window)`, { group: HISTORY_GROUP, kind: past.resource, causes });
     }
     if (request.query.get('fieldSelector')) throw ApiError.badRequest('fieldSelector: not supported for a past list; use labelSelector');

@@ -1,5 +1,5 @@
 // A read-only Monaco diff editor of two YAML texts, side by side (as VS Code compares files),
-// following the app theme. It exposes window.__kubedeskDiff {original, modified} for browser
+// unchanged regions folded, following the app theme. It exposes window.__kubedeskDiff {original, modified} for browser
 // tests. When Monaco cannot load, a unified diff (shared/history) shows the same change.
 import { useEffect, useRef, useState } from 'react';
 import type * as MonacoApi from 'monaco-editor';
@@ -28,6 +28,8 @@ export function DiffEditor({ original, modified, originalName, modifiedName, lab
           readOnly: true,
           automaticLayout: true,
           renderSideBySide: true,
+          // the changed lines with a little context; the rest folds away (expandable), as in VS Code
+          hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 3, revealLineCount: 20 },
           minimap: { enabled: false },
           scrollBeyondLastLine: false,
           fontSize: 12,

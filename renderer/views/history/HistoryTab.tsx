@@ -26,6 +26,8 @@ export function HistoryTab({ config, namespace, name, version }: { config: KindC
   const [busy, setBusy] = useState(false);
   const [reloads, setReloads] = useState(0);
   const [pick, setPick] = useState<{ from?: number; to?: number }>({});
+  // the controllers' status writes outnumber people's changes; they can be hidden
+  const [showStatus, setShowStatus] = useState(true);
 
   useEffect(() => {
     const abort = new AbortController();
@@ -41,7 +43,8 @@ export function HistoryTab({ config, namespace, name, version }: { config: KindC
     return () => abort.abort();
   }, [client, config, namespace, name, version, reloads]);
 
-  const rows = useMemo(() => timelineRows(revisions ?? []), [revisions]);
+  const allRows = useMemo(() => timelineRows(revisions ?? []), [revisions]);
+  const rows = useMemo(() => (showStatus ? allRows : allRows.filter((row) => row.revision.subresource !== 'status')), [allRows, showStatus]);
   const newest = revisions?.[revisions.length - 1];
   // by default the newest revision against the one before it
   const to = revisions?.find((revision) => revision.revision === pick.to) ?? newest;
@@ -81,6 +84,9 @@ export function HistoryTab({ config, namespace, name, version }: { config: KindC
         <span className="hint">
           {revisions.length} revision{revisions.length === 1 ? '' : 's'} kept. Choose A and B to compare.
         </span>
+        <label className="toggle">
+          <input type="checkbox" checked={showStatus} onChange={(event) => setShowStatus(event.target.checked)} data-testid="history-show-status" /> status writes
+        </label>
         <button onClick={() => setReloads((count) => count + 1)} disabled={busy} data-testid="history-refresh">
           Refresh
         </button>
