@@ -15,6 +15,9 @@ export function DiffEditor({ original, modified, originalName, modifiedName, lab
   const editorRef = useRef<MonacoApi.editor.IStandaloneDiffEditor | undefined>(undefined);
   const modelsRef = useRef<{ original: MonacoApi.editor.ITextModel; modified: MonacoApi.editor.ITextModel } | undefined>(undefined);
   const latest = useRef({ original, modified });
+  // the names label the two sides when the editor is made (a new pair of names: a new editor, keyed by the owner)
+  const originalNameRef = useRef(originalName);
+  const modifiedNameRef = useRef(modifiedName);
   latest.current = { original, modified };
   const [failed, setFailed] = useState<string | undefined>(undefined);
 
@@ -26,6 +29,8 @@ export function DiffEditor({ original, modified, originalName, modifiedName, lab
         if (disposed || !hostRef.current) return;
         const editor = monaco.editor.createDiffEditor(hostRef.current, {
           readOnly: true,
+          originalAriaLabel: `${originalNameRef.current} (read-only)`,
+          modifiedAriaLabel: `${modifiedNameRef.current} (read-only)`,
           automaticLayout: true,
           renderSideBySide: true,
           // the changed lines with a little context; the rest folds away (expandable), as in VS Code
@@ -38,6 +43,9 @@ export function DiffEditor({ original, modified, originalName, modifiedName, lab
         });
         const models = { original: monaco.editor.createModel(latest.current.original, 'yaml'), modified: monaco.editor.createModel(latest.current.modified, 'yaml') };
         editor.setModel(models);
+        // the diff editor's own label options do not reach its two text areas: label each side
+        editor.getOriginalEditor().updateOptions({ ariaLabel: `${originalNameRef.current} (read-only)` });
+        editor.getModifiedEditor().updateOptions({ ariaLabel: `${modifiedNameRef.current} (read-only)` });
         editorRef.current = editor;
         modelsRef.current = models;
         const observer = new MutationObserver(() => monaco.editor.setTheme(pageTheme()));
@@ -83,5 +91,5 @@ export function DiffEditor({ original, modified, originalName, modifiedName, lab
       </div>
     );
   }
-  return <div className="diff-editor" ref={hostRef} aria-label={label} data-testid={label} />;
+  return <div className="diff-editor" role="group" ref={hostRef} aria-label={label} data-testid={label} />;
 }

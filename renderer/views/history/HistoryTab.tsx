@@ -144,7 +144,7 @@ export function HistoryTab({ config, namespace, name, version }: { config: KindC
               {from.revision === to.revision ? 'the same revision' : changeBetween(from, to)}
             </span>
           </h2>
-          <DiffEditor original={objectToYaml(diffable(from))} modified={objectToYaml(diffable(to))} originalName={`revision ${from.revision}`} modifiedName={`revision ${to.revision}`} label="history-diff" />
+          <DiffEditor key={`${from.revision}..${to.revision}`} original={objectToYaml(diffable(from))} modified={objectToYaml(diffable(to))} originalName={`revision ${from.revision}`} modifiedName={`revision ${to.revision}`} label="history-diff" />
         </section>
       )}
       {dialogs.element}
