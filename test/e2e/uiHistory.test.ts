@@ -73,6 +73,7 @@ describe('the object history in the UI', () => {
     const imageRow = cells.find((row) => row[5].includes(`image: ${busyboxImage}→${secondImage}`));
     expect(imageRow?.[2]).toBe('PATCH');
     expect(imageRow?.[4]).toBe('kubectl-set');
+    await expect.poll(() => page.evaluate(() => Reflect.has(window, '__kubedeskDiff')), { timeout: 30_000 }).toBe(true);
     await ui.screenshot('history-tab');
 
     // compare the revision before the image change (A) with the image change (B)
