@@ -187,4 +187,42 @@ describe('objects as of a past time', () => {
     expect((await pastList('type=cm&time=soon')).status).toBe(400);
     expect((await pastList(`type=cm&time=${encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString())}`)).status).toBe(400);
   });
+
+  it('shows an object whose state then is pruned as its oldest kept revision, annotated and named in a Warning', async () => {
+    const start = Date.now() - 600_000;
+    let now = start;
+    const prunedStore = SqliteStore.open(':memory:');
+    try {
+      const prunedHistory = prunedStore.history({ ...DEFAULT_HISTORY_RETENTION, maxRevisions: 2 }, () => now);
+      const registry = new ResourceRegistry(builtinResources());
+      const openapi = new OpenApiService();
+      openapi.setResources(registry.all());
+      const server = new ApiServer({ store: prunedStore, registry, openapi, serverAddress: () => '127.0.0.1:6443', version: { major: '1', minor: '35' }, history: prunedHistory });
+      registerHistoryApi(server, registry, { history: prunedHistory, authorizer });
+      const send = async (method: string, path: string, body?: unknown) => {
+        const url = new URL(path, 'https://x');
+        const reply = await server.handle({ method, path: url.pathname, query: url.searchParams, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)), user: admin });
+        if ('watch' in reply) throw new Error('unexpected watch reply');
+        return reply;
+      };
+      const configMap = (name: string, value: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { value } });
+      await send('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+      await send('POST', '/api/v1/namespaces/default/configmaps', configMap('busy', 'a'));
+      for (const [offset, value] of [[10_000, 'b'], [20_000, 'c'], [30_000, 'd']] as const) {
+        now = start + offset;
+        await send('PUT', '/api/v1/namespaces/default/configmaps/busy', configMap('busy', value));
+      }
+      await send('POST', '/api/v1/namespaces/default/configmaps', configMap('fresh', 'x'));
+      await prunedHistory.prune();
+      // revisions 1 (a) and 2 (b) of busy are pruned: its state 15s in is not kept
+      const time = new Date(start + 15_000).toISOString();
+      const reply = await send('GET', `/apis/history.kubedesk.dev/v1/namespaces/default/pastobjects?type=configmaps&time=${encodeURIComponent(time)}`);
+      const past = items(reply);
+      expect(past.map((object) => [isRecord(object.metadata) && object.metadata.name, isRecord(object.data) && object.data.value])).toEqual([['busy', 'c']]);
+      expect(isRecord(past[0].metadata) && past[0].metadata.annotations).toEqual({ 'history.kubedesk.dev/oldest-retained-revision': '3' });
+      expect(reply.headers['Warning']).toBe(`299 - "the state as of ${time.replace(/\.\d{3}Z$/, 'Z')} is pruned for default/busy: shown as of the oldest retained revision"`);
+    } finally {
+      prunedStore.dispose();
+    }
+  });
 });
