@@ -9,6 +9,7 @@
 // reached, 2 a usage error.
 import { stringify } from 'yaml';
 import { isRecord, type KubeObject } from '../../shared/kubernetes/types';
+import { parseHistoryTime } from '../../shared/history/historyFormat';
 import { ClientApiError, type ApiClient } from '../client';
 import { kubectlErrorText } from './clusterClient';
 import type { ClientConfig, KubeconfigFlags } from './kubeconfig';
@@ -89,7 +90,7 @@ export function parseGetArgs(argv: string[]): GetOptions | undefined {
     throw new GetUsageError(`kubedesk get lists one type as it was: TYPE, not ${positional.join(' ')}`);
   }
   if (asOf === undefined) throw new GetUsageError('--as-of TIME is required (for the list as it is now, use kubectl get)');
-  if (!/^\d+[smhd]$/.test(asOf) && !(/^\d{4}-\d{2}-\d{2}T/.test(asOf) && !Number.isNaN(Date.parse(asOf)))) {
+  if (parseHistoryTime(asOf, Date.now()) === undefined) {
     throw new GetUsageError(`invalid --as-of "${asOf}": a duration back from now such as 10m or 2h, or an RFC 3339 time`);
   }
   const formats = ['wide', 'name', 'yaml', 'json'];

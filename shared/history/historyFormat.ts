@@ -178,6 +178,21 @@ export interface Revision {
 }
 
 export const HISTORY_API = '/apis/history.kubedesk.dev/v1';
+
+const DURATION_UNITS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/**
+ * A time as the history takes it (`since`, `--as-of`, the time slider): a duration back from `now`
+ * (30s, 10m, 2h, 7d) or an RFC 3339 time; undefined when it is neither.
+ */
+export function parseHistoryTime(text: string, now: number): number | undefined {
+  const trimmed = text.trim();
+  const duration = /^(\d+)(s|m|h|d)$/.exec(trimmed);
+  if (duration) return now - Number(duration[1]) * DURATION_UNITS[duration[2] as keyof typeof DURATION_UNITS];
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(trimmed)) return undefined;
+  const time = Date.parse(trimmed);
+  return Number.isNaN(time) ? undefined : time;
+}
 /** the field manager restores and undeletes write as */
 export const RESTORE_FIELD_MANAGER = 'kubedesk-history';
 

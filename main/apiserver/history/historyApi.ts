@@ -26,6 +26,7 @@
 // subresource, user, impersonator, fieldManager, userAgent, object }.
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
+import { parseHistoryTime } from '../../../shared/history/historyFormat';
 import { defineKind, type KindStrategy } from '../../registry/strategy';
 import { qualifiedResource } from '../../registry/resources';
 import type { History, HistoryEntry } from '../../storage/history';
@@ -320,13 +321,11 @@ function revisionObject(entry: HistoryEntry, def: KindStrategy, redactedChanges?
   return revision;
 }
 
-/** `since`: RFC 3339, or a duration back from now (30s, 10m, 2h, 7d). */
+/** `since` (or `time`): RFC 3339, or a duration back from now (30s, 10m, 2h, 7d). */
 function sinceOf(text: string | null, parameter = 'since'): number | undefined {
   if (text === null || text === '') return undefined;
-  const duration = /^(\d+)(s|m|h|d)$/.exec(text);
-  if (duration) return Date.now() - Number(duration[1]) * { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[duration[2] as 's' | 'm' | 'h' | 'd'];
-  const time = Date.parse(text);
-  if (Number.isNaN(time) || !/^\d{4}-\d{2}-\d{2}T/.test(text)) throw ApiError.badRequest(`${parameter}: invalid value "${text}": a duration such as 10m or 2h, or an RFC 3339 time`);
+  const time = parseHistoryTime(text, Date.now());
+  if (time === undefined) throw ApiError.badRequest(`${parameter}: invalid value "${text}": a duration such as 10m or 2h, or an RFC 3339 time`);
   return time;
 }
 

@@ -138,7 +138,7 @@ export function HistoryTab({ config, namespace, name, version }: { config: KindC
       </div>
       {from && to && (
         <section className="history-diff" aria-label="Compare revisions">
-          <h2 className="history-diff-title">
+          <h2 className="history-diff-title" title={from.revision === to.revision ? undefined : changeBetween(from, to)}>
             Revision {from.revision} → revision {to.revision}:{' '}
             <span className="mono" data-testid="history-diff-summary">
               {from.revision === to.revision ? 'the same revision' : changeBetween(from, to)}

@@ -7,17 +7,8 @@ import type { KubeObject } from '../../../shared/kubernetes/types';
 import { translateTimestampSince } from '../../../shared/printers/duration';
 import { filterByNamespaces, useServices } from '../../context';
 import type { KindConfig } from '../../kinds/kindConfig';
+import { parseHistoryTime } from '../../../shared/history/historyFormat';
 import { readHistoryStart, readPastList, SLIDER_SPANS, SLIDER_STEPS, sliderPosition, sliderTime } from './historyModel';
-
-/** A typed time: a duration back from `now` (30s, 10m, 2h, 7d) or an RFC 3339 time; undefined when neither. */
-export function parseTypedTime(text: string, now: number): number | undefined {
-  const trimmed = text.trim();
-  const duration = /^(\d+)(s|m|h|d)$/.exec(trimmed);
-  if (duration) return now - Number(duration[1]) * { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[duration[2] as 's' | 'm' | 'h' | 'd'];
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(trimmed)) return undefined;
-  const time = Date.parse(trimmed);
-  return Number.isNaN(time) ? undefined : time;
-}
 
 export function usePastList(config: KindConfig, time: number | undefined, namespaces: string[]): { items: KubeObject[]; loading: boolean; error?: string } {
   const { client } = useServices();
@@ -69,7 +60,7 @@ export function TimeSlider({ config, time, onTime }: { config: KindConfig; time:
   const position = time === undefined ? SLIDER_STEPS : sliderPosition(time, from, end);
   const applyTyped = () => {
     if (typed.trim() === '') return;
-    const parsed = parseTypedTime(typed, Date.now());
+    const parsed = parseHistoryTime(typed, Date.now());
     if (parsed === undefined) {
       setTypedError('a duration such as 10m or 2h, or an RFC 3339 time');
       return;

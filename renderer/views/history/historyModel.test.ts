@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { KubeApiError, type KubeClient } from '../../api/kubeClient';
 import { applyRestore, feedRequest, feedRows, historyStartOf, previewRestore, restoreFailure, sliderPosition, sliderTime, SLIDER_STEPS, timelineRows, typeWord, type Revision } from './historyModel';
-import { parseTypedTime } from './TimeSlider';
+import { parseHistoryTime as parseTypedTime } from '../../../shared/history/historyFormat';
 
 const target = { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespace: 'shop', name: 'web' };
 
