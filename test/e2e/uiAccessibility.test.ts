@@ -221,7 +221,15 @@ describe('accessibility of every main view (axe-core, WCAG 2.x A/AA), in Chromiu
       if (tab === 'yaml') await expect.poll(() => editorValue(page), { timeout: 30_000 }).toContain('apiVersion');
       if (tab === 'events') await page.getByTestId('detail-events').waitFor({ timeout: 30_000 });
       if (tab === 'history') {
-        await page.locator('[data-testid=history-tab], [data-testid=history-empty]').first().waitFor({ timeout: 30_000 });
+        await page
+          .locator('[data-testid=history-tab], [data-testid=history-empty], [data-testid=history-error]')
+          .first()
+          .waitFor({ timeout: 30_000 })
+          .catch(async (error: unknown) => {
+            await ui.screenshot(`a11y-${view}-history-not-shown`);
+            throw error;
+          });
+        expect(await page.getByTestId('history-error').count(), await page.locator('.detail-body').innerText()).toBe(0);
         // with two revisions or more the diff editor shows them
         if ((await page.locator('[data-testid=history-timeline] tbody tr').count()) > 1) {
           await expect.poll(() => page.evaluate(() => Reflect.has(window, '__kubedeskDiff')), { timeout: 30_000 }).toBe(true);
