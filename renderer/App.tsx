@@ -8,6 +8,8 @@ import { CreateFromYaml } from './views/create/CreateFromYaml';
 import { Overview } from './views/overview/Overview';
 import { PortForwards } from './views/portforwards/PortForwards';
 import { Settings } from './views/settings/Settings';
+import { ChangesPage } from './views/history/ChangesPage';
+import { RecentlyDeleted } from './views/history/RecentlyDeleted';
 import { Dock } from './terminals/Dock';
 import { CommandPalette } from './palette/CommandPalette';
 import { NamespacePicker } from './components/NamespacePicker';
@@ -86,6 +88,10 @@ function RouteView() {
       return <PortForwards />;
     case 'settings':
       return <Settings />;
+    case 'changes':
+      return <ChangesPage />;
+    case 'deleted':
+      return <RecentlyDeleted />;
     case 'list':
       return <KindList kindKey={route.kindKey} />;
     case 'detail':
@@ -122,7 +128,7 @@ function KindDetail({ route }: { route: Extract<Route, { view: 'detail' }> }) {
 function Sidebar() {
   const kinds = useKinds();
   const route = useAppState((state) => state.route);
-  const current = formatRoute(route.view === 'detail' ? { view: 'list', kindKey: route.kindKey } : route);
+  const current = formatRoute(route.view === 'detail' ? { view: 'list', kindKey: route.kindKey } : route.view === 'deleted' ? { view: 'changes' } : route);
   const link = (target: Route, label: string, testId?: string) => {
     const href = formatRoute(target);
     return (
@@ -140,6 +146,7 @@ function Sidebar() {
       {link({ view: 'overview' }, 'Overview', 'nav-overview')}
       {link({ view: 'create' }, 'Create from YAML', 'nav-create')}
       {link({ view: 'portforwards' }, 'Port forwards', 'nav-portforwards')}
+      {link({ view: 'changes' }, 'History', 'nav-history')}
       {SECTIONS.map((section) => {
         const sectionKinds = bySection(section);
         if (sectionKinds.length === 0) return null;

@@ -1,8 +1,9 @@
 // The `kubedesk` command line (docs/architecture.md, "Command line"): `serve` runs the cluster headless in the
 // foreground until SIGTERM/SIGINT; `reset` removes a cluster's state and its kubeconfig entries;
 // `why` (main/cli/why.ts) diagnoses an object of any cluster the kubeconfig reaches; `history` and
-// `changes` (main/cli/history.ts) read and restore the object history; `snapshot`
-// (main/cli/snapshot.ts) saves and restores whole-cluster snapshots.
+// `changes` (main/cli/history.ts) read and restore the object history; `get --as-of`
+// (main/cli/get.ts) lists a kind as it was at a past time; `snapshot` (main/cli/snapshot.ts) saves
+// and restores whole-cluster snapshots.
 import { existsSync, rmSync } from 'node:fs';
 import { Cluster } from './cluster';
 import { parseArgs, UsageError, USAGE, type CliOptions } from './cliOptions';
@@ -15,6 +16,7 @@ import { StartupPhases, startupDebugRequested } from './startupPhases';
 import { whyCommand } from '../cli/why';
 import { historyCommand } from '../cli/history';
 import { snapshotCommand } from '../cli/snapshot';
+import { getCommand } from '../cli/get';
 
 export { defaultKubeconfigPath, parseArgs, UsageError, type CliOptions } from './cliOptions';
 
@@ -30,6 +32,7 @@ export async function main(argv: string[], early: EarlyStart = {}): Promise<numb
   if (argv[0] === 'why') return whyCommand(argv.slice(1));
   if (argv[0] === 'history' || argv[0] === 'changes') return historyCommand(argv.slice(1), argv[0]);
   if (argv[0] === 'snapshot') return snapshotCommand(argv.slice(1));
+  if (argv[0] === 'get') return getCommand(argv.slice(1));
   let options: CliOptions;
   try {
     options = parseArgs(argv);

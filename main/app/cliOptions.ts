@@ -34,6 +34,8 @@ export const USAGE = `Usage:
       Who changed an object and how, diffs, restore and undelete (kubedesk history --help).
   kubedesk snapshot save|list|restore|delete NAME, export NAME FILE, import FILE
       Whole-cluster snapshots: save, restore on the running cluster (kubedesk snapshot --help).
+  kubedesk get TYPE [-n NAMESPACE | -A] --as-of TIME [-l SELECTOR] [-o wide|name|yaml|json]
+      The list as it was at TIME (10m, 2h ago or RFC 3339), in kubectl's columns (kubedesk get --help).
 `;
 
 export interface CliOptions {

@@ -51,7 +51,7 @@ export class InProcessTransport implements Transport {
 
   async request(request: TransportRequest): Promise<TransportResponse> {
     const query = new URLSearchParams(request.query ?? {});
-    const headers: Record<string, string> = { 'content-type': request.contentType ?? 'application/json', accept: 'application/json', ...(this.options.userAgent ? { 'user-agent': this.options.userAgent } : {}) };
+    const headers: Record<string, string> = { 'content-type': request.contentType ?? 'application/json', accept: request.accept ?? 'application/json', ...(this.options.userAgent ? { 'user-agent': this.options.userAgent } : {}) };
     const admitted = this.admit(request.method, request.path, query, headers);
     if ('denied' in admitted) return { status: admitted.denied.code, body: admitted.denied.toStatus() };
     const reply = await this.api.handle({

@@ -11,11 +11,12 @@ import { translateTimestampSince } from '../../shared/printers/duration';
 import { isRecord, type KubeObject } from '../../shared/kubernetes/types';
 import { ClientApiError, type ApiClient } from '../client';
 import { kubectlErrorText } from './clusterClient';
-import { changeSummary, diffObject, displayObject, restoreUpdate, toYaml, undeleteObject, unifiedDiff } from './historyFormat';
+import { diffObject, displayObject, restoreUpdate, toYaml, unifiedDiff } from './historyFormat';
+import { HISTORY_API, RESTORE_FIELD_MANAGER, RestoreRefusal, asRevision, planRestore, revisionChanges, targetName, writtenBy as by, type Revision } from '../../shared/history/historyFormat';
 import type { ClientConfig, KubeconfigFlags } from './kubeconfig';
 import { CommandUsageError, processIo, readKubeconfigFlag, runClientCommand, type CommandIo } from './clientCommand';
 
-const HISTORY_API = '/apis/history.kubedesk.dev/v1';
+export type { Revision };
 
 export const HISTORY_USAGE = `Usage:
   kubedesk history TYPE/NAME [-n NAMESPACE]                  revisions: REVISION AGE OPERATION BY CHANGES
@@ -31,22 +32,6 @@ export const HISTORY_USAGE = `Usage:
 `;
 
 export class HistoryUsageError extends CommandUsageError {}
-
-/** One revision as the history API serves it. */
-export interface Revision {
-  target: { group: string; version: string; resource: string; kind: string; namespace: string; name: string };
-  revision: number;
-  time: string;
-  operation: string;
-  removed: boolean;
-  subresource?: string;
-  user?: string;
-  impersonator?: string;
-  fieldManager?: string;
-  redacted?: boolean;
-  changedKeys?: string[];
-  object: KubeObject;
-}
 
 export interface HistoryOptions {
   mode: 'list' | 'revision' | 'diff' | 'restore' | 'deleted' | 'changes';
@@ -169,13 +154,6 @@ function typeAndName(positional: string[]): [string, string] {
   throw new HistoryUsageError(`expected TYPE/NAME or TYPE NAME, got: ${positional.join(' ')}`);
 }
 
-function asRevision(value: unknown): Revision {
-  if (!isRecord(value) || !isRecord(value.target) || !isRecord(value.object) || !isRecord(value.object.metadata) || typeof value.revision !== 'number') {
-    throw new Error('the history API answered with an item that is not a Revision');
-  }
-  return value as unknown as Revision;
-}
-
 async function readRevisions(client: ApiClient, path: string, query: Record<string, string>): Promise<Revision[]> {
   const body = await client.request({ method: 'GET', path, query });
   if (!isRecord(body) || !Array.isArray(body.items)) throw new Error('the history API answered with something that is not a RevisionList');
@@ -184,12 +162,6 @@ async function readRevisions(client: ApiClient, path: string, query: Record<stri
 
 function scope(namespace: string | undefined): string {
   return namespace === undefined ? HISTORY_API : `${HISTORY_API}/namespaces/${encodeURIComponent(namespace)}`;
-}
-
-function by(revision: Revision): string {
-  const who = revision.user ?? '(kubedesk)';
-  const as = revision.impersonator ? `${revision.impersonator} as ${who}` : who;
-  return revision.fieldManager ? `${as} (${revision.fieldManager})` : as;
 }
 
 /** Left-aligned columns separated by three spaces, as kubectl's tabwriter prints them. */
@@ -201,24 +173,12 @@ export function formatTable(header: string[], rows: string[][]): string {
 
 /** The revisions table of one object. */
 export function revisionTable(revisions: Revision[], now: Date): string {
+  const changes = revisionChanges(revisions);
   const rows = revisions.map((revision, index) => {
-    const previous = index > 0 && revisions[index - 1].revision === revision.revision - 1 ? revisions[index - 1].object : undefined;
     const operation = revision.subresource ? `${revision.operation} (${revision.subresource})` : revision.operation;
-    const changes = index === 0 && revision.operation !== 'CREATE' && !revision.removed ? '(earlier revisions pruned)' : changeSummary(previous, revision.object, revision.removed);
-    return [String(revision.revision), translateTimestampSince(revision.time, now), operation, by(revision), changes];
+    return [String(revision.revision), translateTimestampSince(revision.time, now), operation, by(revision), changes[index]];
   });
   return formatTable(['REVISION', 'AGE', 'OPERATION', 'BY', 'CHANGES'], rows);
-}
-
-function targetName(revision: Revision): string {
-  const { group, kind, name } = revision.target;
-  return `${kind.toLowerCase()}${group ? `.${group}` : ''}/${name}`;
-}
-
-function objectPath(target: Revision['target'], name?: string): string {
-  const base = target.group === '' ? `/api/${target.version}` : `/apis/${target.group}/${target.version}`;
-  const namespaced = target.namespace !== '' ? `/namespaces/${encodeURIComponent(target.namespace)}` : '';
-  return `${base}${namespaced}/${target.resource}${name === undefined ? '' : `/${encodeURIComponent(name)}`}`;
 }
 
 async function run(client: ApiClient, options: HistoryOptions, config: ClientConfig, io: CommandIo, now: Date): Promise<number> {
@@ -296,23 +256,23 @@ async function run(client: ApiClient, options: HistoryOptions, config: ClientCon
 }
 
 async function restore(client: ApiClient, revisions: Revision[], chosen: Revision | undefined, io: CommandIo): Promise<number> {
-  const last = revisions[revisions.length - 1];
-  const target = last.target;
-  const display = targetName(last);
-  if (!last.removed) {
-    if (!chosen) throw new HistoryUsageError(`${display} exists: name the revision to restore with --revision N`);
-    if (chosen.removed) throw new HistoryUsageError(`revision ${chosen.revision} is the deletion of ${display}: choose an earlier one`);
-    const live = await client.request({ method: 'GET', path: objectPath(target, target.name) });
-    if (!isRecord(live) || !isRecord(live.metadata)) throw new Error(`the server answered ${display} with something that is not an object`);
-    const body = restoreUpdate(live as unknown as KubeObject, chosen.object);
-    await client.request({ method: 'PUT', path: objectPath(target, target.name), query: { fieldManager: 'kubedesk-history' }, body });
-    io.stdout(`${display} restored to revision ${chosen.revision}\n`);
+  let plan;
+  try {
+    plan = planRestore(revisions, chosen);
+  } catch (error) {
+    if (error instanceof RestoreRefusal) throw new HistoryUsageError(error.message);
+    throw error;
+  }
+  if (plan.kind === 'update') {
+    const live = await client.request({ method: 'GET', path: plan.path });
+    if (!isRecord(live) || !isRecord(live.metadata)) throw new Error(`the server answered ${plan.display} with something that is not an object`);
+    const body = restoreUpdate(live as unknown as KubeObject, plan.revision.object);
+    await client.request({ method: 'PUT', path: plan.path, query: { fieldManager: RESTORE_FIELD_MANAGER }, body });
+    io.stdout(`${plan.display} restored to revision ${plan.revision.revision}\n`);
     return 0;
   }
-  // undelete: from the chosen revision, else the last state before the deletion
-  const source = chosen ?? last;
-  await client.request({ method: 'POST', path: objectPath(target), query: { fieldManager: 'kubedesk-history' }, body: undeleteObject(source.object) });
-  io.stdout(`${display} undeleted from revision ${source.revision}\n`);
+  await client.request({ method: 'POST', path: plan.path, query: { fieldManager: RESTORE_FIELD_MANAGER }, body: plan.body });
+  io.stdout(`${plan.display} undeleted from revision ${plan.revision.revision}\n`);
   return 0;
 }
 

@@ -18,6 +18,8 @@ export interface TransportRequest {
   body?: unknown;
   /** Defaults to application/json when there is a body; e.g. application/merge-patch+json for patches. */
   contentType?: string;
+  /** Defaults to application/json; e.g. kubectl's Table media types to get a list's columns. */
+  accept?: string;
 }
 
 export interface TransportResponse {
@@ -131,7 +133,7 @@ export class HttpsTransport implements Transport {
   request(req: TransportRequest): Promise<TransportResponse> {
     return new Promise((resolve, reject) => {
       let payload: Buffer | undefined;
-      const headers: Record<string, string> = this.headers('application/json');
+      const headers: Record<string, string> = this.headers(req.accept ?? 'application/json');
       if (req.body !== undefined) {
         payload = Buffer.from(typeof req.body === 'string' ? req.body : JSON.stringify(req.body), 'utf8');
         headers['Content-Type'] = req.contentType ?? 'application/json';

@@ -72,6 +72,19 @@ export interface WriteRecorder {
   record(write: WriteRecord): void;
 }
 
+/** One object key's state at a past time, as far as the history knows it. */
+export interface PastState {
+  key: ObjectKey;
+  /**
+   * - `at`: `entry` is the key's newest revision at or before the time (removed = absent then)
+   * - `created-after`: the key's oldest revision, a create after the time: absent then
+   * - `unknown`: the key's oldest retained revision is later than the time and not its creation:
+   *   it existed, in a state that is pruned; `entry` is that oldest retained revision
+   */
+  state: 'at' | 'created-after' | 'unknown';
+  entry: HistoryEntry;
+}
+
 export interface History extends WriteRecorder, Disposable {
   /** every retained revision of one object key, oldest first */
   revisions(key: ObjectKey): HistoryEntry[];
@@ -81,6 +94,13 @@ export interface History extends WriteRecorder, Disposable {
   deleted(options: { namespace?: string; resource?: string }): HistoryEntry[];
   /** the change feed, newest first */
   changes(query: ChangesQuery): HistoryEntry[];
+  /**
+   * What the history knows of every key of one resource (optionally one namespace) at `time`; keys
+   * never written in the retained history are absent (unchanged since before it starts)
+   */
+  asOf(resource: string, namespace: string | undefined, time: number): PastState[];
+  /** the time of the oldest retained revision (ms since the epoch); undefined when none is kept */
+  startTime(): number | undefined;
   /** starts dropping what the retention no longer keeps, in small batches off the write path */
   prune(now?: number): Promise<void>;
   /** bytes of stored object values */

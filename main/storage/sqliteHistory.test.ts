@@ -83,6 +83,39 @@ describe('SqliteHistory', () => {
     expect(history.changes({ namespace: 'elsewhere' })).toEqual([]);
   });
 
+  it('tells each key\'s state at a past time: its revision then, created later, or pruned', () => {
+    let now = 1_000;
+    const { history } = open(DEFAULT_HISTORY_RETENTION, () => now);
+    const other: ObjectKey = { resource: 'configmaps', namespace: 'default', name: 'later' };
+    const pruned: ObjectKey = { resource: 'configmaps', namespace: 'default', name: 'pruned' };
+    history.record(write({ object: configMap('a', '1'), operation: 'CREATE' }));
+    now = 2_000;
+    history.record(write({ object: configMap('b', '2') }));
+    history.record(write({ key: pruned, object: configMap('p', '3') }));
+    now = 3_000;
+    history.record(write({ object: configMap('b', '4'), operation: 'DELETE', removed: true }));
+    history.record(write({ key: other, object: configMap('c', '5'), operation: 'CREATE' }));
+    history.record({ key: { resource: 'secrets', namespace: 'default', name: 's' }, object: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } }, operation: 'CREATE', removed: false });
+    const at = (time: number) => history.asOf('configmaps', 'default', time).map((past) => [past.key.name, past.state, past.entry.revision, past.entry.removed]);
+    expect(at(1_500)).toEqual([
+      ['later', 'created-after', 1, false],
+      ['pruned', 'unknown', 1, false],
+      ['settings', 'at', 1, false],
+    ]);
+    expect(at(2_000)).toEqual([
+      ['later', 'created-after', 1, false],
+      ['pruned', 'at', 1, false],
+      ['settings', 'at', 2, false],
+    ]);
+    expect(at(3_000).map(([name, state, , removed]) => [name, state, removed])).toEqual([
+      ['later', 'at', false],
+      ['pruned', 'at', false],
+      ['settings', 'at', true],
+    ]);
+    expect(history.asOf('configmaps', 'elsewhere', 3_000)).toEqual([]);
+    expect(history.startTime()).toBe(1_000);
+  });
+
   it('prunes revisions beyond the per-object limit, keeping the newest', async () => {
     const { history } = open({ ...DEFAULT_HISTORY_RETENTION, maxRevisions: 3 });
     for (let index = 1; index <= 1_200; index++) history.record(write({ object: configMap(String(index), String(index)) }));

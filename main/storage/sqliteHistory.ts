@@ -6,7 +6,7 @@
 // the store's log compaction.
 import type Database from 'better-sqlite3';
 import { isRecord, type KubeObject } from '../../shared/kubernetes/types';
-import type { ChangesQuery, History, HistoryEntry, HistoryOperation, HistoryRetention, WriteRecord } from './history';
+import type { ChangesQuery, History, HistoryEntry, HistoryOperation, HistoryRetention, PastState, WriteRecord } from './history';
 import type { ObjectKey } from './store';
 import { BATCH_ROWS, runInBatches } from './batches';
 
@@ -244,6 +244,31 @@ export class SqliteHistory implements History {
     params.push(query.limit ?? DEFAULT_CHANGES_LIMIT);
     const sql = `SELECT ${COLUMNS} FROM history WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`;
     return this.db.prepare<(string | number)[], HistoryRow>(sql).all(...params).map(toEntry);
+  }
+
+  asOf(resource: string, namespace: string | undefined, time: number): PastState[] {
+    this.flush();
+    // per key: the newest revision at or before the time, else the oldest retained one (ids grow with time)
+    const scope = namespace === undefined ? '' : ' AND namespace = ?';
+    const params: (string | number)[] = [time, resource, ...(namespace === undefined ? [] : [namespace])];
+    const picks = this.db
+      .prepare<(string | number)[], { at: number | null; first: number }>(`SELECT max(CASE WHEN time <= ? THEN id END) AS at, min(id) AS first FROM history WHERE resource = ?${scope} GROUP BY namespace, name`)
+      .all(...params);
+    const byId = this.db.prepare<[number], HistoryRow>(`SELECT ${COLUMNS} FROM history WHERE id = ?`);
+    const out: PastState[] = [];
+    for (const pick of picks) {
+      const row = byId.get(pick.at ?? pick.first);
+      if (row === undefined) continue;
+      const entry = toEntry(row);
+      const state = pick.at !== null ? 'at' : entry.operation === 'CREATE' && entry.subresource === undefined ? 'created-after' : 'unknown';
+      out.push({ key: entry.key, state, entry });
+    }
+    return out;
+  }
+
+  startTime(): number | undefined {
+    this.flush();
+    return this.db.prepare<[], number>('SELECT time FROM history ORDER BY id LIMIT 1').pluck().get();
   }
 
   storedBytes(): number {

@@ -11,6 +11,9 @@ describe('routes', () => {
     { hash: '#/pods', route: { view: 'list', kindKey: 'pods' } },
     { hash: '#/deployments.apps/default/web', route: { view: 'detail', kindKey: 'deployments.apps', namespace: 'default', name: 'web' } },
     { hash: '#/nodes/_/kubedesk', route: { view: 'detail', kindKey: 'nodes', name: 'kubedesk' } },
+    { hash: '#/changes', route: { view: 'changes' } },
+    { hash: '#/deleted', route: { view: 'deleted' } },
+    { hash: '#/deployments.apps/default/web/history', route: { view: 'detail', kindKey: 'deployments.apps', namespace: 'default', name: 'web', tab: 'history' } },
     { hash: '#/pods/default/web-1/yaml', route: { view: 'detail', kindKey: 'pods', namespace: 'default', name: 'web-1', tab: 'yaml' } },
   ];
   for (const { hash, route } of cases) {

@@ -2,8 +2,9 @@
 // sorting (time columns by their times), a text/label filter, the kind's quick filters, status
 // colours, each row's one-line reason when it is not ready (views/diagnosis), ticking ages, a virtualised body (only the rows on screen are in the DOM, so 5,000 pods
 // scroll smoothly), multi-select with bulk actions, a per-row and right-click menu of the kind's
-// actions, a Create button (the kind's template), a timeline for Events, and keys that work
-// without focusing the table first (the grid is one tab stop; headers and row controls are not).
+// actions, a Create button (the kind's template), a timeline for Events, keys that work
+// without focusing the table first (the grid is one tab stop; headers and row controls are not),
+// and a time slider (views/history) that shows the list as it was at a past moment, read-only.
 import { memo, useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent, type ReactNode } from 'react';
 import { translateTimestampSince } from '../../shared/printers/duration';
 import { actionsFor, type ActionContext } from '../actions/actions';
@@ -14,6 +15,7 @@ import { useAppState, useNamespacedItems, useNow, useServices } from '../context
 import type { KindConfig } from '../kinds/kindConfig';
 import { EmptyState } from '../components/EmptyState';
 import { EventTimeline } from './events/EventTimeline';
+import { PastBanner, TimeSlider, usePastList } from './history/TimeSlider';
 import type { DiagnosisContext } from '../../shared/diagnosis';
 import { diagnosisOf, diagnosisTone, isDiagnosed, listDiagnosisKeys, reasonBesideCount } from './diagnosis/diagnosisModel';
 import { useDiagnosisContext } from './diagnosis/useDiagnosis';
@@ -46,8 +48,14 @@ function useActionContext(): { context: ActionContext; element: ReactNode } {
 }
 
 export function ResourceList({ config }: { config: KindConfig }) {
-  const { items, collection } = useNamespacedItems(config);
+  const { items: liveItems, collection } = useNamespacedItems(config);
   const selectedNamespaces = useAppState((state) => state.selectedNamespaces);
+  // the time slider: undefined = live; a time = the list as it was then, read-only
+  const [sliderOpen, setSliderOpen] = useState(false);
+  const [pastTime, setPastTime] = useState<number | undefined>(undefined);
+  const pastList = usePastList(config, pastTime, selectedNamespaces);
+  const isPast = pastTime !== undefined;
+  const items = isPast ? pastList.items : liveItems;
   const navigate = useAppState((state) => state.navigate);
   const initialFilter = useAppState((state) => state.listFilters[config.key]);
   const setListFilter = useAppState((state) => state.setListFilter);
@@ -104,11 +112,12 @@ export function ResourceList({ config }: { config: KindConfig }) {
     return () => observer.disconnect();
   }, [view]);
 
+  // a past row opens the object's history (it may not exist any more)
   const open = useCallback(
     (row: Row | undefined) => {
-      if (row) navigate({ view: 'detail', kindKey: config.key, namespace: row.object.metadata.namespace, name: row.object.metadata.name ?? '' });
+      if (row) navigate({ view: 'detail', kindKey: config.key, namespace: row.object.metadata.namespace, name: row.object.metadata.name ?? '', ...(isPast ? { tab: 'history' } : {}) });
     },
-    [navigate, config.key],
+    [navigate, config.key, isPast],
   );
 
   const toggle = useCallback((key: string) => {
@@ -128,7 +137,7 @@ export function ResourceList({ config }: { config: KindConfig }) {
     else if (top + ROW_HEIGHT > element.scrollTop + element.clientHeight) element.scrollTop = top + ROW_HEIGHT - element.clientHeight;
   };
 
-  const openMenuAt = useCallback((row: Row, x: number, y: number) => setMenu({ key: row.key, x, y }), []);
+  const openMenuAt = useCallback((row: Row, x: number, y: number) => (isPast ? undefined : setMenu({ key: row.key, x, y })), [isPast]);
   const closeMenu = useCallback(() => setMenu(undefined), []);
 
   // the list's keys, read from the whole page so they work before the table has focus
@@ -155,10 +164,11 @@ export function ResourceList({ config }: { config: KindConfig }) {
         filterRef.current?.focus();
         break;
       case 'toggle-selection':
-        if (activationBelongsElsewhere(event.target) || !current) return;
+        if (activationBelongsElsewhere(event.target) || !current || isPast) return;
         toggle(current.key);
         break;
       case 'select-all':
+        if (isPast) return;
         setSelected(new Set(rows.map((row) => row.key)));
         break;
       case 'clear-selection':
@@ -166,6 +176,7 @@ export function ResourceList({ config }: { config: KindConfig }) {
         setSelected(new Set());
         break;
       case 'delete': {
+        if (isPast) return;
         const targets = chosenObjects.length > 0 ? chosenObjects : current ? [current.object] : [];
         if (targets.length === 0) return;
         void runBulkAction(context, config, targets, 'delete');
@@ -207,17 +218,31 @@ export function ResourceList({ config }: { config: KindConfig }) {
   const { start, end } = visibleRange(scrollTop, viewportHeight, ROW_HEIGHT, rows.length);
   const template = ['32px', ...columns.map((column) => (column.definition.name === 'Name' ? 'minmax(220px, 2.5fr)' : column.age ? '80px' : column.time ? '112px' : 'minmax(90px, 1fr)')), '36px'].join(' ');
   const allShownSelected = rows.length > 0 && chosen.length === rows.length;
-  const empty = rows.length === 0 && collection.phase !== 'loading';
+  const empty = rows.length === 0 && (isPast ? !pastList.loading : collection.phase !== 'loading');
+  useEffect(() => {
+    if (isPast) setSelected(new Set());
+  }, [isPast]);
 
   return (
-    <section className="list-view" aria-label={config.title}>
+    <section className={`list-view${isPast ? ' past' : ''}`} aria-label={config.title} data-past={isPast ? 'true' : undefined}>
       <header className="view-header">
         <h1>{config.title}</h1>
         <span className="count" data-testid="list-count">
           {collection.phase === 'loading' && rows.length === 0 ? 'loading…' : `${rows.length}${rows.length !== items.length ? ` of ${items.length}` : ''}`}
         </span>
-        <button className="primary" onClick={() => navigate({ view: 'create', kindKey: config.key })} title={`Create a ${config.kind} from a YAML template`} data-testid="list-create">
+        <button className="primary" disabled={isPast} onClick={() => navigate({ view: 'create', kindKey: config.key })} title={isPast ? 'A past view is read-only' : `Create a ${config.kind} from a YAML template`} data-testid="list-create">
           Create
+        </button>
+        <button
+          aria-pressed={sliderOpen}
+          onClick={() => {
+            if (sliderOpen) setPastTime(undefined);
+            setSliderOpen(!sliderOpen);
+          }}
+          title="Show the list as it was at a past moment"
+          data-testid="list-time-travel"
+        >
+          Past…
         </button>
         {config.timeline && (
           <span className="segmented" role="group" aria-label="View">
@@ -264,8 +289,10 @@ export function ResourceList({ config }: { config: KindConfig }) {
           <input type="checkbox" checked={wide} onChange={(event) => setWide(event.target.checked)} /> wide
         </label>
       </header>
+      {sliderOpen && <TimeSlider config={config} time={pastTime} onTime={setPastTime} />}
+      {isPast && <PastBanner time={pastTime} loading={pastList.loading} error={pastList.error} count={pastList.items.length} />}
       {collection.phase === 'error' && <div className="banner error">Cannot list {config.title}: {collection.error}</div>}
-      {chosen.length > 0 && view === 'list' && (
+      {chosen.length > 0 && view === 'list' && !isPast && (
         <div className="bulk-bar" role="toolbar" aria-label={`Actions on ${chosen.length} selected`} data-testid="bulk-bar">
           <span data-testid="bulk-count">{chosen.length} selected</span>
           {bulk.map((action) => (
@@ -284,7 +311,7 @@ export function ResourceList({ config }: { config: KindConfig }) {
         <div className="table" role="grid" aria-label={`${config.title} list`} aria-rowcount={empty ? 2 : rows.length + 1} aria-multiselectable>
           <div className="table-head" role="row" style={{ gridTemplateColumns: template }}>
             <div role="columnheader" className="cell head check">
-              <input type="checkbox" tabIndex={-1} aria-label="Select all shown" checked={allShownSelected} onChange={() => setSelected(allShownSelected ? new Set() : new Set(rows.map((row) => row.key)))} data-testid="select-all" />
+              <input type="checkbox" tabIndex={-1} aria-label="Select all shown" disabled={isPast} checked={allShownSelected} onChange={() => setSelected(allShownSelected ? new Set() : new Set(rows.map((row) => row.key)))} data-testid="select-all" />
             </div>
             {columns.map((column, index) => (
               <button
@@ -325,8 +352,9 @@ export function ResourceList({ config }: { config: KindConfig }) {
                     top={(start + offset) * ROW_HEIGHT}
                     cursor={start + offset === cursor}
                     checked={selected.has(row.key)}
+                    readOnly={isPast}
                     statusColumn={config.statusColumn}
-                    kind={diagnosed ? config.kind : undefined}
+                    kind={diagnosed && !isPast ? config.kind : undefined}
                     diagnosisContext={diagnosisContext}
                     onOpen={open}
                     onCursor={setCursor}
@@ -353,6 +381,8 @@ interface ListRowProps {
   top: number;
   cursor: boolean;
   checked: boolean;
+  /** a past view: no selection, no menu */
+  readOnly?: boolean;
   statusColumn?: string;
   /** the kind, when its rows get a one-line reason */
   kind?: string;
@@ -365,7 +395,7 @@ interface ListRowProps {
 
 // a row re-renders only when its object, position, cursor or selection changes (watch batches
 // replace only the objects that changed, so most rows are skipped)
-const ListRow = memo(function ListRow({ row, index, columns, template, top, cursor, checked, statusColumn, kind, diagnosisContext, onOpen, onCursor, onToggle, onMenu }: ListRowProps) {
+const ListRow = memo(function ListRow({ row, index, columns, template, top, cursor, checked, readOnly, statusColumn, kind, diagnosisContext, onOpen, onCursor, onToggle, onMenu }: ListRowProps) {
   const name = row.object.metadata.name ?? '';
   const diagnosis = kind ? diagnosisOf(kind, row.object, diagnosisContext) : undefined;
   const why = diagnosis && !diagnosis.healthy ? diagnosis : undefined;
@@ -378,7 +408,7 @@ const ListRow = memo(function ListRow({ row, index, columns, template, top, curs
       style={{ gridTemplateColumns: template, transform: `translateY(${top}px)` }}
       onClick={(event: ReactMouseEvent) => {
         onCursor(index);
-        if (event.ctrlKey || event.metaKey) onToggle(row.key);
+        if ((event.ctrlKey || event.metaKey) && !readOnly) onToggle(row.key);
         else onOpen(row);
       }}
       onContextMenu={(event) => {
@@ -390,7 +420,7 @@ const ListRow = memo(function ListRow({ row, index, columns, template, top, curs
       data-key={row.key}
     >
       <div role="gridcell" className="cell check" onClick={(event) => event.stopPropagation()}>
-        <input type="checkbox" tabIndex={-1} aria-label={`Select ${name}`} checked={checked} onChange={() => onToggle(row.key)} data-testid="row-select" />
+        <input type="checkbox" tabIndex={-1} aria-label={`Select ${name}`} checked={checked} disabled={readOnly} onChange={() => onToggle(row.key)} data-testid="row-select" />
       </div>
       {columns.map((column, columnIndex) => {
         const isName = column.definition.name === 'Name';
@@ -411,6 +441,7 @@ const ListRow = memo(function ListRow({ row, index, columns, template, top, curs
         <button
           className="ghost row-menu-button"
           tabIndex={-1}
+          disabled={readOnly}
           aria-haspopup="menu"
           aria-label={`Actions for ${name}`}
           onClick={(event) => {

@@ -4,7 +4,8 @@
 // manager; --diff shows the image change; restoring the first revision rolls the pods back.
 // A deleted ConfigMap and Deployment are listed as deleted and undeleted, and the Deployment's
 // pods run again. A ServiceAccount bound to `view` reads a Deployment's history through the
-// discoverable history.kubedesk.dev API but never a Secret value.
+// discoverable history.kubedesk.dev API but never a Secret value. `kubedesk get --as-of` prints a
+// namespace as it was before objects were deleted and created, in `kubectl get`'s columns.
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -187,7 +188,7 @@ describe('kubedesk history', () => {
     const asReader = (args: string[]) => cluster.kubectl([...args, '--token', token]);
 
     const resources = await asReader(['api-resources', '--api-group=history.kubedesk.dev', '-o', 'name']);
-    expect(resources.stdout.split('\n').filter(Boolean).sort()).toEqual(['deletedobjects.history.kubedesk.dev', 'revisions.history.kubedesk.dev']);
+    expect(resources.stdout.split('\n').filter(Boolean).sort()).toEqual(['deletedobjects.history.kubedesk.dev', 'pastobjects.history.kubedesk.dev', 'revisions.history.kubedesk.dev']);
 
     const history = await asReader(['get', '--raw', `/apis/history.kubedesk.dev/v1/namespaces/${namespace}/revisions?type=deploy&name=web`]);
     expect(history.code, history.stderr).toBe(0);
@@ -216,4 +217,47 @@ describe('kubedesk history', () => {
     const admin = await kubectlOk(cluster, ['get', '--raw', `/apis/history.kubedesk.dev/v1/namespaces/${namespace}/revisions?type=secret&name=creds`]);
     expect(admin).toContain(Buffer.from('second-secret-value').toString('base64'));
   }, 180_000);
+});
+
+describe('kubedesk get --as-of', () => {
+  const pastNamespace = 'asof';
+  /** every column but the last (AGE, relative to now) */
+  const withoutAge = (table: string) => table.trim().split('\n').map((line) => line.split(/\s+/).slice(0, -1));
+
+  it('prints a namespace as it was before a deletion and a creation, in kubectl get\'s columns', async () => {
+    await kubectlOk(cluster, ['create', 'namespace', pastNamespace]);
+    await kubectlOk(cluster, ['create', 'configmap', 'old', '-n', pastNamespace, '--from-literal=a=1']);
+    await kubectlOk(cluster, ['apply', '-f', '-'], deployment('gone', busyboxImage).replaceAll(`namespace: ${namespace}`, `namespace: ${pastNamespace}`));
+    await kubectlOk(cluster, ['rollout', 'status', '-n', pastNamespace, 'deployment/gone', '--timeout=120s'], undefined, 150_000);
+    await until('the Deployment status to settle', async () => ((await kubectlOk(cluster, ['get', 'deploy', 'gone', '-n', pastNamespace, '-o', 'jsonpath={.status.availableReplicas}'])) === '1' ? true : undefined), 60_000, 500);
+    const deploymentsThen = await kubectlOk(cluster, ['get', 'deployments', '-n', pastNamespace]);
+    const configMapsThen = await kubectlOk(cluster, ['get', 'configmaps', '-n', pastNamespace]);
+    const then = new Date().toISOString();
+    await until('the clock to pass the chosen time', async () => (Date.now() > Date.parse(then) + 5 ? true : undefined), 1_000, 5);
+    await kubectlOk(cluster, ['delete', 'configmap', 'old', '-n', pastNamespace]);
+    await kubectlOk(cluster, ['delete', 'deployment', 'gone', '-n', pastNamespace]);
+    await kubectlOk(cluster, ['create', 'configmap', 'new', '-n', pastNamespace, '--from-literal=b=2']);
+
+    const deploymentsPast = await kubedeskOk(['get', 'deployments', '-n', pastNamespace, '--as-of', then]);
+    expect(deploymentsPast.split('\n')[0]).toBe(deploymentsThen.split('\n')[0]);
+    expect(withoutAge(deploymentsPast)).toEqual(withoutAge(deploymentsThen));
+    const configMapsPast = await kubedeskOk(['get', 'cm', '-n', pastNamespace, '--as-of', then]);
+    expect(withoutAge(configMapsPast)).toEqual(withoutAge(configMapsThen));
+    expect(configMapsPast).not.toMatch(/^new\s/m);
+    // now: the deleted ones are gone
+    expect(await kubectlOk(cluster, ['get', 'deployments', '-n', pastNamespace, '-o', 'name'])).toBe('');
+
+    const everywhere = await kubedeskOk(['get', 'configmaps', '-A', '--as-of', then]);
+    const kubectlEverywhere = await kubectlOk(cluster, ['get', 'configmaps', '-A']);
+    expect(everywhere.split('\n')[0].split(/\s+/)).toEqual(kubectlEverywhere.split('\n')[0].split(/\s+/));
+    expect(everywhere).toMatch(new RegExp(`^${pastNamespace}\\s+old\\s+1\\s`, 'm'));
+    expect(await kubedeskOk(['get', 'deploy', '-n', pastNamespace, '--as-of', then, '-o', 'name'])).toBe('deployment.apps/gone\n');
+
+    const early = await kubedesk(['get', 'cm', '-n', pastNamespace, '--as-of', '2001-01-01T00:00:00Z']);
+    expect(early.code).toBe(1);
+    expect(early.stderr).toMatch(/^Error from server \(Expired\): configmaps as of 2001-01-01T00:00:00Z cannot be reconstructed: the history starts at \S+/);
+    const usage = await kubedesk(['get', 'cm']);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('--as-of TIME is required');
+  }, 300_000);
 });

@@ -2,7 +2,8 @@
 // on real Docker: axe-core (the engine behind Lighthouse's and the browsers' accessibility audits)
 // runs with the WCAG 2.0/2.1/2.2 A and AA rules and its best practices on the overview, every
 // sidebar list (full, empty and filtered to nothing; events also as a timeline), a detail page of
-// each main kind with each tab (summary, YAML in Monaco, events), create from YAML, settings, the
+// each main kind with each tab (summary, YAML in Monaco, events, history with its Monaco diff), the
+// object history's Changes and Recently deleted pages and a list's past view, create from YAML, settings, the
 // command palette, the shortcut help, a row menu, the bulk bar, a dialog, the namespace picker, port
 // forwards, the dock with a shell and a log, the disconnected strip and the sign-in page — in the
 // light and the dark theme. No violation of impact serious or critical may remain; each failure
@@ -213,12 +214,27 @@ describe('accessibility of every main view (axe-core, WCAG 2.x A/AA), in Chromiu
 
   async function detailTabs(view: string, route: string, ready: () => Promise<void>): Promise<void> {
     const failures: string[] = [];
-    for (const tab of ['summary', 'yaml', 'events'] as const) {
+    for (const tab of ['summary', 'yaml', 'events', 'history'] as const) {
       await go(page, ui.origin, tab === 'summary' ? route : `${route}/${tab}`);
       await page.getByTestId('detail-name').waitFor({ timeout: 30_000 });
       if (tab === 'summary') await ready();
       if (tab === 'yaml') await expect.poll(() => editorValue(page), { timeout: 30_000 }).toContain('apiVersion');
       if (tab === 'events') await page.getByTestId('detail-events').waitFor({ timeout: 30_000 });
+      if (tab === 'history') {
+        await page
+          .locator('[data-testid=history-tab], [data-testid=history-empty], [data-testid=history-error]')
+          .first()
+          .waitFor({ timeout: 30_000 })
+          .catch(async (error: unknown) => {
+            await ui.screenshot(`a11y-${view}-history-not-shown`);
+            throw error;
+          });
+        expect(await page.getByTestId('history-error').count(), await page.locator('.detail-body').innerText()).toBe(0);
+        // with two revisions or more the diff editor shows them
+        if ((await page.locator('[data-testid=history-timeline] tbody tr').count()) > 1) {
+          await expect.poll(() => page.evaluate(() => Reflect.has(window, '__kubedeskDiff')), { timeout: 30_000 }).toBe(true);
+        }
+      }
       try {
         await audit(`${view}-${tab}`);
       } catch (error) {
@@ -337,6 +353,26 @@ describe('accessibility of every main view (axe-core, WCAG 2.x A/AA), in Chromiu
       it("has no serious violations on a namespace's and a custom resource's tabs", async () => {
         await detailTabs(`${theme}-namespace`, 'namespaces/_/default', () => page.locator('.summary-grid .card').first().waitFor({ timeout: 30_000 }));
         await detailTabs(`${theme}-widget`, 'widgets.example.com/default/gadget', () => page.getByTestId('detail-name').waitFor({ timeout: 30_000 }));
+      });
+
+      it('has no serious violations on the Changes and Recently deleted pages and a past list', async () => {
+        const failures: string[] = [];
+        await go(page, ui.origin, 'changes');
+        await expect.poll(() => page.locator('[data-testid=changes-table] tbody tr').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+        await audit(`${theme}-history-changes`).catch((error: unknown) => failures.push(String(error)));
+        await go(page, ui.origin, 'deleted');
+        await page.getByTestId('deleted-table').waitFor({ timeout: 30_000 });
+        await audit(`${theme}-history-deleted`).catch((error: unknown) => failures.push(String(error)));
+        await go(page, ui.origin, 'configmaps');
+        await expect.poll(() => rowNames(page), { timeout: 30_000 }).toContain('settings');
+        await page.getByTestId('list-time-travel').click();
+        await page.getByTestId('time-typed').fill('1s');
+        await page.getByTestId('time-go').click();
+        await expect.poll(() => page.getByTestId('list-past-banner').innerText().catch(() => ''), { timeout: 30_000 }).toMatch(/then\.$/);
+        await audit(`${theme}-list-past`).catch((error: unknown) => failures.push(String(error)));
+        await page.getByTestId('time-live').click();
+        await page.getByTestId('list-time-travel').click();
+        expect(failures, failures.join('\n\n')).toEqual([]);
       });
 
       it('has no serious violations on Create from YAML', async () => {

@@ -138,3 +138,91 @@ describe('object history', () => {
     expect((await request('POST', '/apis/history.kubedesk.dev/v1/namespaces/default/revisions', { body: {} })).status).toBe(405);
   });
 });
+
+describe('objects as of a past time', () => {
+  const pastList = (query: string, options: { user?: typeof admin; accept?: string } = {}) => requestWith('GET', `/apis/history.kubedesk.dev/v1/namespaces/default/pastobjects?${query}`, options);
+
+  async function requestWith(method: string, path: string, options: { user?: typeof admin; accept?: string }): Promise<ApiReply> {
+    const url = new URL(path, 'https://x');
+    const reply = await api.handle({ method, path: url.pathname, query: url.searchParams, headers: { accept: options.accept ?? 'application/json' }, user: options.user ?? admin });
+    if ('watch' in reply) throw new Error('unexpected watch reply');
+    return reply;
+  }
+
+  it('lists a kind as it was: objects deleted since are back, objects created since are absent, changed ones as they were', async () => {
+    await request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: deployment(1, 'nginx:1') });
+    await request('POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'gone' }, data: { a: '1' } } });
+    const before = new Date(Date.now() + 1).toISOString();
+    // the history stamps writes with the clock: wait until it has moved past `before`
+    const deadline = Date.now() + 1_000;
+    while (Date.now() <= Date.parse(before) + 1 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+    await request('PATCH', '/apis/apps/v1/namespaces/default/deployments/web', { body: { spec: { replicas: 4 } }, contentType: 'application/merge-patch+json' });
+    await request('DELETE', '/api/v1/namespaces/default/configmaps/gone');
+    await request('POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'new' } } });
+    const deployments = items(await pastList(`type=deploy&time=${encodeURIComponent(before)}`));
+    expect(deployments.map((object) => isRecord(object.spec) && object.spec.replicas)).toEqual([1]);
+    expect(deployments[0]).toMatchObject({ apiVersion: 'apps/v1', kind: 'Deployment' });
+    const configMaps = items(await pastList(`type=cm&time=${encodeURIComponent(before)}`));
+    expect(configMaps.map((object) => isRecord(object.metadata) && object.metadata.name)).toContain('gone');
+    expect(configMaps.map((object) => isRecord(object.metadata) && object.metadata.name)).not.toContain('new');
+    const table = await pastList(`type=deployments&time=${encodeURIComponent(before)}`, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' });
+    const body: unknown = JSON.parse(table.body.toString());
+    if (!isRecord(body) || !Array.isArray(body.columnDefinitions) || !Array.isArray(body.rows)) throw new Error('not a Table');
+    expect(body.columnDefinitions.map((column) => isRecord(column) && column.name)).toEqual(expect.arrayContaining(['Name', 'Ready', 'Up-to-date', 'Available', 'Age']));
+    expect(body.rows).toHaveLength(1);
+  });
+
+  it('refuses a time before the history starts, a requester that may not list the kind, and bad input', async () => {
+    const early = await pastList('type=cm&time=2001-01-01T00:00:00Z');
+    expect(early.status).toBe(410);
+    expect(early.body.toString()).toContain('cannot be reconstructed: the history starts at');
+    const status: unknown = JSON.parse(early.body.toString());
+    expect(isRecord(status) && isRecord(status.details) && status.details.causes).toEqual([{ reason: 'HistoryStart', field: 'time', message: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/) }]);
+    const refused = await pastList('type=cm&time=1s', { user: viewer });
+    expect(refused.status).toBe(403);
+    viewerMay.add('list configmaps default');
+    expect((await pastList('type=cm&time=0s', { user: viewer })).status).toBe(200);
+    expect((await pastList('time=1m')).status).toBe(400);
+    expect((await pastList('type=cm')).status).toBe(400);
+    expect((await pastList('type=cm&time=soon')).status).toBe(400);
+    expect((await pastList(`type=cm&time=${encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString())}`)).status).toBe(400);
+  });
+
+  it('shows an object whose state then is pruned as its oldest kept revision, annotated and named in a Warning', async () => {
+    const start = Date.now() - 600_000;
+    let now = start;
+    const prunedStore = SqliteStore.open(':memory:');
+    try {
+      const prunedHistory = prunedStore.history({ ...DEFAULT_HISTORY_RETENTION, maxRevisions: 2 }, () => now);
+      const registry = new ResourceRegistry(builtinResources());
+      const openapi = new OpenApiService();
+      openapi.setResources(registry.all());
+      const server = new ApiServer({ store: prunedStore, registry, openapi, serverAddress: () => '127.0.0.1:6443', version: { major: '1', minor: '35' }, history: prunedHistory });
+      registerHistoryApi(server, registry, { history: prunedHistory, authorizer });
+      const send = async (method: string, path: string, body?: unknown) => {
+        const url = new URL(path, 'https://x');
+        const reply = await server.handle({ method, path: url.pathname, query: url.searchParams, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)), user: admin });
+        if ('watch' in reply) throw new Error('unexpected watch reply');
+        return reply;
+      };
+      const configMap = (name: string, value: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { value } });
+      await send('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+      await send('POST', '/api/v1/namespaces/default/configmaps', configMap('busy', 'a'));
+      for (const [offset, value] of [[10_000, 'b'], [20_000, 'c'], [30_000, 'd']] as const) {
+        now = start + offset;
+        await send('PUT', '/api/v1/namespaces/default/configmaps/busy', configMap('busy', value));
+      }
+      await send('POST', '/api/v1/namespaces/default/configmaps', configMap('fresh', 'x'));
+      await prunedHistory.prune();
+      // revisions 1 (a) and 2 (b) of busy are pruned: its state 15s in is not kept
+      const time = new Date(start + 15_000).toISOString();
+      const reply = await send('GET', `/apis/history.kubedesk.dev/v1/namespaces/default/pastobjects?type=configmaps&time=${encodeURIComponent(time)}`);
+      const past = items(reply);
+      expect(past.map((object) => [isRecord(object.metadata) && object.metadata.name, isRecord(object.data) && object.data.value])).toEqual([['busy', 'c']]);
+      expect(isRecord(past[0].metadata) && past[0].metadata.annotations).toEqual({ 'history.kubedesk.dev/oldest-retained-revision': '3' });
+      expect(reply.headers['Warning']).toBe(`299 - "the state as of ${time.replace(/\.\d{3}Z$/, 'Z')} is pruned for default/busy: shown as of the oldest retained revision"`);
+    } finally {
+      prunedStore.dispose();
+    }
+  });
+});

@@ -12,11 +12,21 @@
 //       ConfigMaps there, i.e. read the namespace's configuration).
 //   GET /apis/history.kubedesk.dev/v1/[namespaces/NS/]deletedobjects[?type=]
 //       objects whose newest revision removed them, with their last state, under the same rules.
+//   GET /apis/history.kubedesk.dev/v1/[namespaces/NS/]pastobjects?type=TYPE&time=T[&labelSelector=]
+//       the list of TYPE as it was at T (RFC 3339, or a duration back from now: 10m, 2h): a
+//       `<Kind>List`, or the kind's own Table (kubectl's columns) when asked as kubectl asks. Needs
+//       `list` on TYPE there, as listing it now does. Each key's newest revision at or before T;
+//       objects not written since the history starts are as they are now. T before the oldest
+//       retained revision: 410 Expired (the state then is pruned; a HistoryStart cause names the
+//       start). Objects whose state at T is
+//       pruned though they existed (their older revisions dropped) show their oldest retained
+//       revision, annotated PAST_STATE_ANNOTATION and named in a Warning header.
 //
 // Items are Revision objects: { target, revision, resourceVersion, time, operation, removed,
 // subresource, user, impersonator, fieldManager, userAgent, object }.
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
+import { parseHistoryTime } from '../../../shared/history/historyFormat';
 import { defineKind, type KindStrategy } from '../../registry/strategy';
 import { qualifiedResource } from '../../registry/resources';
 import type { History, HistoryEntry } from '../../storage/history';
@@ -25,22 +35,28 @@ import { ApiError } from '../apiError';
 import type { Attributes, Authorizer, UserIdentity } from '../auth/rbacAuthorizer';
 import { forbidden } from '../auth/forbidden';
 import { LOOPBACK_USER } from '../auth/reviews';
-import { json } from '../handlers/replies';
+import { json, withWarnings } from '../handlers/replies';
 import type { ApiReply, ApiRequest, ApiServerContext } from '../handlers/request';
 import type { ResourceRegistry } from '../resourceRegistry';
 import type { TableDef } from '../../../shared/printers/table';
 import { negotiate } from '../content';
 import { parseIncludeObject, toTable } from '../tables';
+import { withTypeMeta } from '../resourceStore';
+import { matchesLabels, parseLabelSelector } from '../selectors';
 
 export const HISTORY_GROUP = 'history.kubedesk.dev';
 export const HISTORY_VERSION = 'v1';
 const API_VERSION = `${HISTORY_GROUP}/${HISTORY_VERSION}`;
 const MAX_LIMIT = 5_000;
+/** set on an as-of object whose state at the time is pruned: it shows its oldest retained revision instead */
+export const PAST_STATE_ANNOTATION = 'history.kubedesk.dev/oldest-retained-revision';
+/** the Status cause of a 410 from pastobjects whose message is the time the history starts (RFC 3339) */
+export const HISTORY_START_CAUSE = 'HistoryStart';
 /** the value a redacted Secret data key shows */
 export const REDACTED = '<redacted>';
 
 export function registerHistoryApi(api: ApiServerContext, registry: ResourceRegistry, options: { history: History; authorizer: Authorizer }): void {
-  const [revisions, deleted] = historyResourceDefs();
+  const [revisions, deleted, past] = historyResourceDefs();
   const { history, authorizer } = options;
   api.registerVirtualResource(HISTORY_GROUP, HISTORY_VERSION, revisions.resource, (request, context) => {
     requireList(request, context.name, context.rest);
@@ -77,15 +93,85 @@ export function registerHistoryApi(api: ApiServerContext, registry: ResourceRegi
     const entries = history.deleted({ namespace: context.namespace || undefined, resource: def ? qualifiedResource(def) : undefined });
     return list(request, deleted, visible(entries, user, registry, authorizer, history));
   });
+  api.registerVirtualResource(HISTORY_GROUP, HISTORY_VERSION, past.resource, (request, context) => {
+    requireList(request, context.name, context.rest);
+    const user = request.user ?? LOOPBACK_USER;
+    const typeWord = request.query.get('type');
+    if (typeWord === null || typeWord === '') throw ApiError.badRequest('type is required: the kind of objects to list, as kubectl names it (deploy, configmaps…)');
+    const def = resolveType(registry, typeWord);
+    const namespace = def.namespaced ? context.namespace : '';
+    const check = attributesFor(user, def, namespace, '', 'list');
+    const decision = authorizer.authorize(check);
+    if (!decision.allowed) throw forbidden(check, decision.reason);
+    const timeText = request.query.get('time');
+    if (timeText === null || timeText === '') throw ApiError.badRequest('time is required: an RFC 3339 time or a duration back from now (10m, 2h)');
+    const now = Date.now();
+    const time = sinceOf(timeText, 'time') ?? now;
+    if (time > now) throw ApiError.badRequest(`time: invalid value "${timeText}": it is in the future`);
+    const start = history.startTime();
+    if (start === undefined || time < start) {
+      // the start to the millisecond: a time in its first second is answerable
+      const kept = start === undefined ? 'no revisions are kept yet' : `the history starts at ${new Date(start).toISOString()}`;
+      // the start as a cause too, so a client (the UI's time slider) can offer the range that answers
+      const causes = start === undefined ? [] : [{ reason: HISTORY_START_CAUSE, field: 'time', message: new Date(start).toISOString() }];
+      throw new ApiError(410, 'Expired', `${def.resource} as of ${rfc3339(time)} cannot be reconstructed: ${kept} (older revisions are past the retention window)`, { group: HISTORY_GROUP, kind: past.resource, causes });
+    }
+    if (request.query.get('fieldSelector')) throw ApiError.badRequest('fieldSelector: not supported for a past list; use labelSelector');
+    const labels = parseLabelSelector(request.query.get('labelSelector') ?? '');
+    const result = pastObjects(api, history, def, namespace || undefined, time);
+    const items = result.items.filter((object) => labels.length === 0 || matchesLabels(labels, object.metadata.labels));
+    const warnings = result.pruned.length === 0 ? [] : [`the state as of ${rfc3339(time)} is pruned for ${result.pruned.join(', ')}: shown as of the oldest retained revision`];
+    const negotiated = negotiate(request.headers['accept']);
+    const listMeta = { resourceVersion: '' };
+    if (negotiated.shape === 'table') return withWarnings(json(200, toTable(def, items, { includeObject: parseIncludeObject(request.query.get('includeObject')), listMeta, tableVersion: negotiated.tableVersion })), warnings);
+    return withWarnings(json(200, { kind: `${def.kind}List`, apiVersion: def.group ? `${def.group}/${def.version}` : def.version, metadata: listMeta, items }), warnings);
+  });
   registry.add(revisions);
   registry.add(deleted);
+  registry.add(past);
+}
+
+/**
+ * The objects of one kind as they were at `time` (sorted by namespace and name, as a list is), and
+ * the names of those shown from a later revision because their state at `time` is pruned.
+ */
+export function pastObjects(api: Pick<ApiServerContext, 'objects'>, history: History, def: KindStrategy, namespace: string | undefined, time: number): { items: KubeObject[]; pruned: string[] } {
+  const resource = qualifiedResource(def);
+  const byKey = new Map<string, KubeObject>();
+  const id = (objectNamespace: string, name: string) => `${objectNamespace}\u0000${name}`;
+  const written = new Set<string>();
+  const pruned: string[] = [];
+  for (const past of history.asOf(resource, namespace, time)) {
+    const key = id(past.key.namespace, past.key.name);
+    written.add(key);
+    if (past.state === 'created-after' || past.entry.removed) continue;
+    const object = withTypeMeta(def, structuredClone(past.entry.object));
+    if (past.state === 'unknown') {
+      object.metadata.annotations = { ...object.metadata.annotations, [PAST_STATE_ANNOTATION]: String(past.entry.revision) };
+      pruned.push(past.key.namespace ? `${past.key.namespace}/${past.key.name}` : past.key.name);
+    }
+    byKey.set(key, object);
+  }
+  // never written since the history starts: unchanged since, so as it is now if it existed then
+  for (const object of api.objects.list(def, { namespace, labels: [], fields: [] }).items) {
+    const key = id(object.metadata.namespace ?? '', object.metadata.name ?? '');
+    if (written.has(key)) continue;
+    const created = Date.parse(object.metadata.creationTimestamp ?? '');
+    if (Number.isNaN(created) || created <= time) byKey.set(key, object);
+  }
+  const items = [...byKey.entries()].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)).map(([, object]) => object);
+  return { items, pruned };
+}
+
+function rfc3339(time: number): string {
+  return new Date(time).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** Discovery and OpenAPI metadata only: the virtual handlers answer every request. */
-export function historyResourceDefs(): [KindStrategy, KindStrategy] {
+export function historyResourceDefs(): [KindStrategy, KindStrategy, KindStrategy] {
   const describe = (resource: string, kind: string) =>
     defineKind({ group: HISTORY_GROUP, version: HISTORY_VERSION, resource, singular: resource.slice(0, -1), kind, namespaced: true, verbs: ['get', 'list'], printer: REVISION_TABLE });
-  return [describe('revisions', 'Revision'), describe('deletedobjects', 'DeletedObject')];
+  return [describe('revisions', 'Revision'), describe('deletedobjects', 'DeletedObject'), describe('pastobjects', 'PastObject')];
 }
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
@@ -235,13 +321,11 @@ function revisionObject(entry: HistoryEntry, def: KindStrategy, redactedChanges?
   return revision;
 }
 
-/** `since`: RFC 3339, or a duration back from now (30s, 10m, 2h, 7d). */
-function sinceOf(text: string | null): number | undefined {
+/** `since` (or `time`): RFC 3339, or a duration back from now (30s, 10m, 2h, 7d). */
+function sinceOf(text: string | null, parameter = 'since'): number | undefined {
   if (text === null || text === '') return undefined;
-  const duration = /^(\d+)(s|m|h|d)$/.exec(text);
-  if (duration) return Date.now() - Number(duration[1]) * { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[duration[2] as 's' | 'm' | 'h' | 'd'];
-  const time = Date.parse(text);
-  if (Number.isNaN(time) || !/^\d{4}-\d{2}-\d{2}T/.test(text)) throw ApiError.badRequest(`since: invalid value "${text}": a duration such as 10m or 2h, or an RFC 3339 time`);
+  const time = parseHistoryTime(text, Date.now());
+  if (time === undefined) throw ApiError.badRequest(`${parameter}: invalid value "${text}": a duration such as 10m or 2h, or an RFC 3339 time`);
   return time;
 }
 

@@ -1,8 +1,9 @@
 // The generic detail page of one object, for any kind (per-kind data comes from its KindConfig):
 // a header with the status and actions, why it is not ready (views/diagnosis), and tabs — Summary (metadata, the kind's summary,
-// conditions, owners and owned objects, related pods, containers of a pod), YAML, and Events —
-// all live from watches, as `kubectl describe` shows them but updating. A deleted object stays
-// on screen with a banner.
+// conditions, owners and owned objects, related pods, containers of a pod), YAML, Events and
+// History (views/history) — all live from watches, as `kubectl describe` shows them but updating.
+// A deleted object stays on screen with a banner; the History tab of an object that no longer
+// exists still opens, to undelete it.
 import { useMemo, useRef, type ReactNode } from 'react';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { actionsFor, type Action, type ActionContext } from '../../actions/actions';
@@ -19,8 +20,9 @@ import { Card, FieldRow, linkHref, MiniTable } from './cards';
 import { DetailSections } from './DetailSections';
 import { DiagnosisBanner } from '../diagnosis/DiagnosisBanner';
 import { YamlTab } from './YamlTab';
+import { HistoryTab } from '../history/HistoryTab';
 
-const TABS = ['summary', 'yaml', 'events'] as const;
+const TABS = ['summary', 'yaml', 'events', 'history'] as const;
 type Tab = (typeof TABS)[number];
 
 export function ResourceDetail({ config, namespace, name, tab }: { config: KindConfig; namespace?: string; name: string; tab?: string }) {
@@ -36,6 +38,21 @@ export function ResourceDetail({ config, namespace, name, tab }: { config: KindC
   if (!object) {
     if (collection.phase === 'error') return <div className="banner error">Cannot read {config.title}: {collection.error}</div>;
     if (collection.phase !== 'ready') return <div className="empty">Loading {config.kind} {name}…</div>;
+    if (currentTab === 'history') {
+      return (
+        <section className="detail" aria-label={`History of ${config.kind} ${name}`}>
+          <header className="view-header detail-header">
+            <span className="detail-kind">{config.kind}</span>
+            <h1 data-testid="detail-name">{name}</h1>
+            {namespace && <span className="chip">{namespace}</span>}
+            <span className="status-pill tone-muted">Does not exist now</span>
+          </header>
+          <div className="detail-body">
+            <HistoryTab config={config} namespace={namespace} name={name} />
+          </div>
+        </section>
+      );
+    }
     return (
       <div className="empty" data-testid="detail-not-found">
         {config.kind} “{namespace ? `${namespace}/` : ''}
@@ -70,6 +87,7 @@ export function ResourceDetail({ config, namespace, name, tab }: { config: KindC
         {currentTab === 'summary' && <SummaryTab config={config} object={object} />}
         {currentTab === 'yaml' && <YamlTab key={object.metadata.uid} config={config} object={object} deleted={deleted} />}
         {currentTab === 'events' && <EventsSection object={object} />}
+        {currentTab === 'history' && <HistoryTab config={config} namespace={namespace} name={name} version={live?.metadata.resourceVersion} />}
       </div>
     </section>
   );
