@@ -233,9 +233,9 @@ function optionalTime(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' && !value.startsWith('0001-01-01') ? value : undefined;
 }
 
-async function transform(bytes: Uint8Array, stream: TransformStream<Uint8Array, Uint8Array>): Promise<Uint8Array> {
+async function transform(bytes: Uint8Array, stream: { writable: WritableStream<BufferSource>; readable: ReadableStream<Uint8Array> }): Promise<Uint8Array> {
   const writer = stream.writable.getWriter();
-  void writer.write(bytes).then(() => writer.close()).catch(() => undefined);
+  void writer.write(bytes as Uint8Array<ArrayBuffer>).then(() => writer.close()).catch(() => undefined);
   const chunks: Uint8Array[] = [];
   const reader = stream.readable.getReader();
   for (;;) {
