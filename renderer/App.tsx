@@ -8,6 +8,9 @@ import { CreateFromYaml } from './views/create/CreateFromYaml';
 import { Overview } from './views/overview/Overview';
 import { PortForwards } from './views/portforwards/PortForwards';
 import { Settings } from './views/settings/Settings';
+import { HelmReleases } from './views/helm/HelmReleases';
+import { HelmReleaseView } from './views/helm/HelmRelease';
+import { Images } from './views/images/Images';
 import { Dock } from './terminals/Dock';
 import { CommandPalette } from './palette/CommandPalette';
 import { NamespacePicker } from './components/NamespacePicker';
@@ -86,6 +89,12 @@ function RouteView() {
       return <PortForwards />;
     case 'settings':
       return <Settings />;
+    case 'helm':
+      return <HelmReleases />;
+    case 'helmRelease':
+      return <HelmReleaseView key={`${route.namespace}/${route.name}`} namespace={route.namespace} name={route.name} tab={route.tab} />;
+    case 'images':
+      return <Images />;
     case 'list':
       return <KindList kindKey={route.kindKey} />;
     case 'detail':
@@ -122,7 +131,7 @@ function KindDetail({ route }: { route: Extract<Route, { view: 'detail' }> }) {
 function Sidebar() {
   const kinds = useKinds();
   const route = useAppState((state) => state.route);
-  const current = formatRoute(route.view === 'detail' ? { view: 'list', kindKey: route.kindKey } : route);
+  const current = formatRoute(route.view === 'detail' ? { view: 'list', kindKey: route.kindKey } : route.view === 'helmRelease' ? { view: 'helm' } : route);
   const link = (target: Route, label: string, testId?: string) => {
     const href = formatRoute(target);
     return (
@@ -140,6 +149,8 @@ function Sidebar() {
       {link({ view: 'overview' }, 'Overview', 'nav-overview')}
       {link({ view: 'create' }, 'Create from YAML', 'nav-create')}
       {link({ view: 'portforwards' }, 'Port forwards', 'nav-portforwards')}
+      {link({ view: 'helm' }, 'Helm releases', 'nav-helm')}
+      {link({ view: 'images' }, 'Images', 'nav-images')}
       {SECTIONS.map((section) => {
         const sectionKinds = bySection(section);
         if (sectionKinds.length === 0) return null;

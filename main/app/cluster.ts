@@ -34,6 +34,8 @@ import { createStreamHandlers } from '../apiserver/streaming/streamHandlers';
 import type { PodStreams } from '../apiserver/streaming/podStreams';
 import { registerMetricsApi } from '../apiserver/metrics/metricsApi';
 import { registerHistoryApi } from '../apiserver/history/historyApi';
+import { registerImagesApi } from '../apiserver/images/imagesApi';
+import { DockerImages } from '../docker/dockerImages';
 import { combinedMetrics, type MetricsCollector } from '../kubelet/metricsCollector';
 import { InProcessTransport } from './inProcessTransport';
 import { bootstrapServices, bootstrapSystemObjects } from './bootstrap';
@@ -182,6 +184,8 @@ export class Cluster {
     this.api.objects.addValidatingAdmission(rbacEscalationAdmission(authorizer, registry));
     registerReviewApis(this.api, { authorizer, authenticator });
     if (history) registerHistoryApi(this.api, registry, { history, authorizer });
+    // the Images page's API: the Docker daemon the kubelets run pods on
+    registerImagesApi(this.api, registry, { images: new DockerImages(network.runtime.docker, clusterId), clusterId });
     this.client = new ApiClient(new InProcessTransport(this.api, { userAgent: componentUserAgent('kubedesk') }));
     // each component writes under its upstream name, so managedFields read as on a real cluster,
     // and acts as its upstream identity: controllers as their kube-system ServiceAccounts

@@ -1,5 +1,5 @@
 // The UI's locations as hash routes (`#/pods`, `#/deployments.apps/default/web`, `#/create/pods`
-// for a new object of a kind), parsed and
+// for a new object of a kind, `#/helm/NAMESPACE/RELEASE[/tab]`, `#/images`), parsed and
 // formatted by pure functions so links, the palette and the back button agree.
 export type Route =
   | { view: 'overview' }
@@ -7,7 +7,10 @@ export type Route =
   | { view: 'detail'; kindKey: string; namespace?: string; name: string; tab?: string }
   | { view: 'create'; kindKey?: string }
   | { view: 'portforwards' }
-  | { view: 'settings' };
+  | { view: 'settings' }
+  | { view: 'helm' }
+  | { view: 'helmRelease'; namespace: string; name: string; tab?: string }
+  | { view: 'images' };
 
 const CLUSTER_SCOPE = '_';
 
@@ -17,6 +20,11 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'create') return parts[1] ? { view: 'create', kindKey: parts[1] } : { view: 'create' };
   if (parts[0] === 'portforwards') return { view: 'portforwards' };
   if (parts[0] === 'settings' && parts.length === 1) return { view: 'settings' };
+  if (parts[0] === 'images' && parts.length === 1) return { view: 'images' };
+  if (parts[0] === 'helm') {
+    if (parts.length < 3) return { view: 'helm' };
+    return parts[3] ? { view: 'helmRelease', namespace: parts[1], name: parts[2], tab: parts[3] } : { view: 'helmRelease', namespace: parts[1], name: parts[2] };
+  }
   if (parts.length === 1) return { view: 'list', kindKey: parts[0] };
   if (parts.length >= 3) {
     const route: Route = { view: 'detail', kindKey: parts[0], name: parts[2], ...(parts[1] !== CLUSTER_SCOPE ? { namespace: parts[1] } : {}) };
@@ -35,6 +43,14 @@ export function formatRoute(route: Route): string {
       return '#/portforwards';
     case 'settings':
       return '#/settings';
+    case 'images':
+      return '#/images';
+    case 'helm':
+      return '#/helm';
+    case 'helmRelease': {
+      const base = `#/helm/${encodeURIComponent(route.namespace)}/${encodeURIComponent(route.name)}`;
+      return route.tab ? `${base}/${route.tab}` : base;
+    }
     case 'list':
       return `#/${route.kindKey}`;
     case 'detail': {
