@@ -18,7 +18,7 @@ import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandResult, TestCluster } from '../support/cluster';
-import { destroyUiCluster, startUiCluster, type UiSession } from '../support/browser';
+import { destroyUiCluster, gotoThroughNetworkChanges, startUiCluster, type UiSession } from '../support/browser';
 import { kubectlOk } from '../support/wait';
 
 const run = promisify(execFile);
@@ -84,7 +84,11 @@ describe('Helm releases and images in the UI', () => {
     if (result.code !== 0) throw new Error(`helm ${args.join(' ')} failed (${result.code}): ${result.stderr}${result.stdout}`);
     return result.stdout;
   }
-  const open = (hash: string) => page.evaluate((target) => (location.hash = target), hash);
+  // a full navigation (retried when Docker's network changes abort it), then the page's own sidebar
+  const open = async (hash: string) => {
+    if (!(await gotoThroughNetworkChanges(page, `${ui.origin}/ui/${hash}`))) throw new Error(`Chromium kept aborting the navigation to ${hash}`);
+    await page.getByTestId('nav-helm').waitFor({ timeout: 30_000 });
+  };
   const confirmDialog = async () => {
     await page.getByTestId('modal-confirm').click();
   };
@@ -175,7 +179,7 @@ describe('Helm releases and images in the UI', () => {
     it('lets helm upgrade the release after the UI rollback', async () => {
       const out = await helmOk('upgrade', 'demo', chart, '-n', namespace, '--set', 'message=five', '--set', 'extra=true');
       expect(out).toMatch(/^REVISION: 5$/m);
-      expect(await kubectlOk(cluster, ['get', 'configmap', 'demo-settings,demo-extra', '-n', namespace, '-o', 'name'])).toBe('configmap/demo-settings\nconfigmap/demo-extra\n');
+      expect(await kubectlOk(cluster, ['get', 'configmap', 'demo-settings', 'demo-extra', '-n', namespace, '-o', 'name'])).toBe('configmap/demo-settings\nconfigmap/demo-extra\n');
       expect(historyShape(await helmOk('history', 'demo', '-n', namespace, '-o', 'json')).map((entry) => `${String(entry.revision)}:${String(entry.status)}`)).toEqual(['1:superseded', '2:superseded', '3:superseded', '4:superseded', '5:deployed']);
     });
 
