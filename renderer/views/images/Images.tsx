@@ -139,13 +139,13 @@ function ImageTableRow({ row, onRemoved, onRefused }: { row: ImageRow; onRemoved
       </td>
       <td className="mono">{humanSize(row.size)}</td>
       <td title={row.created}>{row.created ? `${translateTimestampSince(row.created, now)} ago` : '—'}</td>
-      <td data-testid="image-pods">
+      <td className="image-pods" data-testid="image-pods">
         {row.pods.map((pod) => (
           <div key={`${pod.namespace}/${pod.name}`}>
             <a href={formatRoute({ view: 'detail', kindKey: 'pods', namespace: pod.namespace, name: pod.name })}>
               {pod.namespace}/{pod.name}
             </a>
-            {pod.containers.length > 0 && <span className="hint"> ({pod.containers.join(', ')})</span>}
+            <span className="hint"> ({pod.containers.length > 0 ? pod.containers.join(', ') : 'pod sandbox'})</span>
           </div>
         ))}
         {row.otherContainers > 0 && <span className="hint">{row.otherContainers} container(s) outside this cluster or pod sandboxes</span>}
