@@ -87,7 +87,13 @@ describe('Helm releases and images in the UI', () => {
   // a full navigation (retried when Docker's network changes abort it), then the page's own sidebar
   const open = async (hash: string) => {
     if (!(await gotoThroughNetworkChanges(page, `${ui.origin}/ui/${hash}`))) throw new Error(`Chromium kept aborting the navigation to ${hash}`);
-    await page.getByTestId('nav-helm').waitFor({ timeout: 30_000 });
+    await page
+      .getByTestId('nav-helm')
+      .waitFor({ timeout: 30_000 })
+      .catch(async (error: unknown) => {
+        await ui.screenshot('helm-images-open-failed');
+        throw new Error(`${String(error)}\n${page.url()}: ${(await page.locator('body').innerText().catch(() => '')).slice(0, 500)}`);
+      });
   };
   const confirmDialog = async () => {
     await page.getByTestId('modal-confirm').click();
@@ -227,6 +233,15 @@ describe('Helm releases and images in the UI', () => {
       await confirmDialog();
       await expect.poll(() => page.locator(`[data-testid=image-row][data-tags="${unusedImage}"]`).count(), { timeout: 30_000 }).toBe(0);
       expect(await imageIds()).not.toContain(unusedImage);
+    });
+
+    it('serves the same store to kubectl, and only to those RBAC lets in', async () => {
+      const table = await kubectlOk(cluster, ['get', 'images.images.kubedesk.dev']);
+      expect(table).toMatch(/^NAME\s+TAGS\s+SIZE\s+PODS\s+CREATED/m);
+      expect(table).toMatch(new RegExp(`${usedImage.replace(/[./]/g, '\\$&')}\\s+\\d+\\s+default/local-build`));
+      const viewer = await cluster.kubectl(['get', 'images.images.kubedesk.dev', '--as=system:serviceaccount:default:default']);
+      expect(viewer.code).toBe(1);
+      expect(viewer.stderr).toContain('images.images.kubedesk.dev is forbidden: User "system:serviceaccount:default:default" cannot list resource "images" in API group "images.kubedesk.dev" at the cluster scope');
     });
 
     it('refuses a pull of an invalid reference with the field at fault', async () => {

@@ -177,7 +177,7 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : ty
 /** `kubectl get images.images.kubedesk.dev`: as `docker image ls` plus the pods. */
 const IMAGE_TABLE: TableDef = {
   columns: [
-    { name: 'Name', type: 'string', format: 'name', description: 'the image ID without sha256:', priority: 1 },
+    { name: 'Name', type: 'string', format: 'name', description: 'the image ID without sha256:', priority: 0 },
     { name: 'Tags', type: 'string', format: '', description: 'repository:tag', priority: 0 },
     { name: 'Size', type: 'string', format: '', description: 'bytes', priority: 0 },
     { name: 'Pods', type: 'string', format: '', description: 'pods of this cluster using the image', priority: 0 },
