@@ -159,4 +159,16 @@ describe('helm uninstall from the UI', () => {
     await uninstallRelease(context(api), NS, 'demo');
     expect(api.objects.size).toBe(0);
   });
+
+  it('brings back a release uninstalled with its history by rolling back, as helm allows', async () => {
+    const api = fakeApi();
+    await seed(api, [revision(1, 'deployed', configMap('one'))]);
+    await uninstallRelease(context(api), NS, 'demo', { keepHistory: true });
+    expect(await rollbackRelease(context(api), NS, 'demo', 1)).toBe(2);
+    expect((await releaseHistory(api.client, NS, 'demo')).map((release) => [release.version, release.status])).toEqual([
+      [1, 'uninstalled'],
+      [2, 'deployed'],
+    ]);
+    expect(api.objects.has(`/api/v1/namespaces/${NS}/configmaps/one`)).toBe(true);
+  });
 });

@@ -78,7 +78,11 @@ function ReleaseHeader({ release }: { release: HelmRelease }) {
   const [keepHistory, setKeepHistory] = useState(false);
   const [busy, setBusy] = useState(false);
   const uninstall = async () => {
-    const ok = await dialogs.confirm(`Uninstall release ${release.name} from namespace ${release.namespace}?`, `Deletes every object of the release${keepHistory ? ' and keeps its history (helm uninstall --keep-history)' : ' and its history, as helm uninstall does'}.`);
+    const detail =
+      release.status === 'uninstalled'
+        ? 'Its objects are gone already; this removes the history kept with --keep-history, as helm uninstall does.'
+        : `Deletes every object of the release${keepHistory ? ' and keeps its history (helm uninstall --keep-history)' : ' and its history, as helm uninstall does'}.`;
+    const ok = await dialogs.confirm(`Uninstall release ${release.name} from namespace ${release.namespace}?`, detail);
     if (!ok) return;
     setBusy(true);
     const task = store.getState().startTask(`Uninstalling ${release.name}`);
@@ -107,7 +111,13 @@ function ReleaseHeader({ release }: { release: HelmRelease }) {
         <label className="helm-keep-history" title="helm uninstall --keep-history">
           <input type="checkbox" checked={keepHistory} onChange={(event) => setKeepHistory(event.target.checked)} data-testid="helm-keep-history" /> Keep history
         </label>
-        <button className="danger-outline" disabled={busy || release.status === 'uninstalled'} onClick={() => void uninstall()} data-testid="helm-uninstall">
+        <button
+          className="danger-outline"
+          disabled={busy || (release.status === 'uninstalled' && keepHistory)}
+          title={release.status === 'uninstalled' ? 'Uninstalled with its history kept: uninstalling again removes the history' : undefined}
+          onClick={() => void uninstall()}
+          data-testid="helm-uninstall"
+        >
           Uninstall
         </button>
       </div>
@@ -222,7 +232,7 @@ function HistoryTab({ history }: { history: HelmRelease[] }) {
             <td className="mono">{release.appVersion}</td>
             <td>{release.description}</td>
             <td className="row-actions">
-              {release.version !== current.version && current.status !== 'uninstalled' && (
+              {(release.version !== current.version || current.status === 'uninstalled') && (
                 <button disabled={busy} onClick={() => void rollback(release)} data-testid={`helm-rollback-${release.version}`} aria-label={`Roll back to revision ${release.version}`}>
                   Roll back
                 </button>
