@@ -16,9 +16,10 @@
 //   (kept ones named), post-delete hooks run; then every revision Secret is removed — or, keeping
 //   history, the revision is stored `uninstalled` ("Uninstallation complete") and any other
 //   deployed revision `superseded`.
-// Hooks run as helm's execHook: by weight then name, before-hook-creation (the default) deletes a
-// previous run's object first, Jobs and Pods are waited for (helm's default 5 minutes), last_run is
-// recorded in the release, hook-succeeded / hook-failed delete afterwards.
+// Hooks run as helm's execHook, their objects applied as written (no ownership stamps): by weight
+// then name, before-hook-creation (the default) deletes a previous run's object first, Jobs and
+// Pods are waited for (helm's default 5 minutes), last_run is recorded in the release,
+// hook-succeeded / hook-failed delete afterwards.
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { goTime, releaseFromSecret, releaseSecret, releaseSecretName, rollbackRevision, usesServerSideApply, withInfo, type HelmRelease } from '../../shared/helm/releaseStorage';
 import { KubeApiError, type KubeClient } from '../api/kubeClient';
@@ -67,9 +68,12 @@ function isNotFound(error: unknown): boolean {
   return error instanceof KubeApiError && error.code === 404;
 }
 
-/** kube.Client.Update for one object: server-side apply as `helm` (create or update), or client-side. */
-async function applyObject(context: HelmContext, object: ResolvedObject, release: HelmRelease, serverSide: boolean): Promise<void> {
-  const body = applyBody(object, release.name, release.namespace);
+/**
+ * kube.Client.Update for one object: server-side apply as `helm` (create or update), or client-side.
+ * Release objects carry helm's ownership stamps (setMetadataVisitor); hooks go as written.
+ */
+async function applyObject(context: HelmContext, object: ResolvedObject, release: HelmRelease, serverSide: boolean, stamp = true): Promise<void> {
+  const body = stamp ? applyBody(object, release.name, release.namespace) : { ...object.object, metadata: { ...object.object.metadata, ...(object.namespaced ? { namespace: object.namespace } : {}) } };
   if (serverSide) {
     await context.client.patch(object.path, body, 'apply', { query: { fieldManager: HELM_FIELD_MANAGER, force: 'false', fieldValidation: 'Strict' } });
     return;
@@ -141,7 +145,7 @@ async function runHooks(context: HelmContext, release: HelmRelease, event: strin
     hook.raw.last_run = { started_at: (hook.raw.last_run as Record<string, unknown>).started_at, phase: 'Unknown' };
     let failure: Error | undefined;
     try {
-      for (const object of objects) await applyObject(context, object, release, serverSide);
+      for (const object of objects) await applyObject(context, object, release, serverSide, false);
       for (const object of objects) {
         const outcome = await deadlinePoll(context, context.hookTimeoutMs ?? 300_000, async () => {
           const live = await context.client.get<KubeObject>(object.path);

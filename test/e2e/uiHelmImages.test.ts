@@ -19,6 +19,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandResult, TestCluster } from '../support/cluster';
 import { destroyUiCluster, gotoThroughNetworkChanges, startUiCluster, type UiSession } from '../support/browser';
+import { busyboxImage } from '../support/images';
 import { kubectlOk } from '../support/wait';
 
 const run = promisify(execFile);
@@ -34,6 +35,10 @@ const chartFiles: Record<string, string> = {
   'templates/serviceaccount.yaml': 'apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: {{ .Release.Name }}-runner\n',
   'templates/extra.yaml': '{{- if .Values.extra }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-extra\ndata:\n  added: "yes"\n{{- end }}\n',
   'templates/NOTES.txt': 'Release {{ .Release.Name }} says {{ .Values.message }}.\n',
+  // hooks: a ConfigMap before each rollback (helm's default delete policy, before-hook-creation),
+  // a Job before uninstall, deleted once it succeeded
+  'templates/rollback-hook.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-rolled-back\n  annotations:\n    helm.sh/hook: pre-rollback\ndata:\n  message: {{ .Values.message | quote }}\n',
+  'templates/delete-hook.yaml': `apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {{ .Release.Name }}-goodbye\n  annotations:\n    helm.sh/hook: pre-delete\n    helm.sh/hook-delete-policy: hook-succeeded\nspec:\n  backoffLimit: 0\n  template:\n    spec:\n      restartPolicy: Never\n      terminationGracePeriodSeconds: 0\n      containers:\n        - name: bye\n          image: ${busyboxImage}\n          imagePullPolicy: Never\n          command: ['sh', '-c', 'echo goodbye']\n`,
 };
 
 /** The fields of `helm history -o json` that do not depend on the moment. */
@@ -182,6 +187,10 @@ describe('Helm releases and images in the UI', () => {
       expect(status).toContain('Release demo says one.');
       expect(await helmOk('get', 'values', 'demo', '-n', namespace, '-o', 'json')).toBe(await helmOk('get', 'values', 'twin', '-n', namespace, '-o', 'json'));
       expect(await kubectlOk(cluster, ['get', 'configmap', 'demo-settings', '-n', namespace, '-o', 'jsonpath={.data.message}'])).toBe('one');
+      // the pre-rollback hook ran, as helm's did for the twin, with revision 1's values
+      expect(await kubectlOk(cluster, ['get', 'configmap', 'demo-rolled-back', 'twin-rolled-back', '-n', namespace, '-o', 'jsonpath={.items[*].data.message}'])).toBe('one one');
+      const hookMetadata = async (name: string) => kubectlOk(cluster, ['get', 'configmap', name, '-n', namespace, '-o', 'jsonpath={.metadata.labels} {.metadata.annotations} {.metadata.managedFields[*].manager}']);
+      expect(await hookMetadata('demo-rolled-back')).toBe(await hookMetadata('twin-rolled-back'));
       const extra = await cluster.kubectl(['get', 'configmap', 'demo-extra', '-n', namespace]);
       expect(extra.stderr).toContain('configmaps "demo-extra" not found');
       // the objects are helm's own: server-side applied by the `helm` field manager only
@@ -211,6 +220,9 @@ describe('Helm releases and images in the UI', () => {
       expect(await kubectlOk(cluster, ['get', 'configmaps,serviceaccounts,secrets', '-n', namespace, '-l', 'app.kubernetes.io/managed-by=Helm', '-o', 'name'])).not.toContain('demo-');
       expect(await kubectlOk(cluster, ['get', 'configmap,serviceaccount', 'demo-settings', 'demo-runner', '-n', namespace, '--ignore-not-found', '-o', 'name'])).toBe('');
       expect(await kubectlOk(cluster, ['get', 'secrets', '-n', namespace, '-l', 'owner=helm,name=demo', '-o', 'name'])).toBe('');
+      // the pre-delete hook Job ran to completion and was deleted (hook-succeeded)
+      expect(await kubectlOk(cluster, ['get', 'events', '-n', namespace, '--field-selector', 'involvedObject.kind=Job,involvedObject.name=demo-goodbye,reason=Completed', '-o', 'jsonpath={.items[*].message}'])).toBe('Job completed');
+      expect(await kubectlOk(cluster, ['get', 'job', 'demo-goodbye', '-n', namespace, '--ignore-not-found', '-o', 'name'])).toBe('');
     });
   });
 
