@@ -161,7 +161,7 @@ describe('Helm releases and images in the UI', () => {
       await page.getByTestId('helm-tab-manifest').click();
       expect(await page.getByTestId('helm-manifest').innerText()).toContain('name: demo-extra');
       await page.getByTestId('helm-tab-resources').click();
-      await expect.poll(() => page.getByTestId('helm-resource-row').count(), { timeout: 30_000 }).toBe(3);
+      await expect.poll(() => page.locator('[data-testid=helm-resource-row][data-present=true]').count(), { timeout: 30_000 }).toBe(3);
       const link = page.locator('[data-testid=helm-resource-row] a', { hasText: 'demo-settings' });
       expect(await link.getAttribute('href')).toBe(`#/configmaps/${namespace}/demo-settings`);
       await page.getByTestId('helm-tab-history').click();

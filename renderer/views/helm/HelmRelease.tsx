@@ -7,6 +7,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { chartLabel, computedValues, releaseHistories, type HelmRelease } from '../../../shared/helm/releaseStorage';
 import { translateTimestampSince } from '../../../shared/printers/duration';
 import { errorText } from '../../actions/actions';
+import { KubeApiError } from '../../api/kubeClient';
 import { rollbackRelease, uninstallRelease } from '../../actions/helmReleaseActions';
 import { useDialogs } from '../../components/Modal';
 import { useAppState, useNow, useServices } from '../../context';
@@ -177,22 +178,47 @@ function ValuesTab({ release }: { release: HelmRelease }) {
   );
 }
 
+/** The manifest's objects, each read once when the tab opens: present, or missing (deleted by hand). */
 function ResourcesTab({ release }: { release: HelmRelease }) {
+  const { client } = useServices();
   const discovered = useAppState((state) => state.discovered);
   const wantDiscovery = useAppState((state) => state.wantDiscovery);
   useEffect(() => wantDiscovery(), [wantDiscovery]);
   const resources = useMemo(() => releaseResources(release, discovered), [release, discovered]);
+  const [present, setPresent] = useState<Record<string, boolean>>({});
+  useEffect(() => {
+    let current = true;
+    void Promise.all(
+      resources.map(async (resource) => {
+        if (!resource.path) return [resource.path, undefined] as const;
+        const found = await client.get(resource.path).then(
+          () => true,
+          (error: unknown) => (error instanceof KubeApiError && error.code === 404 ? false : undefined),
+        );
+        return [resource.path, found] as const;
+      }),
+    ).then((entries) => {
+      if (current) setPresent(Object.fromEntries(entries.filter((entry): entry is readonly [string, boolean] => entry[0] !== undefined && entry[1] !== undefined)));
+    });
+    return () => {
+      current = false;
+    };
+  }, [client, resources]);
   return (
     <Card title={`Resources (${resources.length})`} wide>
-      <MiniTable testId="helm-resources" columns={['Kind', 'Name', 'Namespace', 'API version']}>
-        {resources.map((resource) => (
-          <tr key={`${resource.apiVersion}/${resource.kind}/${resource.namespace}/${resource.name}`} data-testid="helm-resource-row">
-            <td>{resource.kind}</td>
-            <td>{resource.kindKey ? <a href={formatRoute({ view: 'detail', kindKey: resource.kindKey, namespace: resource.namespace || undefined, name: resource.name })}>{resource.name}</a> : resource.name}</td>
-            <td>{resource.namespace || '—'}</td>
-            <td className="mono">{resource.apiVersion}</td>
-          </tr>
-        ))}
+      <MiniTable testId="helm-resources" columns={['Kind', 'Name', 'Namespace', 'API version', 'In the cluster']}>
+        {resources.map((resource) => {
+          const state = resource.path === undefined ? undefined : present[resource.path];
+          return (
+            <tr key={`${resource.apiVersion}/${resource.kind}/${resource.namespace}/${resource.name}`} data-testid="helm-resource-row" data-present={state === undefined ? undefined : String(state)}>
+              <td>{resource.kind}</td>
+              <td>{resource.kindKey ? <a href={formatRoute({ view: 'detail', kindKey: resource.kindKey, namespace: resource.namespace || undefined, name: resource.name })}>{resource.name}</a> : resource.name}</td>
+              <td>{resource.namespace || '—'}</td>
+              <td className="mono">{resource.apiVersion}</td>
+              <td className={state === false ? 'tone-error' : undefined}>{state === undefined ? '…' : state ? 'present' : 'missing'}</td>
+            </tr>
+          );
+        })}
       </MiniTable>
     </Card>
   );

@@ -15,8 +15,8 @@ describe('the Helm pages model', () => {
   it('lists the manifest objects with the route keys of their pages', () => {
     const manifest = '---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: r\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n';
     expect(releaseResources({ manifest, namespace: 'web' }, discovered)).toEqual([
-      { kind: 'ConfigMap', apiVersion: 'v1', name: 'a', namespace: 'web', kindKey: 'configmaps' },
-      { kind: 'ClusterRole', apiVersion: 'rbac.authorization.k8s.io/v1', name: 'r', namespace: '', kindKey: 'clusterroles.rbac.authorization.k8s.io' },
+      { kind: 'ConfigMap', apiVersion: 'v1', name: 'a', namespace: 'web', kindKey: 'configmaps', path: '/api/v1/namespaces/web/configmaps/a' },
+      { kind: 'ClusterRole', apiVersion: 'rbac.authorization.k8s.io/v1', name: 'r', namespace: '', kindKey: 'clusterroles.rbac.authorization.k8s.io', path: '/apis/rbac.authorization.k8s.io/v1/clusterroles/r' },
       { kind: 'Widget', apiVersion: 'example.com/v1', name: 'w', namespace: 'web', kindKey: undefined },
     ]);
   });

@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import type { HelmRelease } from '../../../shared/helm/releaseStorage';
 import type { Tone } from '../../kinds/kindConfig';
 import type { DiscoveredResource } from '../../kinds/discovery';
-import { manifestObjects } from '../../actions/helmManifest';
+import { manifestObjects, resolveObjects } from '../../actions/helmManifest';
 
 export function releaseTone(status: string): Tone {
   if (status === 'deployed') return 'ok';
@@ -21,18 +21,21 @@ export interface ReleaseResource {
   namespace: string;
   /** the UI route key of the kind, when discovery knows it */
   kindKey?: string;
+  /** the object's REST path, when discovery knows the kind */
+  path?: string;
 }
 
-/** The objects a release manifest declares, with where their detail pages are. */
+/** The objects a release manifest declares, with where their detail pages and REST paths are. */
 export function releaseResources(release: Pick<HelmRelease, 'manifest' | 'namespace'>, discovered: readonly DiscoveredResource[]): ReleaseResource[] {
   return manifestObjects(release.manifest, release.namespace).map((object) => {
-    const resource = discovered.find((candidate) => candidate.group === object.group && candidate.kind === object.kind);
+    const resolved = discovered.some((candidate) => candidate.group === object.group && candidate.kind === object.kind) ? resolveObjects([object], discovered)[0] : undefined;
     return {
       kind: object.kind,
       apiVersion: object.apiVersion,
       name: object.name,
-      namespace: resource && !resource.namespaced ? '' : object.namespace,
-      kindKey: resource ? (resource.group ? `${resource.plural}.${resource.group}` : resource.plural) : undefined,
+      namespace: resolved ? resolved.namespace : object.namespace,
+      kindKey: resolved?.kindKey,
+      ...(resolved ? { path: resolved.path } : {}),
     };
   });
 }

@@ -39,10 +39,17 @@ export function Images() {
       else setLoad((previous) => (previous.state === 'ready' ? previous : { state: 'unavailable', message: errorText(error) }));
     }
   }, [client]);
+  // at most one read per second while pods keep changing (a churning cluster must not hammer Docker)
+  const pending = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => {
-    const timer = setTimeout(() => void refresh(), 300);
-    return () => clearTimeout(timer);
+    if (pending.current === undefined)
+      pending.current = setTimeout(() => {
+        pending.current = undefined;
+        void refresh();
+      }, 1000);
   }, [refresh, podsSignature]);
+  useEffect(() => () => clearTimeout(pending.current), []);
+  useEffect(() => void refresh(), [refresh]);
   const rows = load.state === 'ready' ? load.rows.filter((row) => imageMatches(row, filter)) : [];
   const total = load.state === 'ready' ? load.rows.reduce((sum, row) => sum + row.size, 0) : 0;
   return (
