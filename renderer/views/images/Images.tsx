@@ -61,7 +61,7 @@ export function Images() {
             {load.rows.length}
           </span>
         )}
-        <input className="images-filter" type="search" placeholder="Filter: name, pod, dangling, unused…" aria-label="Filter images" value={filter} onChange={(event) => setFilter(event.target.value)} data-testid="images-filter" />
+        <input className="images-filter" type="search" placeholder="Filter images…" title="Words to match: a tag, an ID, a pod, dangling, unused, in-use" aria-label="Filter images" value={filter} onChange={(event) => setFilter(event.target.value)} data-testid="images-filter" />
         <button onClick={() => void refresh()} data-testid="images-refresh">
           Refresh
         </button>
