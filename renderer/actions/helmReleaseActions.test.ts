@@ -19,7 +19,8 @@ interface Write {
 }
 
 /** An in-memory API: objects by path, label-selected lists, apply = store the body. */
-function fakeApi() {
+function fakeApi(options: { failPatch?: (path: string) => Error | undefined } = {}) {
+  const fakeOptions = options;
   const objects = new Map<string, KubeObject>();
   const writes: Write[] = [];
   const missing = (path: string) => new KubeApiError(404, 'NotFound', `${path} not found`);
@@ -49,6 +50,8 @@ function fakeApi() {
     },
     patch: async <T,>(path: string, body: unknown, type: string, options?: { query?: Record<string, string | undefined> }) => {
       writes.push({ method: 'PATCH', path, type, query: options?.query });
+      const failure = fakeOptions.failPatch?.(path);
+      if (failure) throw failure;
       objects.set(path, body as KubeObject);
       return body as T;
     },
@@ -110,6 +113,19 @@ describe('helm rollback from the UI', () => {
     expect(api.writes.find((write) => write.path.endsWith('/configmaps/one'))).toEqual({ method: 'PATCH', path: `/api/v1/namespaces/${NS}/configmaps/one`, type: 'apply', query: { fieldManager: 'helm', force: 'false', fieldValidation: 'Strict' } });
     expect(api.objects.has(`/api/v1/namespaces/${NS}/configmaps/two`)).toBe(false);
     expect(api.objects.get(`/api/v1/namespaces/${NS}/configmaps/one`)?.metadata.annotations).toEqual({ 'meta.helm.sh/release-name': 'demo', 'meta.helm.sh/release-namespace': NS });
+  });
+
+  it('marks the new revision failed and the current one superseded when an apply fails, as helm does', async () => {
+    const conflict = new KubeApiError(409, 'Conflict', 'Apply failed with 1 conflict: conflict with "kubectl-edit": .data.a');
+    const api = fakeApi({ failPatch: (path) => (path.endsWith('/configmaps/one') ? conflict : undefined) });
+    await seed(api, [revision(1, 'superseded', configMap('one')), revision(2, 'deployed', configMap('one'))]);
+    api.objects.set(`/api/v1/namespaces/${NS}/configmaps/one`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'one', namespace: NS } });
+    await expect(rollbackRelease(context(api), NS, 'demo', 1)).rejects.toThrow('Rollback "demo" failed: conflict occurred while applying object web/one /v1, Kind=ConfigMap: Apply failed with 1 conflict');
+    expect((await releaseHistory(api.client, NS, 'demo')).map((release) => [release.version, release.status, release.description])).toEqual([
+      [1, 'superseded', 'Install complete'],
+      [2, 'superseded', 'Upgrade complete'],
+      [3, 'failed', 'Rollback "demo" failed: conflict occurred while applying object web/one /v1, Kind=ConfigMap: Apply failed with 1 conflict: conflict with "kubectl-edit": .data.a'],
+    ]);
   });
 
   it('refuses a revision the release does not have with helm words', async () => {

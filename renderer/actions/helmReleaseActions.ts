@@ -64,6 +64,10 @@ async function discovery(context: HelmContext): Promise<readonly DiscoveredResou
   return loadDiscovery(context.client);
 }
 
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 function isNotFound(error: unknown): boolean {
   return error instanceof KubeApiError && error.code === 404;
 }
@@ -187,10 +191,18 @@ export async function rollbackRelease(context: HelmContext, namespace: string, n
     context.onProgress?.(`applying ${targetObjects.length} objects of revision ${version}`);
     const errors: string[] = [];
     for (const object of targetObjects) {
+      // kube.Client.update: a missing object is created (a failure stops there), an existing one
+      // updated (failures collected, joined with " && ")
+      const exists = await context.client.get(object.path).then(
+        () => true,
+        (error: unknown) => (isNotFound(error) ? false : Promise.reject(new Error(`could not get information about the resource: ${errorMessage(error)}`))),
+      );
       try {
         await applyObject(context, object, next, serverSide);
       } catch (error) {
-        errors.push(error instanceof Error ? error.message : String(error));
+        const message = serverSide && error instanceof KubeApiError && error.code === 409 ? `conflict occurred while applying object ${object.namespace}/${object.name} ${object.group}/${object.version}, Kind=${object.kind}: ${error.message}` : errorMessage(error);
+        if (!exists) throw new Error(`failed to create resource: ${message}`);
+        errors.push(message);
       }
     }
     for (const object of removedObjects(currentObjects, targetObjects)) {
