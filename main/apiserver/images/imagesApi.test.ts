@@ -125,6 +125,13 @@ describe('the images API', () => {
     expect(String(reply.body.message)).toContain('image has dependent child images');
   });
 
+  it('answers ServiceUnavailable while Docker does not answer', async () => {
+    images.list = async () => {
+      throw new Error('connect ENOENT /var/run/docker.sock');
+    };
+    expect((await request('GET', IMAGES)).body).toMatchObject({ code: 503, reason: 'ServiceUnavailable', message: 'the Docker daemon did not answer: connect ENOENT /var/run/docker.sock' });
+  });
+
   it('answers NotFound for an unknown image and refuses writes it does not serve', async () => {
     expect((await request('GET', `${IMAGES}/cccc`)).body).toMatchObject({ code: 404, reason: 'NotFound', message: 'images.images.kubedesk.dev "cccc" not found' });
     expect((await request('POST', IMAGES, {})).status).toBe(405);

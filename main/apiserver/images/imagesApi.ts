@@ -42,15 +42,20 @@ export function registerImagesApi(api: ApiServerContext, registry: ResourceRegis
   const now = options.now ?? Date.now;
   const running = new Map<string, Pull>();
   const objectOf = (image: LocalImage): KubeObject => imageObject(image, options.clusterId);
+  // Docker may be down (or not up yet): a 503 in Kubernetes' words, not a 500
+  const listImages = (): Promise<LocalImage[]> =>
+    options.images.list().catch((error: unknown) => {
+      throw new ApiError(503, 'ServiceUnavailable', `the Docker daemon did not answer: ${error instanceof Error ? error.message : String(error)}`);
+    });
   api.registerVirtualResource(IMAGES_GROUP, IMAGES_VERSION, images.resource, async (request, context) => {
     if (context.rest.length > 0) throw notFoundPath();
     refuseWatch(request);
     if (context.name === undefined) {
       if (request.method !== 'GET') throw ApiError.methodNotAllowed();
-      return listReply(request, images, (await options.images.list()).map(objectOf));
+      return listReply(request, images, (await listImages()).map(objectOf));
     }
     const name = context.name;
-    const found = (await options.images.list()).find((image) => imageName(image.id) === name);
+    const found = (await listImages()).find((image) => imageName(image.id) === name);
     if (!found) throw ApiError.notFound({ group: IMAGES_GROUP, resource: images.resource }, name);
     if (request.method === 'GET') return itemReply(request, images, objectOf(found));
     if (request.method !== 'DELETE') throw ApiError.methodNotAllowed();
