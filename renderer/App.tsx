@@ -10,6 +10,9 @@ import { PortForwards } from './views/portforwards/PortForwards';
 import { Settings } from './views/settings/Settings';
 import { ChangesPage } from './views/history/ChangesPage';
 import { RecentlyDeleted } from './views/history/RecentlyDeleted';
+import { HelmReleases } from './views/helm/HelmReleases';
+import { HelmReleaseView } from './views/helm/HelmRelease';
+import { Images } from './views/images/Images';
 import { Dock } from './terminals/Dock';
 import { CommandPalette } from './palette/CommandPalette';
 import { NamespacePicker } from './components/NamespacePicker';
@@ -92,6 +95,12 @@ function RouteView() {
       return <ChangesPage />;
     case 'deleted':
       return <RecentlyDeleted />;
+    case 'helm':
+      return <HelmReleases />;
+    case 'helmRelease':
+      return <HelmReleaseView key={`${route.namespace}/${route.name}`} namespace={route.namespace} name={route.name} tab={route.tab} />;
+    case 'images':
+      return <Images />;
     case 'list':
       return <KindList kindKey={route.kindKey} />;
     case 'detail':
@@ -128,7 +137,7 @@ function KindDetail({ route }: { route: Extract<Route, { view: 'detail' }> }) {
 function Sidebar() {
   const kinds = useKinds();
   const route = useAppState((state) => state.route);
-  const current = formatRoute(route.view === 'detail' ? { view: 'list', kindKey: route.kindKey } : route.view === 'deleted' ? { view: 'changes' } : route);
+  const current = formatRoute(route.view === 'detail' ? { view: 'list', kindKey: route.kindKey } : route.view === 'deleted' ? { view: 'changes' } : route.view === 'helmRelease' ? { view: 'helm' } : route);
   const link = (target: Route, label: string, testId?: string) => {
     const href = formatRoute(target);
     return (
@@ -147,6 +156,8 @@ function Sidebar() {
       {link({ view: 'create' }, 'Create from YAML', 'nav-create')}
       {link({ view: 'portforwards' }, 'Port forwards', 'nav-portforwards')}
       {link({ view: 'changes' }, 'History', 'nav-history')}
+      {link({ view: 'helm' }, 'Helm releases', 'nav-helm')}
+      {link({ view: 'images' }, 'Images', 'nav-images')}
       {SECTIONS.map((section) => {
         const sectionKinds = bySection(section);
         if (sectionKinds.length === 0) return null;

@@ -36,6 +36,8 @@ import { registerMetricsApi } from '../apiserver/metrics/metricsApi';
 import { registerHistoryApi } from '../apiserver/history/historyApi';
 import { registerSnapshotApi, snapshotImportHandler } from '../apiserver/snapshots/snapshotApi';
 import { Snapshots } from '../apiserver/snapshots/snapshots';
+import { registerImagesApi } from '../apiserver/images/imagesApi';
+import { DockerImages } from '../docker/dockerImages';
 import { combinedMetrics, type MetricsCollector } from '../kubelet/metricsCollector';
 import { InProcessTransport } from './inProcessTransport';
 import { bootstrapServices, bootstrapSystemObjects } from './bootstrap';
@@ -205,6 +207,8 @@ export class Cluster {
       },
     });
     registerSnapshotApi(this.api, registry, { snapshots, authorizer });
+    // the Images page's API: the Docker daemon the kubelets run pods on
+    registerImagesApi(this.api, registry, { images: new DockerImages(network.runtime.docker, clusterId), clusterId });
     this.client = new ApiClient(new InProcessTransport(this.api, { userAgent: componentUserAgent('kubedesk') }));
     // each component writes under its upstream name, so managedFields read as on a real cluster,
     // and acts as its upstream identity: controllers as their kube-system ServiceAccounts

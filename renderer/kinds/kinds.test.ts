@@ -190,5 +190,6 @@ describe('kinds from discovery', () => {
     expect(isSearchable({ group: '', plural: 'bindings', verbs: ['create'] })).toBe(false);
     expect(isSearchable({ group: 'history.kubedesk.dev', plural: 'revisions', verbs: ['get', 'list'] })).toBe(false);
     expect(isSearchable({ group: 'history.kubedesk.dev', plural: 'deletedobjects', verbs: ['get', 'list'] })).toBe(false);
+    expect(isSearchable({ group: 'images.kubedesk.dev', plural: 'images', verbs: ['get', 'list', 'delete'] })).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 // The UI's locations as hash routes (`#/pods`, `#/deployments.apps/default/web`, `#/create/pods`
-// for a new object of a kind, `#/changes` and `#/deleted` for the object history), parsed and
+// for a new object of a kind, `#/changes` and `#/deleted` for the object history,
+// `#/helm/NAMESPACE/RELEASE[/tab]`, `#/images`), parsed and
 // formatted by pure functions so links, the palette and the back button agree.
 export type Route =
   | { view: 'overview' }
@@ -9,7 +10,10 @@ export type Route =
   | { view: 'portforwards' }
   | { view: 'settings' }
   | { view: 'changes' }
-  | { view: 'deleted' };
+  | { view: 'deleted' }
+  | { view: 'helm' }
+  | { view: 'helmRelease'; namespace: string; name: string; tab?: string }
+  | { view: 'images' };
 
 const CLUSTER_SCOPE = '_';
 
@@ -21,6 +25,11 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'settings' && parts.length === 1) return { view: 'settings' };
   if (parts[0] === 'changes' && parts.length === 1) return { view: 'changes' };
   if (parts[0] === 'deleted' && parts.length === 1) return { view: 'deleted' };
+  if (parts[0] === 'images' && parts.length === 1) return { view: 'images' };
+  if (parts[0] === 'helm') {
+    if (parts.length < 3) return { view: 'helm' };
+    return parts[3] ? { view: 'helmRelease', namespace: parts[1], name: parts[2], tab: parts[3] } : { view: 'helmRelease', namespace: parts[1], name: parts[2] };
+  }
   if (parts.length === 1) return { view: 'list', kindKey: parts[0] };
   if (parts.length >= 3) {
     const route: Route = { view: 'detail', kindKey: parts[0], name: parts[2], ...(parts[1] !== CLUSTER_SCOPE ? { namespace: parts[1] } : {}) };
@@ -43,6 +52,14 @@ export function formatRoute(route: Route): string {
       return '#/changes';
     case 'deleted':
       return '#/deleted';
+    case 'images':
+      return '#/images';
+    case 'helm':
+      return '#/helm';
+    case 'helmRelease': {
+      const base = `#/helm/${encodeURIComponent(route.namespace)}/${encodeURIComponent(route.name)}`;
+      return route.tab ? `${base}/${route.tab}` : base;
+    }
     case 'list':
       return `#/${route.kindKey}`;
     case 'detail': {

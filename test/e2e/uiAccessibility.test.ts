@@ -5,13 +5,14 @@
 // each main kind with each tab (summary, YAML in Monaco, events, history with its Monaco diff), the
 // object history's Changes and Recently deleted pages and a list's past view, create from YAML, settings, the
 // command palette, the shortcut help, a row menu, the bulk bar, a dialog, the namespace picker, port
-// forwards, the dock with a shell and a log, the disconnected strip and the sign-in page — in the
+// forwards, the Helm releases page and each tab of a release (installed by helm), the Images page,
+// the dock with a shell and a log, the disconnected strip and the sign-in page — in the
 // light and the dark theme. No violation of impact serious or critical may remain; each failure
 // prints the rule, its impact and the selectors of the elements at fault. Every view's findings
 // (any impact) are written to test-output/ui/accessibility.json. The third-party widgets (Monaco,
 // xterm) are audited like the rest: nothing of theirs needs excluding (Monaco's one finding, the
 // dimmed number of the line after the final newline, is an editor option the UI sets).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { AxeResults, ImpactValue, RunOptions } from 'axe-core';
@@ -187,6 +188,15 @@ describe('accessibility of every main view (axe-core, WCAG 2.x A/AA), in Chromiu
         await kubectlOk(started, ['apply', '-f', '-'], manifests);
         await kubectlOk(started, ['wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=30s']);
         await kubectlOk(started, ['apply', '-f', '-'], widget);
+        // a small chart for the Helm pages
+        const chart = join(started.root, 'a11ychart');
+        mkdirSync(join(chart, 'templates'), { recursive: true });
+        writeFileSync(join(chart, 'Chart.yaml'), 'apiVersion: v2\nname: a11ychart\nversion: 0.1.0\nappVersion: "1.0"\n');
+        writeFileSync(join(chart, 'values.yaml'), 'message: hello\n');
+        writeFileSync(join(chart, 'templates', 'configmap.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-settings\ndata:\n  message: {{ .Values.message | quote }}\n');
+        writeFileSync(join(chart, 'templates', 'NOTES.txt'), 'Installed {{ .Release.Name }}.\n');
+        const installed = await started.helm(['install', 'notes', chart, '-n', 'default'], { timeoutMs: 120_000 });
+        if (installed.code !== 0) throw new Error(`helm install failed: ${installed.stderr}`);
         await kubectlOk(started, ['rollout', 'status', 'deployment/web', '--timeout=100s'], undefined, 110_000);
         await until('crasher in CrashLoopBackOff', async () => {
           const reason = await kubectlOk(started, ['get', 'pod', 'crasher', '-o', 'jsonpath={.status.containerStatuses[0].state.waiting.reason}']);
@@ -387,6 +397,26 @@ describe('accessibility of every main view (axe-core, WCAG 2.x A/AA), in Chromiu
         await go(page, ui.origin, 'settings');
         await page.getByTestId('settings-sign-out').waitFor({ timeout: 30_000 });
         await audit(`${theme}-settings`);
+      });
+
+      it('has no serious violations on the Helm releases page and each tab of a release', async () => {
+        await go(page, ui.origin, 'helm');
+        await page.locator('[data-testid=helm-release-row][data-name=notes]').waitFor({ timeout: 30_000 });
+        const failures: string[] = [];
+        await audit(`${theme}-helm`).catch((error: unknown) => failures.push(String(error)));
+        for (const tab of ['status', 'values', 'manifest', 'resources', 'history']) {
+          await go(page, ui.origin, tab === 'status' ? 'helm/default/notes' : `helm/default/notes/${tab}`);
+          await page.getByTestId('helm-release-status').waitFor({ timeout: 30_000 });
+          await audit(`${theme}-helm-release-${tab}`).catch((error: unknown) => failures.push(String(error)));
+        }
+        expect(failures, failures.join('\n\n')).toEqual([]);
+      });
+
+      it('has no serious violations on the Images page', async () => {
+        await go(page, ui.origin, 'images');
+        await page.getByTestId('images-table').waitFor({ timeout: 30_000 });
+        await page.getByTestId('images-help').locator('summary').click();
+        await audit(`${theme}-images`);
       });
 
       it('has no serious violations with the command palette open', async () => {
