@@ -121,11 +121,14 @@ async function idleCpu(pid, windowMs) {
   const serverBefore = cpuMsOf(pid);
   const daemonsBefore = daemons.map((daemon) => cpuMsOf(daemon));
   const started = now();
+  const windowStart = Number(process.hrtime.bigint() / 1000n);
   await sleep(windowMs);
   const idleMs = now() - started;
+  // CLOCK_MONOTONIC µs, the clock of V8's profiles: `profileSummary.mjs --window` cuts a --profile run to it
+  const profileWindowUs = [windowStart, Number(process.hrtime.bigint() / 1000n)];
   const serverCpuPercent = ((cpuMsOf(pid) - serverBefore) / idleMs) * 100;
   const daemonCpuPercent = (daemons.reduce((sum, daemon, index) => sum + cpuMsOf(daemon) - daemonsBefore[index], 0) / idleMs) * 100;
-  return { idleMs, serverCpuPercent, daemonCpuPercent: daemons.length > 0 ? daemonCpuPercent : NaN, daemons };
+  return { idleMs, serverCpuPercent, daemonCpuPercent: daemons.length > 0 ? daemonCpuPercent : NaN, daemons, profileWindowUs };
 }
 
 function ms(value) {
@@ -195,7 +198,7 @@ export async function benchPods() {
     // ---- memory and idle CPU with the batch running ----
     await sleep(SETTLE_MS);
     const loadBefore = machineLoad();
-    const { idleMs, serverCpuPercent, daemonCpuPercent, daemons } = await idleCpu(server.pid, IDLE_WINDOW_MS);
+    const { idleMs, serverCpuPercent, daemonCpuPercent, daemons, profileWindowUs } = await idleCpu(server.pid, IDLE_WINDOW_MS);
     const memory = memoryOf(server.pid);
     const list = await request(server, 'GET', `/api/v1/namespaces/${NAMESPACE}/pods?labelSelector=bench-phase%3Dparallel`);
     const stillReady = JSON.parse(list.body).items.filter((pod) => pod.status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True')).length;
@@ -223,6 +226,7 @@ export async function benchPods() {
       noPodsIdleCpuPercent: emptyIdle.serverCpuPercent,
       noPodsDockerDaemonsIdleCpuPercent: emptyIdle.daemonCpuPercent,
       idleWindowMs: idleMs,
+      idleProfileWindowUs: profileWindowUs,
       loadDuringIdle: [loadBefore, machineLoad()],
     };
     const parallelLabel = `${parallelCount} at once`;

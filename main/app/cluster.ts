@@ -34,7 +34,8 @@ import { createStreamHandlers } from '../apiserver/streaming/streamHandlers';
 import type { PodStreams } from '../apiserver/streaming/podStreams';
 import { registerMetricsApi } from '../apiserver/metrics/metricsApi';
 import { registerHistoryApi } from '../apiserver/history/historyApi';
-import { combinedMetrics, type MetricsCollector } from '../kubelet/metricsCollector';
+import { registerUsageApi } from '../apiserver/usage/usageApi';
+import { combinedMetrics, combinedUsage, type MetricsCollector } from '../kubelet/metricsCollector';
 import { InProcessTransport } from './inProcessTransport';
 import { bootstrapServices, bootstrapSystemObjects } from './bootstrap';
 import { writeKubeconfig, type WriteKubeconfigResult } from './kubeconfig';
@@ -253,6 +254,8 @@ export class Cluster {
           nodes: () => api.objects.list(nodesDef, { labels: [], fields: [] }).items,
         }),
       );
+      // the kubelets' usage history (usage.kubedesk.dev), authorised like the pod or node itself
+      registerUsageApi(this.api, registry, { provider: combinedUsage(() => this.metricsCollectors), authorizer });
     }
 
     await bootstrapServices(this.client, this.network);
