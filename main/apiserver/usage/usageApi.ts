@@ -29,7 +29,7 @@ import { json } from '../handlers/replies';
 import type { ApiReply, ApiRequest, ApiServerContext } from '../handlers/request';
 import type { ResourceRegistry } from '../resourceRegistry';
 import { negotiate } from '../content';
-import { matchesFields, parseFieldSelector, parseLabelSelector, validateFieldSelector } from '../selectors';
+import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, validateFieldSelector } from '../selectors';
 import { parseIncludeObject, toTable } from '../tables';
 
 /** The two resolutions the kubelets keep. */
@@ -70,7 +70,7 @@ export function registerUsageApi(api: ApiServerContext, registry: ResourceRegist
       if (!decision.allowed) throw forbidden(check, decision.reason);
       const pod = api.objects.tryGet(def, context.namespace, context.name);
       if (!pod) throw ApiError.notFound({ group: USAGE_GROUP, resource: 'pods' }, context.name);
-      return reply(request, podsDef, [podUsage(pod, provider, query, true)]);
+      return reply(request, podsDef, [podUsage(pod, provider, query, true) ?? unsampledPod(pod, query)]);
     }
     const names = request.query.get('names');
     const wanted = names ? new Set(names.split(',').filter(Boolean)) : undefined;
@@ -80,14 +80,20 @@ export function registerUsageApi(api: ApiServerContext, registry: ResourceRegist
     const withContainers = request.query.get('containers') !== 'false';
     const allowed = decisions(authorizer);
     const items: PodUsage[] = [];
-    for (const pod of api.objects.list(def, { namespace: context.namespace || undefined, labels, fields: [] }).items) {
+    // named pods of one namespace (the UI's visible rows) are looked up, not found in a list
+    const candidates =
+      wanted && context.namespace
+        ? [...wanted].flatMap((name) => api.objects.tryGet(def, context.namespace, name) ?? []).filter((pod) => matchesLabels(labels, pod.metadata.labels))
+        : api.objects.list(def, { namespace: context.namespace || undefined, labels, fields: [] }).items;
+    for (const pod of candidates) {
       const { name = '', namespace = '' } = pod.metadata;
       if (wanted && !wanted.has(name)) continue;
       if (!matchesFields(fields, { 'metadata.name': name, 'metadata.namespace': namespace })) continue;
       if (!allowed(attributesFor(user, 'pods', namespace, name, 'get'))) continue;
       const usage = podUsage(pod, provider, query, withContainers);
-      if (usage.window.stepSeconds > 0) items.push(usage);
+      if (usage) items.push(usage);
     }
+    items.sort((left, right) => (left.metadata.namespace === right.metadata.namespace ? compare(left.metadata.name, right.metadata.name) : compare(left.metadata.namespace, right.metadata.namespace)));
     return listReply(request, podsDef, 'PodUsageList', items);
   });
   api.registerVirtualResource(USAGE_GROUP, USAGE_VERSION, nodesDef.resource, (request, context) => {
@@ -216,10 +222,26 @@ function windowOf(series: SeriesWindow | undefined, query: UsageQuery): UsageWin
   return { start: formatTime(series.start), step: formatGoDurationMilliseconds(series.stepMs), stepSeconds: series.stepMs / 1000 };
 }
 
-function podUsage(pod: KubeObject, provider: UsageProvider, query: UsageQuery, withContainers: boolean): PodUsage {
+function compare(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/** A pod's usage, or undefined when no kubelet has sampled it (asked first: a list may hold thousands). */
+function podUsage(pod: KubeObject, provider: UsageProvider, query: UsageQuery, withContainers: boolean): PodUsage | undefined {
+  const spec = isRecord(pod.spec) ? pod.spec : {};
+  const names = withContainers && Array.isArray(spec.containers) ? spec.containers.flatMap((container) => (isRecord(container) && typeof container.name === 'string' ? [container.name] : [])) : [];
+  const history = provider.pod(pod, names, query);
+  if (!history) return undefined;
+  return podUsageOf(pod, history, query);
+}
+
+/** A pod that exists but has no history yet: empty series, so a chart can say "collecting". */
+function unsampledPod(pod: KubeObject, query: UsageQuery): PodUsage {
+  return podUsageOf(pod, undefined, query);
+}
+
+function podUsageOf(pod: KubeObject, history: ReturnType<UsageProvider['pod']>, query: UsageQuery): PodUsage {
   const resources = podResources(pod);
-  const names = [...resources.containers.keys()];
-  const history = provider.pod(pod, withContainers ? names : [], query);
   const metadata: PodUsage['metadata'] = { name: pod.metadata.name ?? '', namespace: pod.metadata.namespace ?? '', creationTimestamp: formatTime(query.to) };
   if (pod.metadata.uid) metadata.uid = pod.metadata.uid;
   if (pod.metadata.labels) metadata.labels = { ...pod.metadata.labels };
