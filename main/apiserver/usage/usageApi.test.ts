@@ -10,7 +10,7 @@ import { ApiServer, type ApiReply } from '../apiServer';
 import type { Attributes, Authorizer } from '../auth/rbacAuthorizer';
 import { OpenApiService } from '../openapi/openapiDocuments';
 import { ResourceRegistry } from '../resourceRegistry';
-import { registerUsageApi, usageQuery, type UsageProvider, type UsageQuery } from './usageApi';
+import { registerUsageApi, trimLeadingGaps, usageQuery, type UsageProvider, type UsageQuery } from './usageApi';
 
 let store: SqliteStore;
 let api: ApiServer;
@@ -116,8 +116,9 @@ describe('usage.kubedesk.dev pods', () => {
       apiVersion: 'usage.kubedesk.dev/v1',
       kind: 'PodUsage',
       metadata: { name: 'web', namespace: 'default' },
-      window: { start: '2026-01-01T00:00:00Z', step: '10s', stepSeconds: 10 },
-      usage: { cpu: [null, 250, 300], memory: [null, 1024, 1024], networkReceive: [null, 1024, 1024] },
+      // the steps before the first sample are left out
+      window: { start: '2026-01-01T00:00:10Z', step: '10s', stepSeconds: 10 },
+      usage: { cpu: [250, 300], memory: [1024, 1024], networkReceive: [1024, 1024] },
       // side has a memory limit only: it is its request too, and the pod has no CPU limit
       requests: { cpu: 100, memory: (64 + 32) * 1024 * 1024 },
       limits: { memory: (128 + 32) * 1024 * 1024 },
@@ -161,8 +162,8 @@ describe('usage.kubedesk.dev pods', () => {
     const table = body(reply);
     expect(table.kind).toBe('Table');
     expect(Array.isArray(table.rows) ? table.rows.map((row) => (isRecord(row) ? row.cells : [])) : []).toEqual([
-      ['db', '300m', '0Mi', 3, '10s'],
-      ['web', '300m', '0Mi', 3, '10s'],
+      ['db', '300m', '0Mi', 2, '10s'],
+      ['web', '300m', '0Mi', 2, '10s'],
     ]);
   });
 
@@ -191,5 +192,14 @@ describe('usageQuery', () => {
     expect(query('')).toEqual({ resolution: '10s', from: 1_000_000_000 - 3600_000, to: 1_000_000_000 });
     expect(query('window=6h').resolution).toBe('1m');
     expect(query('window=15m&resolution=1m').resolution).toBe('1m');
+  });
+});
+
+describe('trimLeadingGaps', () => {
+  it('starts every series at the first step any of them sampled, keeping them aligned', () => {
+    const [pod, container] = trimLeadingGaps([series([null, null, 5, 6]), series([null, 1, 2, 3])]);
+    expect(pod.values.cpu).toEqual([null, 5, 6]);
+    expect(container.values.cpu).toEqual([1, 2, 3]);
+    expect(pod.start).toBe(Date.parse('2026-01-01T00:00:10Z'));
   });
 });

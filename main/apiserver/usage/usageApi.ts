@@ -217,6 +217,24 @@ function wireSeries(series: SeriesWindow | undefined, withNetwork: boolean): Usa
   return out;
 }
 
+/**
+ * Leaves out the steps before the first sample of any of the series (a pod younger than the window),
+ * so a chart spans what there is; the series stay aligned with each other.
+ */
+export function trimLeadingGaps(series: SeriesWindow[]): SeriesWindow[] {
+  let first = Number.POSITIVE_INFINITY;
+  for (const window of series) {
+    const index = window.values.cpu.findIndex((value) => value !== null);
+    if (index !== -1) first = Math.min(first, index);
+  }
+  if (!Number.isFinite(first) || first === 0) return series;
+  return series.map((window) => ({
+    start: window.start + first * window.stepMs,
+    stepMs: window.stepMs,
+    values: Object.fromEntries(Object.entries(window.values).map(([metric, values]) => [metric, values.slice(first)])) as SeriesWindow['values'],
+  }));
+}
+
 function windowOf(series: SeriesWindow | undefined, query: UsageQuery): UsageWindow {
   if (!series) return { start: formatTime(query.to), step: '', stepSeconds: 0 };
   return { start: formatTime(series.start), step: formatGoDurationMilliseconds(series.stepMs), stepSeconds: series.stepMs / 1000 };
@@ -232,7 +250,8 @@ function podUsage(pod: KubeObject, provider: UsageProvider, query: UsageQuery, w
   const names = withContainers && Array.isArray(spec.containers) ? spec.containers.flatMap((container) => (isRecord(container) && typeof container.name === 'string' ? [container.name] : [])) : [];
   const history = provider.pod(pod, names, query);
   if (!history) return undefined;
-  return podUsageOf(pod, history, query);
+  const [trimmed, ...containers] = trimLeadingGaps([history.pod, ...history.containers.map((container) => container.series)]);
+  return podUsageOf(pod, { pod: trimmed, containers: history.containers.map((container, index) => ({ name: container.name, series: containers[index] })) }, query);
 }
 
 /** A pod that exists but has no history yet: empty series, so a chart can say "collecting". */
@@ -265,7 +284,8 @@ function podUsageOf(pod: KubeObject, history: ReturnType<UsageProvider['pod']>, 
 
 function nodeUsage(node: KubeObject, provider: UsageProvider, query: UsageQuery): NodeUsage {
   const name = node.metadata.name ?? '';
-  const series = provider.node(name, query);
+  const found = provider.node(name, query);
+  const series = found ? trimLeadingGaps([found])[0] : undefined;
   const status = isRecord(node.status) ? node.status : {};
   const metadata: NodeUsage['metadata'] = { name, creationTimestamp: formatTime(query.to) };
   if (node.metadata.labels) metadata.labels = { ...node.metadata.labels };

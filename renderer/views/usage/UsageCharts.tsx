@@ -4,13 +4,13 @@
 // drawn as lines, and the cluster's load on the overview. Colours are the theme's variables, so
 // light and dark follow; every chart is an image with a one-sentence description for screen
 // readers and as its tooltip.
-import { memo, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { latestValue, type NodeUsage, type PodUsage } from '../../../shared/usage';
 import { useServices } from '../../context';
 import { Card } from '../detail/cards';
 import { sparklineStoreFor } from './sparklineStore';
-import { describeChart, formatFigure, linePath, maxOf, niceScale, nodeChart, podChart, timeLabels, usagePath, workloadUsage, type ChartData, type ChartLine, type ChartResource } from './usageModel';
+import { describeChart, formatFigure, linePath, maxOf, nodeChart, podChart, resourceScale, timeLabels, usagePath, workloadUsage, type ChartData, type ChartLine, type ChartResource } from './usageModel';
 
 const SPARK_WIDTH = 72;
 const SPARK_HEIGHT = 16;
@@ -55,7 +55,7 @@ function Spark({ values, resource, ceiling, label }: { values: Array<number | nu
   return (
     <span className="spark" role="img" aria-label={`${label}: ${text}${ceiling !== undefined ? ` of ${formatFigure(resource, ceiling)}` : ''}`} title={`${text}${ceiling !== undefined ? ` of ${formatFigure(resource, ceiling)} limit` : ''} (last 10 min)`}>
       <svg width={SPARK_WIDTH} height={SPARK_HEIGHT} viewBox={`0 0 ${SPARK_WIDTH} ${SPARK_HEIGHT}`} aria-hidden="true" focusable="false">
-        <path className={`spark-line spark-${resource}${near ? ' spark-near' : ''}`} d={linePath(values.slice(-SPARK_SLOTS), SPARK_WIDTH, SPARK_HEIGHT - 1, max, SPARK_SLOTS)} />
+        <path className={`spark-line spark-${resource}${near ? ' spark-near' : ''}`} d={linePath(values.slice(-SPARK_SLOTS), SPARK_WIDTH, SPARK_HEIGHT - 2, max)} transform="translate(0 1)" />
       </svg>
       <span className="spark-figure">{text}</span>
     </span>
@@ -149,29 +149,41 @@ export function UsageCard({ target, object, selector }: { target: 'pod' | 'workl
   );
 }
 
-const CHART_WIDTH = 320;
+const DEFAULT_CHART_WIDTH = 320;
 const CHART_HEIGHT = 110;
 const AXIS = 44;
 
 /** One chart: the usage series, the constants (request, limit, allocatable) as dashed lines, round ticks. */
 export function UsageChart({ title, resource, chart }: { title: string; resource: ChartResource; chart: ChartData }) {
+  // drawn at the figure's own width, so the text is never stretched
+  const figure = useRef<HTMLElement>(null);
+  const [chartWidth, setWidth] = useState(DEFAULT_CHART_WIDTH);
+  useLayoutEffect(() => {
+    const element = figure.current;
+    if (!element) return;
+    const measure = () => setWidth(Math.max(160, Math.round(element.clientWidth)));
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
   const points = Math.max(0, ...chart.lines.map((line) => line.values?.length ?? 0));
-  const { top, ticks } = niceScale(maxOf(chart.lines) * 1.05);
+  const { top, ticks } = resourceScale(resource, maxOf(chart.lines) * 1.05);
   const description = describeChart(title, resource, chart);
-  const plotWidth = CHART_WIDTH - AXIS;
+  const plotWidth = chartWidth - AXIS;
   const times = timeLabels(chart.window, points);
   return (
-    <figure className="usage-chart" data-testid={`usage-chart-${resource}`}>
+    <figure className="usage-chart" ref={figure} data-testid={`usage-chart-${resource}`}>
       <figcaption>
         <strong>{title}</strong> <ChartLegend lines={chart.lines} resource={resource} />
       </figcaption>
-      <svg role="img" aria-label={description} viewBox={`0 0 ${CHART_WIDTH} ${CHART_HEIGHT + 16}`} preserveAspectRatio="none" className="usage-svg">
+      <svg role="img" aria-label={description} width={chartWidth} height={CHART_HEIGHT + 16} viewBox={`0 0 ${chartWidth} ${CHART_HEIGHT + 16}`} className="usage-svg">
         <title>{description}</title>
         {ticks.map((tick) => {
           const y = CHART_HEIGHT - (tick / top) * CHART_HEIGHT;
           return (
             <g key={tick}>
-              <line className="usage-grid" x1={AXIS} x2={CHART_WIDTH} y1={y} y2={y} />
+              <line className="usage-grid" x1={AXIS} x2={chartWidth} y1={y} y2={y} />
               <text className="usage-tick" x={AXIS - 4} y={Math.max(8, y + 3)} textAnchor="end">
                 {formatFigure(resource, tick)}
               </text>

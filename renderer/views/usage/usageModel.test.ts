@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PodUsage } from '../../../shared/usage';
-import { describeChart, formatFigure, linePath, maxOf, niceScale, nodeChart, podChart, timeLabels, usagePath, workloadUsage } from './usageModel';
+import { describeChart, formatFigure, linePath, maxOf, niceScale, nodeChart, podChart, resourceScale, timeLabels, usagePath, workloadUsage } from './usageModel';
 
 function podUsage(name: string, labels: Record<string, string>, start: string, cpu: Array<number | null>, limits: PodUsage['limits'] = { cpu: 500 }): PodUsage {
   return {
@@ -19,6 +19,7 @@ describe('usage charts model', () => {
   it('draws a series as an SVG path that lifts the pen over gaps', () => {
     expect(linePath([0, 50, null, 100], 30, 10, 100)).toBe('M0 10L10 5M30 0');
     expect(linePath([], 30, 10, 100)).toBe('');
+    expect(linePath([50], 30, 10, 100)).toBe('M0 5L30 5');
     // fewer points than slots: right-aligned, so the newest point is at the right edge
     expect(linePath([100], 30, 10, 100, 4)).toBe('M30 0');
   });
@@ -63,6 +64,8 @@ describe('usage charts model', () => {
   it('formats figures, paths and time labels', () => {
     expect(formatFigure('memory', 64 * 1024 * 1024)).toBe('64Mi');
     expect(formatFigure('network', 2048)).toBe('2Ki/s');
+    expect(formatFigure('fs', 7)).toBe('7 B/s');
+    expect(resourceScale('memory', 70 * 1024 * 1024)).toEqual({ top: 80 * 1024 * 1024, ticks: [0, 20, 40, 60, 80].map((mebibytes) => mebibytes * 1024 * 1024) });
     expect(usagePath({ kind: 'pod', namespace: 'default', name: 'web' })).toBe('/apis/usage.kubedesk.dev/v1/namespaces/default/pods/web');
     expect(usagePath({ kind: 'pods' })).toBe('/apis/usage.kubedesk.dev/v1/pods');
     expect(timeLabels({ start: '2026-01-01T00:00:00Z', step: '10s', stepSeconds: 10 }, 3)).toHaveLength(3);

@@ -42,7 +42,14 @@ export function usagePath(target: { kind: 'pod'; namespace: string; name: string
  */
 export function linePath(values: ReadonlyArray<number | null>, width: number, height: number, max: number, slots = values.length): string {
   if (values.length === 0 || max <= 0) return '';
-  const step = slots > 1 ? width / (slots - 1) : 0;
+  if (slots === 1) {
+    // one point: a level mark across the box
+    const value = values[0];
+    if (value === null) return '';
+    const y = round(height - (Math.min(value, max) / max) * height);
+    return `M0 ${y}L${round(width)} ${y}`;
+  }
+  const step = width / (slots - 1);
   const offset = slots - values.length;
   let path = '';
   let pen = false;
@@ -90,7 +97,15 @@ export function niceScale(max: number, tickCount = 4): { top: number; ticks: num
 export function formatFigure(resource: ChartResource, value: number): string {
   if (resource === 'cpu') return formatMillicores(value);
   if (resource === 'memory') return formatUsageBytes(value);
-  return `${formatUsageBytes(value)}/s`;
+  return value < 1024 ? `${Math.round(value)} B/s` : `${formatUsageBytes(value)}/s`;
+}
+
+/** niceScale in the resource's own steps: bytes in powers of 1024 (16Mi, 32Mi…), the rest in tens. */
+export function resourceScale(resource: ChartResource, max: number): { top: number; ticks: number[] } {
+  if (resource === 'cpu' || !(max >= 1024)) return niceScale(max);
+  const unit = 1024 ** Math.min(4, Math.floor(Math.log(max) / Math.log(1024)));
+  const scaled = niceScale(max / unit);
+  return { top: scaled.top * unit, ticks: scaled.ticks.map((tick) => tick * unit) };
 }
 
 /** The chart of one resource for a pod: its usage and, for CPU and memory, its request and limit as lines. */
@@ -184,10 +199,11 @@ export function describeChart(title: string, resource: ChartResource, chart: Cha
   return `${title}: now ${formatFigure(resource, latest)}, peak ${formatFigure(resource, peak)}${constants.length ? `; ${constants.join(', ')}` : ''}`;
 }
 
-/** Time labels for the x axis: the start, the middle and the end of the window, as HH:MM. */
+/** Time labels for the x axis: the start, the middle and the end of the window, as HH:MM (HH:MM:SS under 10 minutes). */
 export function timeLabels(window: UsageWindow, points: number): string[] {
   if (points === 0) return [];
-  const at = (index: number) => new Date(pointTime(window, index)).toTimeString().slice(0, 5);
+  const seconds = (points - 1) * window.stepSeconds < 600;
+  const at = (index: number) => new Date(pointTime(window, index)).toTimeString().slice(0, seconds ? 8 : 5);
   return [at(0), at(Math.floor((points - 1) / 2)), at(points - 1)];
 }
 
