@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatMillicores, formatUsageBytes, latestValue, podResources, sumFigures, sumSeries } from './usage';
+import { formatMillicores, latestValue, podResources, sumFigures, sumSeries } from './usage';
 
 const window = (start: string) => ({ start, step: '10s', stepSeconds: 10 });
 
@@ -42,8 +42,6 @@ describe('usage helpers', () => {
     expect(formatMillicores(3.25)).toBe('3.3m');
     expect(formatMillicores(250)).toBe('250m');
     expect(formatMillicores(12_500)).toBe('12.5');
-    expect(formatUsageBytes(12 * 1024 * 1024)).toBe('12Mi');
-    expect(formatUsageBytes(1.5 * 1024 ** 3)).toBe('1.5Gi');
     expect(latestValue([1, 2, null])).toBe(2);
     expect(latestValue([null])).toBeUndefined();
   });

@@ -197,15 +197,3 @@ export function formatMillicores(millicores: number): string {
   if (millicores >= 10) return `${Math.round(millicores)}m`;
   return `${Number(millicores.toFixed(1))}m`;
 }
-
-/** Bytes as `12Mi`, `1.5Gi` (kubectl top prints Mi). */
-export function formatUsageBytes(bytes: number): string {
-  const units = ['', 'Ki', 'Mi', 'Gi', 'Ti'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value >= 100 || unit === 0 ? Math.round(value) : Number(value.toFixed(1))}${units[unit]}`;
-}

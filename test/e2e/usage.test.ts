@@ -169,7 +169,7 @@ describe('resource usage history', () => {
     await row.waitFor({ timeout: 30_000 });
     await expect.poll(() => row.getByTestId('usage-cpu').locator('path').count(), { timeout: 30_000 }).toBe(1);
     expect(await row.getByTestId('usage-cpu').locator('[role=img]').getAttribute('aria-label')).toMatch(new RegExp(`^CPU of ${podName}: \\d+m of 150m$`));
-    expect(await row.getByTestId('usage-memory').locator('.spark-figure').innerText()).toMatch(/^[\d.]+(Ki|Mi)$/);
+    expect(await row.getByTestId('usage-memory').locator('.spark-figure').innerText()).toMatch(/^[\d.]+ (KiB|MiB)$/);
     await ui.screenshot('usage-pods-list');
 
     await open(`deployments.apps`);
@@ -192,5 +192,22 @@ describe('resource usage history', () => {
     await ui.screenshot('usage-overview');
     await open(`nodes/_/kubedesk`);
     await expect.poll(() => page.getByTestId('usage-chart-cpu').locator('path[data-line=allocatable]').count(), { timeout: 30_000 }).toBe(1);
+  });
+
+  it('draws the charts in the theme\'s colours, dark as well', async () => {
+    await open(`pods/${NAMESPACE}/${podName}`);
+    const line = page.getByTestId('usage-chart-cpu').locator('path[data-line=usage]');
+    await expect.poll(() => line.getAttribute('d').catch(() => ''), { timeout: 30_000 }).toMatch(/^M/);
+    await page.keyboard.press('Control+k');
+    await page.getByTestId('palette-input').fill('theme dark');
+    await page.getByTestId('palette-item').first().waitFor();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    const colours = await line.evaluate((path) => ({ stroke: getComputedStyle(path).stroke, accent: getComputedStyle(document.documentElement).getPropertyValue('--accent').trim() }));
+    // #76a0f4, the dark palette's accent
+    expect(colours.accent).toBe('#76a0f4');
+    expect(colours.stroke).toBe('rgb(118, 160, 244)');
+    await page.getByTestId('usage-card').scrollIntoViewIfNeeded();
+    await ui.screenshot('usage-pod-chart-dark');
   });
 });

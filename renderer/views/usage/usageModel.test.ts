@@ -62,8 +62,8 @@ describe('usage charts model', () => {
   });
 
   it('formats figures, paths and time labels', () => {
-    expect(formatFigure('memory', 64 * 1024 * 1024)).toBe('64Mi');
-    expect(formatFigure('network', 2048)).toBe('2Ki/s');
+    expect(formatFigure('memory', 64 * 1024 * 1024)).toBe('64 MiB');
+    expect(formatFigure('network', 2048)).toBe('2 KiB/s');
     expect(formatFigure('fs', 7)).toBe('7 B/s');
     expect(resourceScale('memory', 70 * 1024 * 1024)).toEqual({ top: 80 * 1024 * 1024, ticks: [0, 20, 40, 60, 80].map((mebibytes) => mebibytes * 1024 * 1024) });
     expect(usagePath({ kind: 'pod', namespace: 'default', name: 'web' })).toBe('/apis/usage.kubedesk.dev/v1/namespaces/default/pods/web');

@@ -2,7 +2,8 @@
 // a chart's scale with round ticks that keeps the request and limit lines in view, a workload's
 // series summed over its pods, and the paths the UI asks for. Tested without a browser.
 import type { KubeObject } from '../../../shared/kubernetes/types';
-import { formatMillicores, formatUsageBytes, latestValue, pointTime, sumFigures, sumSeries, USAGE_API_VERSION, type NodeUsage, type PodUsage, type UsageWindow } from '../../../shared/usage';
+import { formatIecBytes } from '../../../shared/kubernetes/quantity';
+import { formatMillicores, latestValue, pointTime, sumFigures, sumSeries, USAGE_API_VERSION, type NodeUsage, type PodUsage, type UsageWindow } from '../../../shared/usage';
 
 export type ChartResource = 'cpu' | 'memory' | 'network' | 'fs';
 
@@ -93,11 +94,11 @@ export function niceScale(max: number, tickCount = 4): { top: number; ticks: num
   return { top, ticks };
 }
 
-/** A figure of a resource as text: `250m`, `64Mi`, `1.2Ki/s`. */
+/** A figure of a resource as text: `250m`, `64 MiB`, `1.2 KiB/s`. */
 export function formatFigure(resource: ChartResource, value: number): string {
   if (resource === 'cpu') return formatMillicores(value);
-  if (resource === 'memory') return formatUsageBytes(value);
-  return value < 1024 ? `${Math.round(value)} B/s` : `${formatUsageBytes(value)}/s`;
+  if (resource === 'memory') return formatIecBytes(value);
+  return `${formatIecBytes(value)}/s`;
 }
 
 /** niceScale in the resource's own steps: bytes in powers of 1024 (16Mi, 32Mi…), the rest in tens. */
