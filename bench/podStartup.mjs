@@ -4,6 +4,7 @@
 // through its API in the same run (the kubelet's own work on Docker, minus Kubernetes). Then, with
 // the parallel batch still running, the server's resident memory and its CPU use over 20 s in which
 // nothing asks it for anything (upstream's kubelet keeps relisting and syncing in that time too).
+import { spawn } from 'node:child_process';
 import https from 'node:https';
 import { cpuMsOf, machineLoad, memoryOf, request, round, sleep, summarise } from './lib.mjs';
 import {
@@ -115,17 +116,26 @@ async function deletePods(server, selector, deadlineMs) {
   }
 }
 
-/** CPU of the server, and of dockerd + containerd when visible, over `windowMs`, in % of one core. */
+/** CPU of the server, of dockerd + containerd when visible, and of an idle bare node process (the baseline), over `windowMs`, in % of one core. */
 async function idleCpu(pid, windowMs) {
   const daemons = dockerDaemonPids();
+  // the same window's baseline: a node process that only keeps a 1 s timer
+  const bare = spawn(process.execPath, ['-e', 'setInterval(()=>{},1e3)'], { stdio: 'ignore' });
+  await sleep(500);
+  const bareBefore = cpuMsOf(bare.pid);
   const serverBefore = cpuMsOf(pid);
   const daemonsBefore = daemons.map((daemon) => cpuMsOf(daemon));
   const started = now();
+  const windowStart = Number(process.hrtime.bigint() / 1000n);
   await sleep(windowMs);
   const idleMs = now() - started;
+  // CLOCK_MONOTONIC µs, the clock of V8's profiles: `profileSummary.mjs --window` cuts a --profile run to it
+  const profileWindowUs = [windowStart, Number(process.hrtime.bigint() / 1000n)];
   const serverCpuPercent = ((cpuMsOf(pid) - serverBefore) / idleMs) * 100;
   const daemonCpuPercent = (daemons.reduce((sum, daemon, index) => sum + cpuMsOf(daemon) - daemonsBefore[index], 0) / idleMs) * 100;
-  return { idleMs, serverCpuPercent, daemonCpuPercent: daemons.length > 0 ? daemonCpuPercent : NaN, daemons };
+  const bareCpuPercent = ((cpuMsOf(bare.pid) - bareBefore) / idleMs) * 100;
+  bare.kill();
+  return { idleMs, serverCpuPercent, daemonCpuPercent: daemons.length > 0 ? daemonCpuPercent : NaN, daemons, profileWindowUs, bareCpuPercent };
 }
 
 function ms(value) {
@@ -195,7 +205,7 @@ export async function benchPods() {
     // ---- memory and idle CPU with the batch running ----
     await sleep(SETTLE_MS);
     const loadBefore = machineLoad();
-    const { idleMs, serverCpuPercent, daemonCpuPercent, daemons } = await idleCpu(server.pid, IDLE_WINDOW_MS);
+    const { idleMs, serverCpuPercent, daemonCpuPercent, daemons, profileWindowUs, bareCpuPercent } = await idleCpu(server.pid, IDLE_WINDOW_MS);
     const memory = memoryOf(server.pid);
     const list = await request(server, 'GET', `/api/v1/namespaces/${NAMESPACE}/pods?labelSelector=bench-phase%3Dparallel`);
     const stillReady = JSON.parse(list.body).items.filter((pod) => pod.status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True')).length;
@@ -219,10 +229,12 @@ export async function benchPods() {
       peakRssMb: memory.peakMb,
       podsReadyDuringIdle: stillReady,
       idleCpuPercent: serverCpuPercent,
+      bareNodeIdleCpuPercent: bareCpuPercent,
       dockerDaemonsIdleCpuPercent: daemonCpuPercent,
       noPodsIdleCpuPercent: emptyIdle.serverCpuPercent,
       noPodsDockerDaemonsIdleCpuPercent: emptyIdle.daemonCpuPercent,
       idleWindowMs: idleMs,
+      idleProfileWindowUs: profileWindowUs,
       loadDuringIdle: [loadBefore, machineLoad()],
     };
     const parallelLabel = `${parallelCount} at once`;
@@ -240,7 +252,7 @@ export async function benchPods() {
         [
           `serve idle CPU over ${round(idleMs / 1000, 0)} s, ${stillReady} pods`,
           `${round(serverCpuPercent, 2)} %`,
-          `no pods: ${round(emptyIdle.serverCpuPercent, 2)} %; dockerd+containerd ${daemons.length > 0 ? `${round(daemonCpuPercent, 2)} %` : 'n/a'}; load ${loadBefore} → ${machineLoad()}`,
+          `bare node (setInterval 1 s): ${round(bareCpuPercent, 2)} % → ${bareCpuPercent > 0 ? `${round(serverCpuPercent / bareCpuPercent, 1)}×` : 'n/a'}; no pods: ${round(emptyIdle.serverCpuPercent, 2)} %; dockerd+containerd ${daemons.length > 0 ? `${round(daemonCpuPercent, 2)} %` : 'n/a'}; load ${loadBefore} → ${machineLoad()}`,
           `≤ ${IDLE_CPU_TARGET_PERCENT} %`,
           serverCpuPercent <= IDLE_CPU_TARGET_PERCENT,
         ],

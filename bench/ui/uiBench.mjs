@@ -256,6 +256,11 @@ export async function benchUi({ followSeconds = Number(process.env.KUBEDESK_BENC
     step = '(1) pod list first paint';
     // (1) first paint of the pod list: a fresh page, navigation start → first rows in the list body
     const page = await context.newPage();
+    // the list's CPU and memory sparklines ask usage.kubedesk.dev for the rows on screen only
+    const usageRequests = [];
+    page.on('request', (sent) => {
+      if (sent.url().includes('/apis/usage.kubedesk.dev/')) usageRequests.push(sent.url());
+    });
     const origin = new URL(loginUrl).origin;
     await page.goto(`${origin}/ui/#/pods`, { waitUntil: 'commit' });
     const firstRowsMs = await page.waitForFunction(() => (document.querySelectorAll('[data-testid="list-body"] [role="row"]').length > 0 ? performance.now() : 0), undefined, { polling: 'raf', timeout: 60_000 }).then((handle) => handle.jsonValue());
@@ -294,6 +299,17 @@ export async function benchUi({ followSeconds = Number(process.env.KUBEDESK_BENC
     ]);
     rows.push(['ui: long tasks over the 20 s window', `${measured.longTasks.length}, max ${round(longMax, 0)} ms`, 'while typing with 100 events/s', `none > ${TARGETS.longTaskMs} ms`, longMax <= TARGETS.longTaskMs]);
     details.input = { keys, events: measured.eventDurations, longTasks: measured.longTasks, load: loadFigures };
+    const sparkCells = await page.locator('[data-testid="list-body"] [data-testid="usage-cpu"]').count();
+    const namesPerRequest = usageRequests.map((url) => (new URL(url).searchParams.get('names') ?? '').split(',').filter(Boolean).length);
+    const mostNames = Math.max(0, ...namesPerRequest);
+    rows.push([
+      'ui: sparkline fetches (pod list, steps 1–2)',
+      `${usageRequests.length} requests, ≤ ${mostNames} pods each`,
+      `${sparkCells} CPU sparkline cells on screen of ${podCount} pods (most fake, without samples)`,
+      'rows on screen only',
+      sparkCells > 0 && mostNames <= Math.max(sparkCells, 60),
+    ]);
+    details.sparklines = { requests: usageRequests.length, namesPerRequest, cellsOnScreen: sparkCells };
     await page.close();
 
     step = '(4) events list first paint';

@@ -38,7 +38,8 @@ import { registerSnapshotApi, snapshotImportHandler } from '../apiserver/snapsho
 import { Snapshots } from '../apiserver/snapshots/snapshots';
 import { registerImagesApi } from '../apiserver/images/imagesApi';
 import { DockerImages } from '../docker/dockerImages';
-import { combinedMetrics, type MetricsCollector } from '../kubelet/metricsCollector';
+import { registerUsageApi } from '../apiserver/usage/usageApi';
+import { combinedMetrics, combinedUsage, type MetricsCollector } from '../kubelet/metricsCollector';
 import { InProcessTransport } from './inProcessTransport';
 import { bootstrapServices, bootstrapSystemObjects } from './bootstrap';
 import { writeKubeconfig, type WriteKubeconfigResult } from './kubeconfig';
@@ -291,6 +292,8 @@ export class Cluster {
           nodes: () => api.objects.list(nodesDef, { labels: [], fields: [] }).items,
         }),
       );
+      // the kubelets' usage history (usage.kubedesk.dev), authorised like the pod or node itself
+      registerUsageApi(this.api, registry, { provider: combinedUsage(() => this.metricsCollectors), authorizer });
     }
 
     await bootstrapServices(this.client, this.network);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import type { ContainerConfig } from './runtime/containerRuntime';
 import { FakeRuntime } from '../../test/doubles/fakeRuntime';
-import { combinedMetrics, formatBytes, formatNanocores, goDuration, MetricsCollector, processUsage } from './metricsCollector';
+import { combinedMetrics, combinedUsage, FINE, formatBytes, formatNanocores, goDuration, MetricsCollector, processUsage } from './metricsCollector';
 
 /** A clock the test moves by hand: FakeRuntime stamps stats with it, the collector reads it. */
 function clock(start = Date.parse('2025-01-01T00:00:00Z')) {
@@ -198,6 +198,60 @@ describe('MetricsCollector', () => {
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(listed() - after).toBeLessThanOrEqual(1);
     expect(collector.nodeMetrics()).toBeUndefined();
+  });
+});
+
+describe('MetricsCollector usage history', () => {
+  it('records each container, the pod (network once) and the node every round, at 10 s', async () => {
+    const time = clock();
+    const runtime = new FakeRuntime({ now: time.now });
+    const ids = await runPod(runtime, 'uid-web', 'web', ['main', 'sidecar']);
+    const collector = new MetricsCollector(runtime, { nodeName: 'kubedesk', now: time.now });
+    const start = time.now().getTime();
+    for (let round = 0; round < 4; round++) {
+      // main: a quarter core, 8 MiB, 1 KB/s in and 2 KB/s out of the pod's network, 4 KB/s written
+      runtime.setStats(ids.main, { cpuUsageNanoSeconds: round * 2_500_000_000, memoryWorkingSetBytes: 8 * MiB, networkRxBytes: round * 10_000, networkTxBytes: round * 20_000, fsReadBytes: 0, fsWriteBytes: round * 40_000 });
+      // sidecar shares the network namespace: the same counters must not be added twice
+      runtime.setStats(ids.sidecar, { cpuUsageNanoSeconds: round * 1_000_000_000, memoryWorkingSetBytes: 2 * MiB, networkRxBytes: round * 10_000, networkTxBytes: round * 20_000 });
+      await collector.sample();
+      if (round < 3) time.advance(10_000);
+    }
+    const history = collector.podHistory('uid-web', ['main', 'sidecar'], FINE, start, time.now().getTime());
+    expect(history?.pod.values.cpu).toEqual([null, 350_000_000, 350_000_000, 350_000_000]);
+    expect(history?.pod.values.memory.slice(1)).toEqual([10 * MiB, 10 * MiB, 10 * MiB]);
+    expect(history?.pod.values.networkRx.slice(1)).toEqual([1000, 1000, 1000]);
+    expect(history?.pod.values.networkTx.slice(1)).toEqual([2000, 2000, 2000]);
+    expect(history?.pod.values.fsWrite.slice(1)).toEqual([4000, 4000, 4000]);
+    expect(history?.containers.map((container) => [container.name, container.series.values.cpu[3]])).toEqual([
+      ['main', 250_000_000],
+      ['sidecar', 100_000_000],
+    ]);
+    expect(collector.nodeHistory(FINE, start, time.now().getTime())?.values.cpu.slice(1)).toEqual([350_000_000, 350_000_000, 350_000_000]);
+    expect(collector.podHistory('uid-other', [], FINE, start, time.now().getTime())).toBeUndefined();
+  });
+
+  it('keeps a gone pod for an hour after its last sample, then forgets it', async () => {
+    const { time, runtime, collector } = await sampledWebPod();
+    const id = (await runtime.listContainers()).find((container) => container.name === 'main')?.id ?? '';
+    await runtime.stopContainer(id, 0);
+    time.advance(10_000);
+    await collector.sample();
+    const now = () => time.now().getTime();
+    expect(collector.podHistory('uid-web', [], FINE, now() - 60_000, now())).toBeDefined();
+    time.advance(FINE.stepMs * FINE.capacity + 10_000);
+    await collector.sample();
+    expect(collector.podHistory('uid-web', [], FINE, now() - 60_000, now())).toBeUndefined();
+  });
+
+  it('serves a pod from the node it is bound to and a node from its own collector', async () => {
+    const { time, collector } = await sampledWebPod();
+    const other = new MetricsCollector(new FakeRuntime({ now: time.now }), { nodeName: 'kubedesk-m02', now: time.now });
+    const usage = combinedUsage(() => [other, collector]);
+    const query = { resolution: '10s' as const, from: time.now().getTime() - 60_000, to: time.now().getTime() };
+    const bound = { ...pod('uid-web', 'web', ['main']), spec: { nodeName: 'kubedesk', containers: [{ name: 'main' }] } };
+    expect(usage.pod(bound, ['main'], query)?.containers.map((container) => container.name)).toEqual(['main']);
+    expect(usage.node('kubedesk', query)?.values.cpu.some((value) => value !== null)).toBe(true);
+    expect(usage.node('kubedesk-m02', query)).toBeUndefined();
   });
 });
 

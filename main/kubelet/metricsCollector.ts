@@ -12,12 +12,19 @@
 // API server and etcd) — not the whole machine as upstream's kubelet reports from the root cgroup:
 // every virtual node of a kubedesk cluster runs on the same host, so the machine's usage would be
 // counted once per node and would include programs that are not part of the cluster.
+//
+// Every round also feeds a UsageHistory (usageHistory.ts): per container, per pod (the sum of its
+// containers; network once, as they share the pod's namespace) and for the node, at 10 s for the
+// last hour and 1 min for the last day, which usage.kubedesk.dev serves for the UI's charts. So
+// sampling never pauses; its cost is kept low by the runtime (DockerRuntime reads cgroup files
+// where it can instead of asking Docker for stats).
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import { formatGoDurationMilliseconds } from '../../shared/kubernetes/duration';
 import { formatBytes, formatNanocores } from '../../shared/kubernetes/quantity';
 import { formatTime } from '../../shared/kubernetes/time';
 import type { ContainerRuntime, ContainerStats } from './runtime/containerRuntime';
+import { COARSE, counterRate, FINE, sumSamples, UsageHistory, type Resolution, type SeriesWindow, type UsageSample } from './usageHistory';
 
 /** The same shapes metrics.k8s.io serves (main/apiserver/metrics), without kind/apiVersion. */
 export type CollectedUsage = { cpu: string; memory: string };
@@ -63,8 +70,12 @@ interface Rate {
 }
 
 const DEFAULT_INTERVAL_MS = 10_000;
-/** sampling pauses when metrics have not been read for this long */
-const IDLE_AFTER_MS = 5 * 60 * 1000;
+/** a gone container's or pod's history is kept this long after its last sample (an hour at 10 s) */
+const KEEP_GONE_MS = FINE.stepMs * FINE.capacity;
+/** at most this many series per node (≈ 52 KB each): the least recently sampled go first */
+const MAX_SERIES = 3_000;
+/** the node's own series in the history */
+const NODE_SERIES = 'node';
 
 export class MetricsCollector {
   private readonly records = new Map<string, ContainerRecord>();
@@ -75,6 +86,8 @@ export class MetricsCollector {
   /** end times of the last two completed rounds: the node's window */
   private rounds: Date[] = [];
   private system: ContainerRecord | undefined;
+  /** usage over time: `node`, `pod/<uid>`, `pod/<uid>/<container>` */
+  private readonly history = new UsageHistory();
 
   constructor(
     private readonly runtime: ContainerRuntime,
@@ -83,8 +96,6 @@ export class MetricsCollector {
     this.now = options.now ?? (() => new Date());
   }
 
-  private lastRead = 0;
-
   get nodeName(): string {
     return this.options.nodeName;
   }
@@ -92,12 +103,10 @@ export class MetricsCollector {
   /** Samples now and then every interval, until dispose(). */
   start(): void {
     if (this.timer || this.disposed) return;
-    // Sampling costs a Docker stats call per container: it starts with the first read (as
-    // metrics-server's figures appear a scrape or two after it starts) and pauses when nobody has
-    // read metrics for a while, so idle clusters stay idle.
-    this.timer = setInterval(() => {
-      if (Date.now() - this.lastRead < IDLE_AFTER_MS) void this.sample();
-    }, this.options.intervalMs ?? DEFAULT_INTERVAL_MS);
+    // The history needs every round, read or not; the first runs at once so figures appear after
+    // one interval, as metrics-server's appear a scrape or two after it starts.
+    void this.sample();
+    this.timer = setInterval(() => void this.sample(), this.options.intervalMs ?? DEFAULT_INTERVAL_MS);
     // Metrics must never keep the process alive on their own.
     this.timer.unref();
   }
@@ -152,6 +161,55 @@ export class MetricsCollector {
     }
     for (const id of [...this.records.keys()]) if (!seen.has(id)) this.records.delete(id);
     this.rounds = [...this.rounds, this.now()].slice(-2);
+    this.recordHistory(seen);
+  }
+
+  /** Adds this round's rates to the history: each container, each pod, the node. */
+  private recordHistory(seen: ReadonlySet<string>): void {
+    const time = this.now().getTime();
+    const pods = new Map<string, { containers: UsageSample[]; network?: { rx: number; tx: number } }>();
+    for (const [id, record] of this.records) {
+      if (!seen.has(id)) continue;
+      const sample = sampleOf(record);
+      if (!sample) continue;
+      const pod = pods.get(record.podUid) ?? { containers: [] };
+      pods.set(record.podUid, pod);
+      // the containers share the sandbox's network namespace: its traffic counts once, for the pod
+      pod.network ??= { rx: sample.networkRx, tx: sample.networkTx };
+      this.history.record(`pod/${record.podUid}/${record.name}`, undefined, time, { ...sample, networkRx: 0, networkTx: 0 });
+      pod.containers.push(sample);
+    }
+    const podSamples: UsageSample[] = [];
+    for (const [uid, pod] of pods) {
+      const sample = { ...sumSamples(pod.containers), networkRx: pod.network?.rx ?? 0, networkTx: pod.network?.tx ?? 0 };
+      this.history.record(`pod/${uid}`, undefined, time, sample);
+      podSamples.push(sample);
+    }
+    const system = this.system ? sampleOf(this.system) : undefined;
+    if (this.rounds.length === 2) this.history.record(NODE_SERIES, undefined, time, sumSamples(system ? [...podSamples, system] : podSamples));
+    this.history.prune(time - KEEP_GONE_MS);
+    if (this.history.size > MAX_SERIES) this.history.prune(Number.NEGATIVE_INFINITY, dropOldest(this.history, this.history.size - MAX_SERIES));
+  }
+
+  /**
+   * The history of a pod (by uid) and of its containers between `from` and `to` (epoch ms), or
+   * undefined when this node never sampled it.
+   */
+  podHistory(uid: string, containers: readonly string[], resolution: Resolution, from: number, to: number): { pod: SeriesWindow; containers: Array<{ name: string; series: SeriesWindow }> } | undefined {
+    const pod = this.history.get(`pod/${uid}`);
+    if (!pod) return undefined;
+    return {
+      pod: pod.series.read(resolution, from, to),
+      containers: containers.flatMap((name) => {
+        const entry = this.history.get(`pod/${uid}/${name}`);
+        return entry ? [{ name, series: entry.series.read(resolution, from, to) }] : [];
+      }),
+    };
+  }
+
+  /** The node's history (the sum over its pods, plus the system source), or undefined before any. */
+  nodeHistory(resolution: Resolution, from: number, to: number): SeriesWindow | undefined {
+    return this.history.get(NODE_SERIES)?.series.read(resolution, from, to);
   }
 
   /**
@@ -159,15 +217,7 @@ export class MetricsCollector {
    * a rate for at least one app container. Pods of other nodes are skipped, so one list can be
    * handed to every node's collector.
    */
-  /** Notes a read: sampling resumes at once if it had paused. */
-  private noteRead(): void {
-    const idle = this.lastRead === 0 || Date.now() - this.lastRead >= IDLE_AFTER_MS;
-    this.lastRead = Date.now();
-    if (idle && this.timer) void this.sample();
-  }
-
   podMetrics(pods: KubeObject[] = this.options.pods?.() ?? []): CollectedPodMetrics[] {
-    this.noteRead();
     const byPod = new Map<string, Array<{ name: string; rate: Rate }>>();
     const incomplete = new Set<string>();
     for (const record of this.records.values()) {
@@ -210,7 +260,6 @@ export class MetricsCollector {
 
   /** NodeMetrics once two rounds have run: the sum over this node's running app containers. */
   nodeMetrics(labels?: Record<string, string>): CollectedNodeMetrics | undefined {
-    this.noteRead();
     if (this.rounds.length < 2) return undefined;
     let nanocores = 0;
     let memoryBytes = 0;
@@ -231,8 +280,37 @@ export class MetricsCollector {
     this.records.clear();
     this.rounds = [];
     this.system = undefined;
+    this.history.clear();
   }
 }
+
+/** A record's sample for the history: the rates between its last two stats, or undefined before two. */
+function sampleOf(record: ContainerRecord): UsageSample | undefined {
+  const rate = rateOf(record);
+  if (!rate || !record.previous) return undefined;
+  const { previous, latest } = record;
+  return {
+    cpu: rate.nanocores,
+    memory: rate.memoryBytes,
+    networkRx: counterRate(previous.networkRxBytes, latest.networkRxBytes, rate.windowMs),
+    networkTx: counterRate(previous.networkTxBytes, latest.networkTxBytes, rate.windowMs),
+    fsRead: counterRate(previous.fsReadBytes, latest.fsReadBytes, rate.windowMs),
+    fsWrite: counterRate(previous.fsWriteBytes, latest.fsWriteBytes, rate.windowMs),
+  };
+}
+
+/** A drop predicate for the `count` least recently sampled series of the history. */
+function dropOldest(history: UsageHistory, count: number): (key: string) => boolean {
+  const oldest = new Set(
+    [...history.keys()]
+      .filter((key) => key !== NODE_SERIES)
+      .sort((left, right) => (history.get(left)?.series.lastSample ?? 0) - (history.get(right)?.series.lastSample ?? 0))
+      .slice(0, count),
+  );
+  return (key) => oldest.has(key);
+}
+
+export { COARSE, FINE, type Resolution, type SeriesWindow };
 
 /** This process's own usage (kubedesk: API server, controllers, kubelets), for the control-plane node's `system`. */
 export function processUsage(): { cpuUsageNanoSeconds: number; memoryWorkingSetBytes: number } {
@@ -264,6 +342,36 @@ export function combinedMetrics(collectors: () => readonly MetricsCollector[], o
         const metrics = node ? collector.nodeMetrics(node.metadata.labels) : undefined;
         return metrics ? [metrics] : [];
       });
+    },
+  };
+}
+
+/**
+ * usage.kubedesk.dev's provider (main/apiserver/usage UsageProvider) over every node's collector:
+ * a pod's history from the node it is bound to (any node that has it, for a pod that moved or
+ * whose binding is unknown), a node's from its own collector.
+ */
+export function combinedUsage(collectors: () => readonly MetricsCollector[]): {
+  pod(pod: KubeObject, containers: readonly string[], query: { resolution: '10s' | '1m'; from: number; to: number }): ReturnType<MetricsCollector['podHistory']>;
+  node(name: string, query: { resolution: '10s' | '1m'; from: number; to: number }): SeriesWindow | undefined;
+} {
+  const resolutionOf = (resolution: '10s' | '1m') => (resolution === '10s' ? FINE : COARSE);
+  return {
+    pod(pod, containers, query) {
+      const uid = pod.metadata.uid;
+      if (!uid) return undefined;
+      const nodeName = isRecord(pod.spec) && typeof pod.spec.nodeName === 'string' ? pod.spec.nodeName : undefined;
+      const ordered = [...collectors()].sort((left, right) => Number(right.nodeName === nodeName) - Number(left.nodeName === nodeName));
+      for (const collector of ordered) {
+        const history = collector.podHistory(uid, containers, resolutionOf(query.resolution), query.from, query.to);
+        if (history) return history;
+      }
+      return undefined;
+    },
+    node(name, query) {
+      return collectors()
+        .find((collector) => collector.nodeName === name)
+        ?.nodeHistory(resolutionOf(query.resolution), query.from, query.to);
     },
   };
 }

@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
+import { mergePatchIsNoop } from '../../shared/kubernetes/json';
 import type { ApiClient } from '../client/apiClient';
 import { resources } from '../client/resources';
 import { isNotFound, isConflict } from '../client/errors';
@@ -614,26 +615,15 @@ export class PodSyncer {
     });
     state.lastStatus = status;
     const current = isRecord(pod.status) ? pod.status : {};
-    if (sameStatus(current, status)) return;
+    // the patch below would change nothing (the API server does not keep null members, such as the
+    // conditions' lastProbeTime): no write, or every sync of every pod would patch its status
+    if (mergePatchIsNoop(current, JSON.parse(JSON.stringify(status)))) return;
     try {
       await this.options.client.resource(resources.pods).patchStatus(pod.metadata.namespace, pod.metadata.name ?? '', { metadata: { uid }, status }, 'merge');
     } catch (error) {
       if (!isNotFound(error) && !isConflict(error)) throw error;
     }
   }
-}
-
-function sameStatus(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  return JSON.stringify(normalizeStatus(a)) === JSON.stringify(normalizeStatus(b));
-}
-
-function normalizeStatus(status: Record<string, unknown>): unknown {
-  return JSON.parse(JSON.stringify(status, Object.keys(status).length ? undefined : undefined), (_key, value: unknown) => {
-    if (isRecord(value) && !Array.isArray(value)) {
-      return Object.fromEntries(Object.keys(value).sort().map((key) => [key, value[key]]));
-    }
-    return value;
-  });
 }
 
 /** The containerID a status reports for the container, as written (`docker://<id>`). */

@@ -76,6 +76,7 @@ function nodeSections(node: KubeObject): DetailSection[] {
 
 export const nodes: KindConfig = {
   key: 'nodes',
+  usage: 'node',
   kind: 'Node',
   group: '',
   version: 'v1',

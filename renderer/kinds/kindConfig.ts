@@ -102,6 +102,11 @@ export interface KindConfig {
   summary?(object: KubeObject): SummaryField[];
   /** Label selector of the pods this object runs (workloads, Services); the detail page lists them. */
   podSelector?(object: KubeObject): Record<string, string> | undefined;
+  /**
+   * Resource usage from usage.kubedesk.dev: CPU and memory sparkline columns in the list (pods;
+   * workloads, summed over the pods podSelector matches) and a chart card on the detail page.
+   */
+  usage?: 'pod' | 'workload' | 'node';
   /** false = reachable by route and palette but not listed in the sidebar (it has its own page) */
   inSidebar?: boolean;
   /** Short names for the command palette (`deploy`, `po`). */

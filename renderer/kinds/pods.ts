@@ -29,6 +29,7 @@ export const pods: KindConfig = {
   table: podTable,
   statusColumn: 'Status',
   shortNames: ['po'],
+  usage: 'pod',
   tone: (pod) => POD_HEALTH_TONES[healthOf(pod)],
   health: (pod) => healthOf(pod),
   summary(pod) {

@@ -37,6 +37,7 @@ export const deployments: KindConfig = {
   shortNames: ['deploy'],
   tone: replicasTone,
   podSelector: matchLabels,
+  usage: 'workload',
   summary: (object) => [
     ...replicasSummary(object, 'readyReplicas'),
     { label: 'Strategy', value: stringField(object, 'spec', 'strategy', 'type') || 'RollingUpdate' },
@@ -59,6 +60,7 @@ export const statefulSets: KindConfig = {
   shortNames: ['sts'],
   tone: replicasTone,
   podSelector: matchLabels,
+  usage: 'workload',
   summary: (object) => [...replicasSummary(object, 'readyReplicas'), { label: 'Service', value: stringField(object, 'spec', 'serviceName') || '<none>' }],
 };
 
@@ -76,6 +78,7 @@ export const daemonSets: KindConfig = {
   shortNames: ['ds'],
   tone: (object) => countTone(numberField(object, 'status', 'numberReady'), numberField(object, 'status', 'desiredNumberScheduled')),
   podSelector: matchLabels,
+  usage: 'workload',
   summary: (object) => [
     { label: 'Desired', value: String(numberField(object, 'status', 'desiredNumberScheduled')) },
     { label: 'Ready', value: String(numberField(object, 'status', 'numberReady')), tone: countTone(numberField(object, 'status', 'numberReady'), numberField(object, 'status', 'desiredNumberScheduled')) },
@@ -97,6 +100,7 @@ export const replicaSets: KindConfig = {
   shortNames: ['rs'],
   tone: replicasTone,
   podSelector: matchLabels,
+  usage: 'workload',
   summary: (object) => replicasSummary(object, 'readyReplicas'),
 };
 
@@ -115,6 +119,7 @@ export const replicationControllers: KindConfig = {
   statusColumn: 'Ready',
   shortNames: ['rc'],
   tone: replicasTone,
+  usage: 'workload',
   podSelector: (object) => {
     const selector = recordField(object, 'spec', 'selector');
     return selector ? Object.fromEntries(Object.entries(selector).filter((entry): entry is [string, string] => typeof entry[1] === 'string')) : undefined;
@@ -135,6 +140,7 @@ export const jobs: KindConfig = {
   statusColumn: 'Status',
   tone: (object) => (getCondition(object, 'Failed')?.status === 'True' ? 'error' : getCondition(object, 'Complete')?.status === 'True' ? 'ok' : 'warn'),
   podSelector: matchLabels,
+  usage: 'workload',
   summary: (object) => [
     { label: 'Completions', value: `${numberField(object, 'status', 'succeeded')} of ${numberField(object, 'spec', 'completions') || 1}` },
     { label: 'Active', value: String(numberField(object, 'status', 'active')) },

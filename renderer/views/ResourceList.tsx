@@ -19,6 +19,7 @@ import { PastBanner, TimeSlider, usePastList } from './history/TimeSlider';
 import type { DiagnosisContext } from '../../shared/diagnosis';
 import { diagnosisOf, diagnosisTone, isDiagnosed, listDiagnosisKeys, reasonBesideCount } from './diagnosis/diagnosisModel';
 import { useDiagnosisContext } from './diagnosis/useDiagnosis';
+import { UsageCells, usageColumnTemplate, UsageHeaders } from './usage/UsageColumns';
 import { applyQuickFilters, cellOf, cellText, cycleSort, listColumns, listKeyOf, matchesFilter, moveCursor, nextSort, orderOf, parseFilter, rowOf, selectedRows, sortRows, visibleRange, type ListColumn, type ListKey, type Row } from './listModel';
 
 const ROW_HEIGHT = 28;
@@ -216,7 +217,8 @@ export function ResourceList({ config }: { config: KindConfig }) {
   }, [menuRow, config, navigate, context]);
 
   const { start, end } = visibleRange(scrollTop, viewportHeight, ROW_HEIGHT, rows.length);
-  const template = ['32px', ...columns.map((column) => (column.definition.name === 'Name' ? 'minmax(220px, 2.5fr)' : column.age ? '80px' : column.time ? '112px' : 'minmax(90px, 1fr)')), '36px'].join(' ');
+  const usage = config.usage === 'pod' || config.usage === 'workload' ? config : undefined;
+  const template = ['32px', ...columns.map((column) => (column.definition.name === 'Name' ? 'minmax(220px, 2.5fr)' : column.age ? '80px' : column.time ? '112px' : 'minmax(90px, 1fr)')), ...usageColumnTemplate(usage), '36px'].join(' ');
   const allShownSelected = rows.length > 0 && chosen.length === rows.length;
   const empty = rows.length === 0 && (isPast ? !pastList.loading : collection.phase !== 'loading');
   useEffect(() => {
@@ -328,6 +330,7 @@ export function ResourceList({ config }: { config: KindConfig }) {
                 {order?.column === index ? (order.descending ? ' ▼' : ' ▲') : ''}
               </button>
             ))}
+            <UsageHeaders config={usage} />
             <div role="columnheader" className="cell head">
               <span className="visually-hidden">Actions</span>
             </div>
@@ -336,7 +339,7 @@ export function ResourceList({ config }: { config: KindConfig }) {
             {empty ? (
               // a grid holds only rows: what an empty list says is one cell across the whole row
               <div role="row" aria-rowindex={2}>
-                <div role="gridcell" aria-colspan={columns.length + 2}>
+                <div role="gridcell" aria-colspan={columns.length + 2 + usageColumnTemplate(usage).length}>
                   <EmptyState kind={config} filtered={items.length > 0} />
                 </div>
               </div>
@@ -356,6 +359,7 @@ export function ResourceList({ config }: { config: KindConfig }) {
                     statusColumn={config.statusColumn}
                     kind={diagnosed && !isPast ? config.kind : undefined}
                     diagnosisContext={diagnosisContext}
+                    usage={usage}
                     onOpen={open}
                     onCursor={setCursor}
                     onToggle={toggle}
@@ -387,6 +391,8 @@ interface ListRowProps {
   /** the kind, when its rows get a one-line reason */
   kind?: string;
   diagnosisContext: DiagnosisContext;
+  /** the kind, when its rows get CPU and memory sparklines */
+  usage?: KindConfig;
   onOpen(row: Row): void;
   onCursor(index: number): void;
   onToggle(key: string): void;
@@ -395,7 +401,7 @@ interface ListRowProps {
 
 // a row re-renders only when its object, position, cursor or selection changes (watch batches
 // replace only the objects that changed, so most rows are skipped)
-const ListRow = memo(function ListRow({ row, index, columns, template, top, cursor, checked, readOnly, statusColumn, kind, diagnosisContext, onOpen, onCursor, onToggle, onMenu }: ListRowProps) {
+const ListRow = memo(function ListRow({ row, index, columns, template, top, cursor, checked, readOnly, statusColumn, kind, diagnosisContext, usage, onOpen, onCursor, onToggle, onMenu }: ListRowProps) {
   const name = row.object.metadata.name ?? '';
   const diagnosis = kind ? diagnosisOf(kind, row.object, diagnosisContext) : undefined;
   const why = diagnosis && !diagnosis.healthy ? diagnosis : undefined;
@@ -437,6 +443,7 @@ const ListRow = memo(function ListRow({ row, index, columns, template, top, curs
           </div>
         );
       })}
+      {usage && <UsageCells config={usage} object={row.object} />}
       <div role="gridcell" className="cell row-menu-cell">
         <button
           className="ghost row-menu-button"

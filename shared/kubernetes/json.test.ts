@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonEqual } from './json';
+import { jsonEqual, mergePatchIsNoop } from './json';
 
 describe('jsonEqual', () => {
   it.each<[string, unknown, unknown, boolean]>([
@@ -16,5 +16,25 @@ describe('jsonEqual', () => {
   ])('compares %s', (_name, left, right, equal) => {
     expect(jsonEqual(left, right)).toBe(equal);
     expect(jsonEqual(right, left)).toBe(equal);
+  });
+});
+
+describe('mergePatchIsNoop', () => {
+  const stored = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' }], podIP: '10.0.0.2', qosClass: 'BestEffort' };
+
+  it('finds no change where every member the patch names is already there, nulls counting as absent', () => {
+    expect(mergePatchIsNoop(stored, { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: '2026-01-01T00:00:00Z' }] })).toBe(true);
+    expect(mergePatchIsNoop(stored, { nominatedNodeName: null })).toBe(true);
+    expect(mergePatchIsNoop(stored, {})).toBe(true);
+  });
+
+  it('finds a change in a member, a deleted member that is present, or a list that differs at all', () => {
+    expect(mergePatchIsNoop(stored, { phase: 'Failed' })).toBe(false);
+    expect(mergePatchIsNoop(stored, { podIP: null })).toBe(false);
+    expect(mergePatchIsNoop(stored, { hostIP: '10.0.0.1' })).toBe(false);
+    // a list replaces the stored one: an item without a member the stored item has is a change
+    expect(mergePatchIsNoop(stored, { conditions: [{ type: 'Ready', status: 'True' }] })).toBe(false);
+    expect(mergePatchIsNoop(stored, { conditions: [] })).toBe(false);
+    expect(mergePatchIsNoop(undefined, { phase: 'Running' })).toBe(false);
   });
 });

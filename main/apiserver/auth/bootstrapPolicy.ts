@@ -87,6 +87,8 @@ const clusterRoles: RoleSpec[] = [
       rule(['create'], ['authentication.k8s.io'], ['selfsubjectreviews']),
       // the object history: its handler checks `get` on each object it shows (main/apiserver/history)
       rule(['get', 'list'], ['history.kubedesk.dev'], ['revisions', 'deletedobjects']),
+      // resource usage history: its handler checks `get` on each pod or node it shows (main/apiserver/usage)
+      rule(['get', 'list'], ['usage.kubedesk.dev'], ['pods', 'nodes']),
     ],
   },
   { name: 'system:discovery', rules: [urls(['get'], ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'])] },

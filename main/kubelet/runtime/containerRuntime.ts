@@ -209,6 +209,12 @@ export interface ContainerStats {
   timestamp: Date;
   cpuUsageNanoSeconds: number; // cumulative
   memoryWorkingSetBytes: number;
+  /** cumulative bytes of the container's network namespace (a pod's containers share the sandbox's) */
+  networkRxBytes?: number;
+  networkTxBytes?: number;
+  /** cumulative block I/O bytes read and written */
+  fsReadBytes?: number;
+  fsWriteBytes?: number;
 }
 
 /** A program run inside a pod sandbox's network namespace (see runInSandboxNetwork). */

@@ -18,6 +18,7 @@ import { PortForwardButtons } from '../portforwards/PortForwardButtons';
 import { chipsOf, childKindKeys, conditionsOf, eventsAbout, isWorkload, ownedBy, ownersOf, podsMatching } from './detailModel';
 import { Card, FieldRow, linkHref, MiniTable } from './cards';
 import { DetailSections } from './DetailSections';
+import { UsageCard } from '../usage/UsageCharts';
 import { DiagnosisBanner } from '../diagnosis/DiagnosisBanner';
 import { YamlTab } from './YamlTab';
 import { HistoryTab } from '../history/HistoryTab';
@@ -199,6 +200,7 @@ function SummaryTab({ config, object }: { config: KindConfig; object: KubeObject
           </dl>
         </Card>
       )}
+      {config.usage && !object.metadata.deletionTimestamp && <UsageCard target={config.usage} object={object} selector={config.podSelector?.(object)} />}
       <DetailSections config={config} object={object} />
       {(config.key === 'pods' || config.key === 'services') && (
         <Card title="Port forwarding">

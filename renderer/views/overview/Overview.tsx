@@ -17,6 +17,7 @@ import { POD_HEALTH_TONES } from '../../kinds/tones';
 import { countPodHealth, formatCpu, formatMemory, fraction, nodeLoads, nodeUsageOf, notReadyWorkloads, recentWarnings, type NodeLoad, type ResourceAmounts, type WarningEvent } from './overviewModel';
 import { diagnosisOf, diagnosisTone, reasonBesideCount } from '../diagnosis/diagnosisModel';
 import { useDiagnosisContext } from '../diagnosis/useDiagnosis';
+import { ClusterLoad } from '../usage/UsageCharts';
 
 const METRICS_PATH = '/apis/metrics.k8s.io/v1beta1/nodes';
 const METRICS_REFRESH_MS = 30_000;
@@ -116,6 +117,7 @@ export function Overview() {
             </ul>
           )}
         </Panel>
+        <ClusterLoad />
         <Panel title="Recent warnings" count={warnings.length} wide>
           {warnings.length === 0 ? <p className="hint">No Warning events{selected.length > 0 ? ` in ${scope}` : ''}.</p> : <Warnings warnings={warnings} />}
         </Panel>

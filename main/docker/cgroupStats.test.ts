@@ -1,0 +1,73 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CgroupStatsReader, parseBlkio, parseIoStat, parseNetDev, statValue } from './cgroupStats';
+
+const ID = 'a'.repeat(64);
+const NET_DEV = `Inter-|   Receive                                                |  Transmit
+ face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed
+    lo:     500       5    0    0    0     0          0         0      500       5    0    0    0     0       0          0
+  eth0:    1182      13    0    0    0     0          0         0      640       7    0    0    0     0       0          0
+`;
+
+let root: string;
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+function write(path: string, text: string): void {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, text);
+}
+
+describe('CgroupStatsReader', () => {
+  it('reads a cgroup v1 container (cgroupfs driver): CPU, working set, block I/O and its network namespace', () => {
+    root = mkdtempSync(join(tmpdir(), 'cgroups-'));
+    const cgroup = join(root, 'sys');
+    write(join(cgroup, 'memory', 'memory.usage_in_bytes'), '0\n');
+    write(join(cgroup, 'cpuacct', 'docker', ID, 'cpuacct.usage'), '123456789\n');
+    write(join(cgroup, 'cpuacct', 'docker', ID, 'cgroup.procs'), '4242\n4243\n');
+    write(join(cgroup, 'memory', 'docker', ID, 'memory.usage_in_bytes'), '10485760\n');
+    write(join(cgroup, 'memory', 'docker', ID, 'memory.stat'), 'cache 100\ntotal_inactive_file 2097152\n');
+    write(join(cgroup, 'blkio', 'docker', ID, 'blkio.throttle.io_service_bytes_recursive'), '8:0 Read 4096\n8:0 Write 8192\n8:0 Total 12288\n8:16 Read 4096\nTotal 16384\n');
+    write(join(root, 'proc', '4242', 'net', 'dev'), NET_DEV);
+    const stats = new CgroupStatsReader(cgroup, join(root, 'proc')).read(ID);
+    expect(stats).toMatchObject({ cpuUsageNanoSeconds: 123456789, memoryWorkingSetBytes: 8 * 1024 * 1024, fsReadBytes: 8192, fsWriteBytes: 8192, networkRxBytes: 1182, networkTxBytes: 640 });
+  });
+
+  it('reads a cgroup v2 container (systemd driver)', () => {
+    root = mkdtempSync(join(tmpdir(), 'cgroups-'));
+    const cgroup = join(root, 'sys');
+    const scope = join(cgroup, 'system.slice', `docker-${ID}.scope`);
+    write(join(cgroup, 'cgroup.controllers'), 'cpu memory io\n');
+    write(join(scope, 'cpu.stat'), 'usage_usec 2500\nuser_usec 2000\n');
+    write(join(scope, 'memory.current'), '4096\n');
+    write(join(scope, 'memory.stat'), 'anon 1\ninactive_file 1024\n');
+    write(join(scope, 'io.stat'), '8:0 rbytes=10 wbytes=20 rios=1 wios=2\n');
+    write(join(scope, 'cgroup.procs'), '');
+    const stats = new CgroupStatsReader(cgroup, join(root, 'proc')).read(ID);
+    expect(stats).toMatchObject({ cpuUsageNanoSeconds: 2_500_000, memoryWorkingSetBytes: 3072, fsReadBytes: 10, fsWriteBytes: 20 });
+    expect(stats?.networkRxBytes).toBeUndefined();
+  });
+
+  it('answers undefined where the container has no visible cgroup, so the caller asks Docker', () => {
+    root = mkdtempSync(join(tmpdir(), 'cgroups-'));
+    const cgroup = join(root, 'sys');
+    write(join(cgroup, 'memory', 'memory.usage_in_bytes'), '0\n');
+    expect(new CgroupStatsReader(cgroup, join(root, 'proc')).read(ID)).toBeUndefined();
+    expect(new CgroupStatsReader(join(root, 'nothing')).read(ID)).toBeUndefined();
+    expect(new CgroupStatsReader(cgroup).read('../../etc')).toBeUndefined();
+  });
+});
+
+describe('cgroup file parsers', () => {
+  it('reads key value lines, 0 for a missing key', () => {
+    expect(statValue('a 1\nusage_usec 77\n', 'usage_usec')).toBe(77);
+    expect(statValue('a 1\n', 'usage_usec')).toBe(0);
+  });
+
+  it('sums block I/O over devices and leaves loopback out of network counters', () => {
+    expect(parseBlkio('8:0 Read 1\n8:1 Read 2\n8:0 Write 3\n')).toEqual({ fsReadBytes: 3, fsWriteBytes: 3 });
+    expect(parseIoStat('8:0 rbytes=1 wbytes=2\n8:1 rbytes=3 wbytes=4\n')).toEqual({ fsReadBytes: 4, fsWriteBytes: 6 });
+    expect(parseNetDev(NET_DEV)).toEqual({ networkRxBytes: 1182, networkTxBytes: 640 });
+  });
+});
