@@ -8,6 +8,7 @@ import { CreateFromYaml } from './views/create/CreateFromYaml';
 import { Overview } from './views/overview/Overview';
 import { PortForwards } from './views/portforwards/PortForwards';
 import { Settings } from './views/settings/Settings';
+import { Snapshots } from './views/snapshots/Snapshots';
 import { Dock } from './terminals/Dock';
 import { CommandPalette } from './palette/CommandPalette';
 import { NamespacePicker } from './components/NamespacePicker';
@@ -19,6 +20,7 @@ import { ShortcutHelp } from './components/ShortcutHelp';
 import { opensShortcutHelp } from './components/shortcuts';
 import { formatRoute, type Route } from './store/routes';
 import type { KindConfig, Section } from './kinds/kindConfig';
+import { SNAPSHOT_KIND_KEY } from '../shared/snapshots';
 
 const SECTIONS: Section[] = ['Workloads', 'Network', 'Config', 'Storage', 'Cluster', 'Custom resources'];
 
@@ -86,10 +88,13 @@ function RouteView() {
       return <PortForwards />;
     case 'settings':
       return <Settings />;
+    case 'snapshots':
+      return <Snapshots />;
+    // a link to the Snapshot kind itself (the palette's kinds): it has no watch, its page is Snapshots
     case 'list':
-      return <KindList kindKey={route.kindKey} />;
+      return route.kindKey === SNAPSHOT_KIND_KEY ? <Snapshots /> : <KindList kindKey={route.kindKey} />;
     case 'detail':
-      return <KindDetail route={route} />;
+      return route.kindKey === SNAPSHOT_KIND_KEY ? <Snapshots /> : <KindDetail route={route} />;
   }
 }
 
@@ -140,6 +145,7 @@ function Sidebar() {
       {link({ view: 'overview' }, 'Overview', 'nav-overview')}
       {link({ view: 'create' }, 'Create from YAML', 'nav-create')}
       {link({ view: 'portforwards' }, 'Port forwards', 'nav-portforwards')}
+      {link({ view: 'snapshots' }, 'Snapshots', 'nav-snapshots')}
       {SECTIONS.map((section) => {
         const sectionKinds = bySection(section);
         if (sectionKinds.length === 0) return null;

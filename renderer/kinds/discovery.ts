@@ -84,10 +84,11 @@ export function discoveredKindConfig(resource: DiscoveredResource): KindConfig {
 /**
  * Kinds that can be listed and are worth searching: not Events (they would bury what they are
  * about), not metrics, not the object history's revisions (records of other objects, each named
- * after its object).
+ * after its object), not snapshots (copies of the whole cluster, not objects in it; the Snapshots
+ * page lists them).
  */
 export function isSearchable(resource: Pick<DiscoveredResource, 'group' | 'plural' | 'verbs'>): boolean {
   if (!resource.verbs.includes('list')) return false;
   if (resource.plural === 'events' && (resource.group === '' || resource.group === 'events.k8s.io')) return false;
-  return resource.group !== 'metrics.k8s.io' && resource.group !== 'history.kubedesk.dev';
+  return resource.group !== 'metrics.k8s.io' && resource.group !== 'history.kubedesk.dev' && resource.group !== 'snapshots.kubedesk.dev';
 }

@@ -1,12 +1,15 @@
 // The UI's locations as hash routes (`#/pods`, `#/deployments.apps/default/web`, `#/create/pods`
 // for a new object of a kind), parsed and
 // formatted by pure functions so links, the palette and the back button agree.
+import { SNAPSHOT_KIND_KEY } from '../../shared/snapshots';
+
 export type Route =
   | { view: 'overview' }
   | { view: 'list'; kindKey: string }
   | { view: 'detail'; kindKey: string; namespace?: string; name: string; tab?: string }
   | { view: 'create'; kindKey?: string }
   | { view: 'portforwards' }
+  | { view: 'snapshots' }
   | { view: 'settings' };
 
 const CLUSTER_SCOPE = '_';
@@ -16,6 +19,8 @@ export function parseRoute(hash: string): Route {
   if (parts.length === 0 || parts[0] === 'overview') return { view: 'overview' };
   if (parts[0] === 'create') return parts[1] ? { view: 'create', kindKey: parts[1] } : { view: 'create' };
   if (parts[0] === 'portforwards') return { view: 'portforwards' };
+  // the Snapshot kind has no watch: its routes open the Snapshots page, not a generic list
+  if (parts[0] === 'snapshots' || parts[0] === SNAPSHOT_KIND_KEY) return { view: 'snapshots' };
   if (parts[0] === 'settings' && parts.length === 1) return { view: 'settings' };
   if (parts.length === 1) return { view: 'list', kindKey: parts[0] };
   if (parts.length >= 3) {
@@ -33,6 +38,8 @@ export function formatRoute(route: Route): string {
       return route.kindKey ? `#/create/${route.kindKey}` : '#/create';
     case 'portforwards':
       return '#/portforwards';
+    case 'snapshots':
+      return '#/snapshots';
     case 'settings':
       return '#/settings';
     case 'list':

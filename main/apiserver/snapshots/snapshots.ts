@@ -20,6 +20,7 @@ import { isRecord } from '../../../shared/kubernetes/types';
 import { planRestore, podImages, type RestorePlan, type RestorePolicy, type SnapshotManifest, type SnapshotVolume, type StoredObject, type StoreWrite } from '../../storage/snapshot';
 import { SnapshotFile, SnapshotFileError, type VolumeFile } from '../../storage/sqliteSnapshot';
 import type { WriteRecorder } from '../../storage/history';
+import { SNAPSHOT_NAME_MESSAGE, validSnapshotName } from '../../../shared/snapshots';
 
 /** What snapshots need of the store (SqliteStore implements it). */
 export interface SnapshotStore {
@@ -89,8 +90,6 @@ export class SnapshotError extends Error {
 }
 
 const EXTENSION = '.kdsnap';
-/** DNS-1123 subdomain, as object names */
-const NAME_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 /** what a restore leaves as it is live: the running cluster's reports about itself */
 const KEPT_LIVE = new Set(['nodes', 'leases.coordination.k8s.io', 'events', 'events.events.k8s.io']);
 const RANKS: Record<string, number> = {
@@ -105,11 +104,8 @@ const RANKS: Record<string, number> = {
   pods: 9,
 };
 
-export const SNAPSHOT_NAME_MESSAGE = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-
-export function validSnapshotName(name: string): boolean {
-  return name.length > 0 && name.length <= 253 && NAME_PATTERN.test(name);
-}
+// the name rule is shared with the UI and the desktop shell, which check a name before sending it
+export { SNAPSHOT_NAME_MESSAGE, validSnapshotName };
 
 /** The restore policy of a running cluster (see the file header). */
 export const clusterRestorePolicy: RestorePolicy = {
