@@ -24,7 +24,7 @@ export function Snapshots() {
   const [error, setError] = useState<string | undefined>(undefined);
   const [saving, setSaving] = useState(false);
   const [restoring, setRestoring] = useState<SnapshotSummary | undefined>(undefined);
-  const now = useNow(REFRESH_MS);
+  const now = useNow(1000);
   const reload = useCallback(async () => {
     try {
       setRows(snapshotRows(await client.get<unknown>(SNAPSHOTS_PATH)));
@@ -35,7 +35,9 @@ export function Snapshots() {
   }, [client]);
   useEffect(() => {
     void reload();
-  }, [reload, now]);
+    const timer = setInterval(() => void reload(), REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [reload]);
   return (
     <section className="list-view snapshots-view">
       <div className="view-header">
@@ -119,7 +121,7 @@ function SnapshotRow({ row, now, onRestore, reload }: { row: SnapshotSummary; no
         )}
       </span>
       <span className="cell" role="cell" title={row.created}>
-        {row.created ? `${translateTimestampSince(row.created, now)} ago` : '—'}
+        {row.created ? `${translateTimestampSince(row.created, new Date(Math.max(now.getTime(), Date.parse(row.created) || 0)))} ago` : '—'}
       </span>
       <span className="cell mono" role="cell">
         {row.resourceVersion}
@@ -283,7 +285,7 @@ function RestoreDialog({ snapshot, onClose, onRestored }: { snapshot: SnapshotSu
       <div className="restore-plan" data-testid="restore-plan">
         <p className="modal-message">
           The cluster goes back to resourceVersion {snapshot.resourceVersion}
-          {snapshot.created ? `, saved ${snapshot.created}` : ''}. Each change is an ordinary write at a new resourceVersion, so watches and kubectl see it as events.
+          {snapshot.created ? `, saved ${new Date(snapshot.created).toLocaleString()}` : ''}. Each change is an ordinary write at a new resourceVersion, so watches and kubectl see it as events.
         </p>
         {failure && (
           <div className="banner error" role="alert" data-testid="restore-error">
