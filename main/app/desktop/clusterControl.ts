@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Cluster, type ClusterOptions } from '../cluster';
 import { removeCluster } from '../cli';
 import { pkiDirectory, pkiFileNames } from '../../apiserver/pki';
+import type { ApiClient } from '../../client/apiClient';
 import { SharedInformerFactory } from '../../client/informer';
 import { resources } from '../../client/resources';
 import type { KubeObject } from '../../../shared/kubernetes/types';
@@ -68,7 +69,7 @@ function runningCluster(cluster: Cluster): RunningCluster {
 }
 
 /** POST to the snapshot API with the cluster's own client, which may do everything (as cluster-admin). */
-async function saveSnapshot(cluster: Cluster, name: string): Promise<SnapshotSummary> {
+export async function saveSnapshot(cluster: { readonly client: Pick<ApiClient, 'request'> }, name: string): Promise<SnapshotSummary> {
   const body = await cluster.client.request({ method: 'POST', path: SNAPSHOTS_PATH, body: { apiVersion: 'snapshots.kubedesk.dev/v1', kind: 'Snapshot', metadata: { name } } });
   const saved = snapshotSummary(body);
   if (!saved) throw new Error('the snapshot API did not answer with a Snapshot');
