@@ -233,6 +233,9 @@ function RestoreDialog({ snapshot, onClose, onRestored }: { snapshot: SnapshotSu
   const [failure, setFailure] = useState<string | undefined>(undefined);
   const [anyway, setAnyway] = useState(false);
   const [busy, setBusy] = useState(false);
+  // a destructive dialog starts on Cancel
+  const cancel = useRef<HTMLButtonElement>(null);
+  useEffect(() => cancel.current?.focus(), []);
   useEffect(() => {
     let current = true;
     client
@@ -273,7 +276,7 @@ function RestoreDialog({ snapshot, onClose, onRestored }: { snapshot: SnapshotSu
       onClose={busy ? () => undefined : onClose}
       footer={
         <>
-          <button onClick={onClose} disabled={busy} data-testid="modal-cancel">
+          <button ref={cancel} onClick={onClose} disabled={busy} data-testid="modal-cancel">
             Cancel
           </button>
           <button className="danger" onClick={() => void restore()} disabled={busy || !plan || (missing.length > 0 && !anyway)} data-testid="snapshot-restore-confirm">
