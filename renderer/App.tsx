@@ -13,6 +13,7 @@ import { RecentlyDeleted } from './views/history/RecentlyDeleted';
 import { HelmReleases } from './views/helm/HelmReleases';
 import { HelmReleaseView } from './views/helm/HelmRelease';
 import { Images } from './views/images/Images';
+import { Snapshots } from './views/snapshots/Snapshots';
 import { Dock } from './terminals/Dock';
 import { CommandPalette } from './palette/CommandPalette';
 import { NamespacePicker } from './components/NamespacePicker';
@@ -24,6 +25,7 @@ import { ShortcutHelp } from './components/ShortcutHelp';
 import { opensShortcutHelp } from './components/shortcuts';
 import { formatRoute, type Route } from './store/routes';
 import type { KindConfig, Section } from './kinds/kindConfig';
+import { SNAPSHOT_KIND_KEY } from '../shared/snapshots';
 
 const SECTIONS: Section[] = ['Workloads', 'Network', 'Config', 'Storage', 'Cluster', 'Custom resources'];
 
@@ -101,10 +103,13 @@ function RouteView() {
       return <HelmReleaseView key={`${route.namespace}/${route.name}`} namespace={route.namespace} name={route.name} tab={route.tab} />;
     case 'images':
       return <Images />;
+    case 'snapshots':
+      return <Snapshots />;
+    // a link to the Snapshot kind itself (the palette's kinds): it has no watch, its page is Snapshots
     case 'list':
-      return <KindList kindKey={route.kindKey} />;
+      return route.kindKey === SNAPSHOT_KIND_KEY ? <Snapshots /> : <KindList kindKey={route.kindKey} />;
     case 'detail':
-      return <KindDetail route={route} />;
+      return route.kindKey === SNAPSHOT_KIND_KEY ? <Snapshots /> : <KindDetail route={route} />;
   }
 }
 
@@ -158,6 +163,7 @@ function Sidebar() {
       {link({ view: 'changes' }, 'History', 'nav-history')}
       {link({ view: 'helm' }, 'Helm releases', 'nav-helm')}
       {link({ view: 'images' }, 'Images', 'nav-images')}
+      {link({ view: 'snapshots' }, 'Snapshots', 'nav-snapshots')}
       {SECTIONS.map((section) => {
         const sectionKinds = bySection(section);
         if (sectionKinds.length === 0) return null;

@@ -84,10 +84,12 @@ export function discoveredKindConfig(resource: DiscoveredResource): KindConfig {
 /**
  * Kinds that can be listed and are worth searching: not Events (they would bury what they are
  * about), not metrics, not the object history's revisions (records of other objects, each named
- * after its object), not the local image store (image IDs; the Images page shows them).
+ * after its object), nor the usage history (a record per pod and node, named after it), not the
+ * local image store (image IDs; the Images page shows them), not snapshots (copies of the whole
+ * cluster, not objects in it; the Snapshots page lists them).
  */
 export function isSearchable(resource: Pick<DiscoveredResource, 'group' | 'plural' | 'verbs'>): boolean {
   if (!resource.verbs.includes('list')) return false;
   if (resource.plural === 'events' && (resource.group === '' || resource.group === 'events.k8s.io')) return false;
-  return resource.group !== 'metrics.k8s.io' && resource.group !== 'history.kubedesk.dev' && resource.group !== 'images.kubedesk.dev';
+  return !['metrics.k8s.io', 'history.kubedesk.dev', 'images.kubedesk.dev', 'snapshots.kubedesk.dev', 'usage.kubedesk.dev'].includes(resource.group);
 }

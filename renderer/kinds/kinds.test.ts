@@ -182,7 +182,7 @@ describe('kinds from discovery', () => {
     expect(resourcePath(lease as NonNullable<typeof lease>, 'kube-node-lease', 'kubedesk')).toBe('/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/kubedesk');
   });
 
-  it('searches listable kinds except Events, metrics and the object history', () => {
+  it('searches listable kinds except Events, metrics, the object history and snapshots', () => {
     expect(isSearchable({ group: '', plural: 'secrets', verbs: ['list'] })).toBe(true);
     expect(isSearchable({ group: '', plural: 'events', verbs: ['list'] })).toBe(false);
     expect(isSearchable({ group: 'events.k8s.io', plural: 'events', verbs: ['list'] })).toBe(false);
@@ -191,5 +191,7 @@ describe('kinds from discovery', () => {
     expect(isSearchable({ group: 'history.kubedesk.dev', plural: 'revisions', verbs: ['get', 'list'] })).toBe(false);
     expect(isSearchable({ group: 'history.kubedesk.dev', plural: 'deletedobjects', verbs: ['get', 'list'] })).toBe(false);
     expect(isSearchable({ group: 'images.kubedesk.dev', plural: 'images', verbs: ['get', 'list', 'delete'] })).toBe(false);
+    expect(isSearchable({ group: 'snapshots.kubedesk.dev', plural: 'snapshots', verbs: ['get', 'list', 'create', 'delete'] })).toBe(false);
+    expect(isSearchable({ group: 'usage.kubedesk.dev', plural: 'pods', verbs: ['get', 'list'] })).toBe(false);
   });
 });

@@ -42,6 +42,7 @@ describe('palette entries', () => {
     { query: 'ns: kube', first: 'ns:kube-system' },
     { query: 'dark', first: 'theme:dark' },
     { query: 'create', first: 'go:create' },
+    { query: 'snapshot', first: 'go:snapshots' },
     { query: 'kubedesk node', first: 'object:nodes//kubedesk' },
   ])('puts $first first for "$query"', ({ query, first }) => {
     expect(search(entries, query)[0]).toBe(first);

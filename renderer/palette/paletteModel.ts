@@ -45,7 +45,7 @@ export function entryBoost(entry: PaletteEntry, query: string): number {
 
 export function navigationEntries(): PaletteEntry[] {
   const go = (id: string, title: string, route: Route, extra = ''): PaletteEntry => ({ id: `go:${id}`, group: 'Go to', title, key: `${title} ${extra}`.toLowerCase(), command: { type: 'navigate', route } });
-  return [go('overview', 'Overview', { view: 'overview' }, 'home dashboard'), go('create', 'Create from YAML', { view: 'create' }, 'new apply manifest'), go('portforwards', 'Port forwards', { view: 'portforwards' }, 'ports'), go('settings', 'Settings', { view: 'settings' }, 'preferences sign out logout dock namespace')];
+  return [go('overview', 'Overview', { view: 'overview' }, 'home dashboard'), go('create', 'Create from YAML', { view: 'create' }, 'new apply manifest'), go('portforwards', 'Port forwards', { view: 'portforwards' }, 'ports'), go('snapshots', 'Snapshots', { view: 'snapshots' }, 'save restore backup export'), go('settings', 'Settings', { view: 'settings' }, 'preferences sign out logout dock namespace')];
 }
 
 export function kindEntries(kinds: KindConfig[]): PaletteEntry[] {

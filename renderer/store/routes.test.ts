@@ -12,6 +12,7 @@ describe('routes', () => {
     { hash: '#/helm/web/demo', route: { view: 'helmRelease', namespace: 'web', name: 'demo' } },
     { hash: '#/helm/web/demo/history', route: { view: 'helmRelease', namespace: 'web', name: 'demo', tab: 'history' } },
     { hash: '#/images', route: { view: 'images' } },
+    { hash: '#/snapshots', route: { view: 'snapshots' } },
     { hash: '#/pods', route: { view: 'list', kindKey: 'pods' } },
     { hash: '#/deployments.apps/default/web', route: { view: 'detail', kindKey: 'deployments.apps', namespace: 'default', name: 'web' } },
     { hash: '#/nodes/_/kubedesk', route: { view: 'detail', kindKey: 'nodes', name: 'kubedesk' } },
@@ -30,6 +31,11 @@ describe('routes', () => {
   it('sends an empty hash to the overview', () => {
     expect(parseRoute('')).toEqual({ view: 'overview' });
     expect(parseRoute('#/')).toEqual({ view: 'overview' });
+  });
+
+  it('opens the Snapshots page for the Snapshot kind’s own routes, which have no watch to list from', () => {
+    expect(parseRoute('#/snapshots.snapshots.kubedesk.dev')).toEqual({ view: 'snapshots' });
+    expect(parseRoute('#/snapshots.snapshots.kubedesk.dev/_/before')).toEqual({ view: 'snapshots' });
   });
 
   it('escapes names that contain slashes or spaces', () => {

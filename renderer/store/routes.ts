@@ -2,6 +2,8 @@
 // for a new object of a kind, `#/changes` and `#/deleted` for the object history,
 // `#/helm/NAMESPACE/RELEASE[/tab]`, `#/images`), parsed and
 // formatted by pure functions so links, the palette and the back button agree.
+import { SNAPSHOT_KIND_KEY } from '../../shared/snapshots';
+
 export type Route =
   | { view: 'overview' }
   | { view: 'list'; kindKey: string }
@@ -13,7 +15,8 @@ export type Route =
   | { view: 'deleted' }
   | { view: 'helm' }
   | { view: 'helmRelease'; namespace: string; name: string; tab?: string }
-  | { view: 'images' };
+  | { view: 'images' }
+  | { view: 'snapshots' };
 
 const CLUSTER_SCOPE = '_';
 
@@ -22,6 +25,8 @@ export function parseRoute(hash: string): Route {
   if (parts.length === 0 || parts[0] === 'overview') return { view: 'overview' };
   if (parts[0] === 'create') return parts[1] ? { view: 'create', kindKey: parts[1] } : { view: 'create' };
   if (parts[0] === 'portforwards') return { view: 'portforwards' };
+  // the Snapshot kind has no watch: its routes open the Snapshots page, not a generic list
+  if (parts[0] === 'snapshots' || parts[0] === SNAPSHOT_KIND_KEY) return { view: 'snapshots' };
   if (parts[0] === 'settings' && parts.length === 1) return { view: 'settings' };
   if (parts[0] === 'changes' && parts.length === 1) return { view: 'changes' };
   if (parts[0] === 'deleted' && parts.length === 1) return { view: 'deleted' };
@@ -46,6 +51,8 @@ export function formatRoute(route: Route): string {
       return route.kindKey ? `#/create/${route.kindKey}` : '#/create';
     case 'portforwards':
       return '#/portforwards';
+    case 'snapshots':
+      return '#/snapshots';
     case 'settings':
       return '#/settings';
     case 'changes':

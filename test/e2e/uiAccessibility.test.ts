@@ -477,6 +477,19 @@ describe('accessibility of every main view (axe-core, WCAG 2.x A/AA), in Chromiu
         await audit(`${theme}-portforwards`);
       });
 
+      it('has no serious violations on the snapshots page and its restore confirmation', async () => {
+        await go(page, ui.origin, 'snapshots');
+        await page.getByTestId('snapshot-save').click();
+        await page.getByTestId('snapshot-name').fill(`a11y-${theme}`);
+        await page.getByTestId('snapshot-save-confirm').click();
+        await page.locator(`[data-testid=snapshot-row][data-name="a11y-${theme}"]`).waitFor({ timeout: 60_000 });
+        await audit(`${theme}-snapshots`);
+        await page.locator(`[data-testid=snapshot-row][data-name="a11y-${theme}"] [data-testid=snapshot-restore]`).click();
+        await page.locator('[data-testid=restore-nothing], [data-testid=restore-change]').first().waitFor({ timeout: 30_000 });
+        await audit(`${theme}-snapshots-restore`);
+        await page.getByTestId('modal-cancel').click();
+      });
+
       it('has no serious violations with the dock showing a shell and a log', async () => {
         await go(page, ui.origin, `pods/default/${webPods[0]}`);
         await page.getByTestId('container-shell-web').click();

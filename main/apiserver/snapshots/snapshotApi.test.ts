@@ -182,6 +182,55 @@ describe('the snapshot API', () => {
     expect(forced.json.status).toMatchObject({ missingImages: ['busybox:1'], created: 1 });
   });
 
+  it('previews a restore with dryRun=All: the objects it would remove, bring back, change and replace, changing nothing', async () => {
+    await create('/api/v1/namespaces/default/configmaps', configMap('kept'));
+    await create('/api/v1/namespaces/default/configmaps', configMap('edited'));
+    await create('/api/v1/namespaces/default/configmaps', configMap('recreated'));
+    await create('/api/v1/namespaces/default/pods', pod('web'));
+    await request('POST', SNAPSHOTS, { body: { metadata: { name: 'plan' } } });
+    await request('DELETE', '/api/v1/namespaces/default/configmaps/kept');
+    const edited = store.get({ resource: 'configmaps', namespace: 'default', name: 'edited' });
+    if (!edited) throw new Error('no ConfigMap');
+    store.update({ resource: 'configmaps', namespace: 'default', name: 'edited' }, { ...edited, data: { name: 'changed' } });
+    await request('DELETE', '/api/v1/namespaces/default/configmaps/recreated');
+    await create('/api/v1/namespaces/default/configmaps', configMap('recreated'));
+    await create('/api/v1/namespaces/default/configmaps', configMap('newer'));
+    presentImages.clear();
+    const state = await stateOf();
+    const revision = store.currentRevision();
+
+    const preview = await request('POST', `${SNAPSHOTS}/plan/restore?dryRun=All`);
+    expect(preview.status, JSON.stringify(preview.json)).toBe(200);
+    expect(preview.json).toMatchObject({ kind: 'SnapshotRestore', metadata: { name: 'plan' } });
+    const key = (name: string) => ({ resource: 'configmaps', namespace: 'default', name });
+    expect(preview.json.status).toEqual({
+      dryRun: true,
+      resourceVersion: String(revision),
+      created: 1,
+      updated: 1,
+      replaced: 1,
+      deleted: 1,
+      // reported, not refused: the confirmation shows them
+      missingImages: ['busybox:1'],
+      changes: { created: [key('kept')], updated: [key('edited')], replaced: [key('recreated')], deleted: [key('newer')] },
+    });
+    expect(await stateOf()).toBe(state);
+    expect(store.currentRevision()).toBe(revision);
+
+    // the restore then does what the preview said
+    const restored = await request('POST', `${SNAPSHOTS}/plan/restore?ignoreMissingImages=true`);
+    expect(restored.json.status).toMatchObject({ created: 1, updated: 1, replaced: 1, deleted: 1 });
+  });
+
+  it('refuses a dryRun other than All and a preview of an unknown snapshot', async () => {
+    await request('POST', SNAPSHOTS, { body: { metadata: { name: 'one' } } });
+    const wrong = await request('POST', `${SNAPSHOTS}/one/restore?dryRun=Yes`);
+    expect(wrong.status).toBe(422);
+    expect(wrong.json).toMatchObject({ reason: 'Invalid', details: { causes: [{ reason: 'FieldValueNotSupported', field: 'dryRun' }] } });
+    expect((await request('POST', `${SNAPSHOTS}/nosuch/restore?dryRun=All`)).status).toBe(404);
+    expect((await request('POST', `${SNAPSHOTS}/one/restore?dryRun=All`, { user: operator })).status).toBe(403);
+  });
+
   it('answers an unknown name with NotFound and leaves the cluster as it is', async () => {
     await create('/api/v1/namespaces/default/configmaps', configMap('x'));
     const state = await stateOf();

@@ -10,6 +10,10 @@
 //                                                                    restore although images are missing)
 //                                                                    → SnapshotRestore {created, updated,
 //                                                                    replaced, deleted, resourceVersion}
+//                                                                    (?dryRun=All: the plan only, changing
+//                                                                    nothing → SnapshotRestore whose status
+//                                                                    lists the objects of each change and
+//                                                                    the missing images)
 //   GET    /apis/snapshots.kubedesk.dev/v1/snapshots/NAME/export     the snapshot file (application/octet-stream)
 //   POST   /apis/snapshots.kubedesk.dev/v1/snapshots/NAME/import     body: a snapshot file → 201 Snapshot
 //
@@ -37,7 +41,7 @@ import { errorReply, json } from '../handlers/replies';
 import type { ApiRequest, ApiResponse, ApiServerContext } from '../handlers/request';
 import type { ResourceRegistry } from '../resourceRegistry';
 import { parseIncludeObject, toTable } from '../tables';
-import { SNAPSHOT_NAME_MESSAGE, SnapshotError, validSnapshotName, type RestoreResult, type SnapshotInfo, type Snapshots } from './snapshots';
+import { SNAPSHOT_NAME_MESSAGE, SnapshotError, validSnapshotName, type RestorePreview, type RestoreResult, type SnapshotInfo, type Snapshots } from './snapshots';
 
 export const SNAPSHOT_GROUP = 'snapshots.kubedesk.dev';
 export const SNAPSHOT_VERSION = 'v1';
@@ -102,6 +106,34 @@ function restoreObject(result: RestoreResult): KubeObject {
     metadata: { name: result.name },
     status: { resourceVersion: String(result.resourceVersion), created: result.created, updated: result.updated, replaced: result.replaced, deleted: result.deleted, missingImages: result.missingImages },
   };
+}
+
+function previewObject(preview: RestorePreview): KubeObject {
+  const { created, updated, replaced, deleted } = preview;
+  return {
+    apiVersion: API_VERSION,
+    kind: 'SnapshotRestore',
+    metadata: { name: preview.name },
+    status: {
+      dryRun: true,
+      resourceVersion: String(preview.resourceVersion),
+      created: created.length,
+      updated: updated.length,
+      replaced: replaced.length,
+      deleted: deleted.length,
+      missingImages: preview.missingImages,
+      changes: { created, updated, replaced, deleted },
+    },
+  };
+}
+
+/** `dryRun` as every write takes it: absent, or `All`. */
+function isDryRun(request: ApiRequest, name: string): boolean {
+  const values = request.query.getAll('dryRun');
+  for (const value of values) {
+    if (value !== 'All') throw ApiError.invalid('SnapshotRestore', SNAPSHOT_GROUP, name, [{ type: 'FieldValueNotSupported', field: 'dryRun', detail: `Unsupported value: "${value}": supported values: "All"` }]);
+  }
+  return values.length > 0;
 }
 
 /** A SnapshotError as the Status a client sees. */
@@ -180,6 +212,7 @@ export function registerSnapshotApi(api: ApiServerContext, registry: ResourceReg
       if (subresource === 'restore') {
         if (request.method !== 'POST') throw ApiError.methodNotAllowed();
         requireClusterAdmin(authorizer, user, 'create', name, 'restore');
+        if (isDryRun(request, name)) return json(200, previewObject(await snapshots.previewRestore(name)));
         const ignore = request.query.get('ignoreMissingImages');
         const restored = await snapshots.restore(name, { ignoreMissingImages: ignore === 'true' || ignore === '1', user: request.user?.name, userAgent: request.headers['user-agent'] });
         return json(200, restoreObject(restored));

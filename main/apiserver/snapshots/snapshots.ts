@@ -20,6 +20,7 @@ import { isRecord } from '../../../shared/kubernetes/types';
 import { planRestore, podImages, type RestorePlan, type RestorePolicy, type SnapshotManifest, type SnapshotVolume, type StoredObject, type StoreWrite } from '../../storage/snapshot';
 import { SnapshotFile, SnapshotFileError, type VolumeFile } from '../../storage/sqliteSnapshot';
 import type { WriteRecorder } from '../../storage/history';
+import { SNAPSHOT_NAME_MESSAGE, validSnapshotName } from '../../../shared/snapshots';
 
 /** What snapshots need of the store (SqliteStore implements it). */
 export interface SnapshotStore {
@@ -57,6 +58,26 @@ export interface RestoreResult {
   missingImages: string[];
 }
 
+/** One object a restore would change, by its storage key. */
+export interface RestoreChange {
+  resource: string;
+  namespace: string;
+  name: string;
+}
+
+/** What a restore would do, computed as the restore computes it but changing nothing. */
+export interface RestorePreview {
+  name: string;
+  /** the store's revision the plan was made against */
+  resourceVersion: number;
+  /** the objects of each kind of write, sorted by resource, namespace and name */
+  created: RestoreChange[];
+  updated: RestoreChange[];
+  replaced: RestoreChange[];
+  deleted: RestoreChange[];
+  missingImages: string[];
+}
+
 /** Why a snapshot operation was refused; the API maps `reason` to a Status. */
 export class SnapshotError extends Error {
   constructor(
@@ -69,8 +90,6 @@ export class SnapshotError extends Error {
 }
 
 const EXTENSION = '.kdsnap';
-/** DNS-1123 subdomain, as object names */
-const NAME_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 /** what a restore leaves as it is live: the running cluster's reports about itself */
 const KEPT_LIVE = new Set(['nodes', 'leases.coordination.k8s.io', 'events', 'events.events.k8s.io']);
 const RANKS: Record<string, number> = {
@@ -85,11 +104,8 @@ const RANKS: Record<string, number> = {
   pods: 9,
 };
 
-export const SNAPSHOT_NAME_MESSAGE = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-
-export function validSnapshotName(name: string): boolean {
-  return name.length > 0 && name.length <= 253 && NAME_PATTERN.test(name);
-}
+// the name rule is shared with the UI and the desktop shell, which check a name before sending it
+export { SNAPSHOT_NAME_MESSAGE, validSnapshotName };
 
 /** The restore policy of a running cluster (see the file header). */
 export const clusterRestorePolicy: RestorePolicy = {
@@ -299,6 +315,24 @@ export class Snapshots {
     });
   }
 
+  /**
+   * The restore's plan against the store as it is now, without changing anything (`dryRun=All`):
+   * which objects it would delete, bring back, update or replace, and which images are missing.
+   * The file is checked whole as for a restore; missing images are reported, not refused.
+   */
+  async previewRestore(name: string): Promise<RestorePreview> {
+    const snapshot = this.check(this.existing(name));
+    try {
+      const objects = snapshot.objects();
+      const missingImages = await this.missingImages(snapshot.manifest.images);
+      const resourceVersion = this.options.store.currentRevision();
+      const plan = planRestore(this.options.store.allObjects(), objects, clusterRestorePolicy);
+      return { name, resourceVersion, ...changesOf(plan), missingImages };
+    } finally {
+      snapshot.close();
+    }
+  }
+
   private async missingImages(images: string[]): Promise<string[]> {
     const present = this.options.imagePresent;
     if (!present) return [];
@@ -314,6 +348,30 @@ export class Snapshots {
       rmSync(path.join(this.options.volumesDir, stored.name), { recursive: true, force: true });
     }
   }
+}
+
+/**
+ * The objects of a plan by what happens to them: a key both deleted and created is replaced (its
+ * uid changed); deleted only is removed, created only comes back.
+ */
+export function changesOf(plan: RestorePlan): Pick<RestorePreview, 'created' | 'updated' | 'replaced' | 'deleted'> {
+  const id = (key: RestoreChange) => `${key.resource}\u0000${key.namespace}\u0000${key.name}`;
+  const deletes = new Map<string, RestoreChange>();
+  const creates = new Map<string, RestoreChange>();
+  const updated: RestoreChange[] = [];
+  for (const write of plan.writes) {
+    const change = { resource: write.key.resource, namespace: write.key.namespace, name: write.key.name };
+    if (write.type === 'delete') deletes.set(id(change), change);
+    else if (write.type === 'create') creates.set(id(change), change);
+    else updated.push(change);
+  }
+  const order = (a: RestoreChange, b: RestoreChange) => a.resource.localeCompare(b.resource) || a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name);
+  return {
+    created: [...creates].filter(([key]) => !deletes.has(key)).map(([, change]) => change).sort(order),
+    updated: updated.sort(order),
+    replaced: [...creates].filter(([key]) => deletes.has(key)).map(([, change]) => change).sort(order),
+    deleted: [...deletes].filter(([key]) => !creates.has(key)).map(([, change]) => change).sort(order),
+  };
 }
 
 /**

@@ -3,16 +3,19 @@
 // (by the STATUS and READY `kubectl get pods` prints, so a crash loop never counts as running) from a pod
 // informer (event-driven, as the kubelet and controllers watch; no polling). The API server prefers
 // its usual port (6443, kube-apiserver's --secure-port default) but takes any free port when that
-// one is held, since the kubeconfig is written with the port actually bound.
+// one is held, since the kubeconfig is written with the port actually bound. The tray's snapshots are
+// saved with a POST to the snapshot API through the cluster's own client.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Cluster, type ClusterOptions } from '../cluster';
 import { removeCluster } from '../cli';
 import { pkiDirectory, pkiFileNames } from '../../apiserver/pki';
+import type { ApiClient } from '../../client/apiClient';
 import { SharedInformerFactory } from '../../client/informer';
 import { resources } from '../../client/resources';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { podHealth } from '../../../shared/printers/podHealth';
+import { SNAPSHOTS_PATH, snapshotSummary, type SnapshotSummary } from '../../../shared/snapshots';
 import type { ClusterControl, RunningCluster } from './desktopShell';
 
 export type StartCluster<T> = (options: ClusterOptions) => Promise<T>;
@@ -59,9 +62,18 @@ function runningCluster(cluster: Cluster): RunningCluster {
     caPem,
     uiLoginUrl: () => cluster.uiLoginUrl(),
     watchRunningPods: (listener) => watchRunningPods(cluster, listener),
+    saveSnapshot: (name) => saveSnapshot(cluster, name),
     stopContainers: () => cluster.stopContainers(),
     dispose: () => cluster.dispose(),
   };
+}
+
+/** POST to the snapshot API with the cluster's own client, which may do everything (as cluster-admin). */
+export async function saveSnapshot(cluster: { readonly client: Pick<ApiClient, 'request'> }, name: string): Promise<SnapshotSummary> {
+  const body = await cluster.client.request({ method: 'POST', path: SNAPSHOTS_PATH, body: { apiVersion: 'snapshots.kubedesk.dev/v1', kind: 'Snapshot', metadata: { name } } });
+  const saved = snapshotSummary(body);
+  if (!saved) throw new Error('the snapshot API did not answer with a Snapshot');
+  return saved;
 }
 
 function watchRunningPods(cluster: Cluster, listener: (count: number, unhealthy: number) => void): { dispose(): void } {

@@ -31,8 +31,9 @@ function navigationEvent(url: string): NavigationEvent & { prevented: boolean } 
 }
 
 /** A fake Electron that records what the shell does. */
-function fakeElectron(options: { lock?: boolean } = {}) {
+function fakeElectron(options: { lock?: boolean; notifications?: boolean } = {}) {
   const log: string[] = [];
+  const notifications: { title: string; body: string }[] = [];
   const windows: FakeWindow[] = [];
   const trays: FakeTray[] = [];
   const ipc = new Map<string, (event: InvokeEvent, ...args: unknown[]) => unknown>();
@@ -114,10 +115,20 @@ function fakeElectron(options: { lock?: boolean } = {}) {
     getVersion: () => '0.1.0',
     getPath: () => '/home/user/Downloads',
   });
+  class FakeNotification {
+    constructor(readonly options: { title: string; body: string }) {}
+    show(): void {
+      notifications.push(this.options);
+    }
+    static isSupported(): boolean {
+      return options.notifications ?? true;
+    }
+  }
   const electron: ElectronModule = {
     app,
     BrowserWindow: FakeWindow,
     Tray: FakeTray,
+    Notification: FakeNotification,
     Menu: {
       // the "built" menu is the template itself, so tests can read and click it
       buildFromTemplate: (template) => template,
@@ -158,6 +169,7 @@ function fakeElectron(options: { lock?: boolean } = {}) {
     log,
     windows,
     trays,
+    notifications,
     ipc,
     messageBoxes,
     saveDialogs,
@@ -169,7 +181,7 @@ function fakeElectron(options: { lock?: boolean } = {}) {
 }
 
 /** A fake cluster control: each start makes a cluster on the next port. */
-function fakeControl(log: string[], options: { failStart?: boolean; caPem?: string } = {}) {
+function fakeControl(log: string[], options: { failStart?: boolean; caPem?: string; snapshotError?: string } = {}) {
   let port = 6443;
   const clusters: (RunningCluster & { setPods(count: number): void })[] = [];
   const control: ClusterControl = {
@@ -187,6 +199,11 @@ function fakeControl(log: string[], options: { failStart?: boolean; caPem?: stri
           return { dispose: () => log.push('pod watch disposed') };
         },
         setPods: (count: number) => podListener?.(count),
+        saveSnapshot: async (name: string) => {
+          log.push(`cluster saveSnapshot ${name}`);
+          if (options.snapshotError) throw new Error(options.snapshotError);
+          return { name, created: '2026-11-27T07:05:09Z', resourceVersion: '42', objects: 17, sizeBytes: 81920, images: [], volumes: [] };
+        },
         stopContainers: async () => {
           log.push('cluster stopContainers');
         },
@@ -209,12 +226,12 @@ afterEach(() => {
   for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
 });
 
-async function startedShell(options: { lock?: boolean; failStart?: boolean; stopContainersOnQuit?: boolean; platform?: NodeJS.Platform; caPem?: string } = {}) {
+async function startedShell(options: { lock?: boolean; failStart?: boolean; stopContainersOnQuit?: boolean; platform?: NodeJS.Platform; caPem?: string; snapshotError?: string; notifications?: boolean } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'kd-shell-'));
   directories.push(dataDir);
   if (options.stopContainersOnQuit !== undefined) saveDesktopSettings(dataDir, { stopContainersOnQuit: options.stopContainersOnQuit });
-  const fake = fakeElectron({ lock: options.lock });
-  const { control, clusters } = fakeControl(fake.log, { failStart: options.failStart, caPem: options.caPem });
+  const fake = fakeElectron({ lock: options.lock, notifications: options.notifications });
+  const { control, clusters } = fakeControl(fake.log, { failStart: options.failStart, caPem: options.caPem, snapshotError: options.snapshotError });
   const written: { path: string; text: string }[] = [];
   const shell = new DesktopShell(fake.electron, control, {
     dataDir,
@@ -227,6 +244,7 @@ async function startedShell(options: { lock?: boolean; failStart?: boolean; stop
       written.push({ path, text });
     },
     log: (message) => fake.log.push(`log: ${message}`),
+    now: () => new Date(2026, 10, 27, 7, 5, 9),
   });
   await shell.run();
   return { ...fake, shell, clusters, dataDir, written };
@@ -379,6 +397,41 @@ describe('the desktop shell', () => {
     expect(trays[0].menu[0].label).toBe('Cluster: running (3 pods)');
     expect(trays[0].toolTip).toBe('kubedesk — Cluster: running (3 pods)');
     expect(shell.currentStatus()).toEqual({ state: 'running', pods: 3 });
+  });
+
+  it('saves a snapshot named after the date and time from the tray, and tells the result in a notification', async () => {
+    const { trays, log, notifications } = await startedShell();
+    const item = () => trays[0].menu.find((entry) => entry.id === 'save-snapshot');
+    expect(item()).toMatchObject({ label: 'Save snapshot', enabled: true });
+    item()?.click?.();
+    // one at a time: the item says so while the save runs
+    expect(item()).toMatchObject({ label: 'Saving snapshot…', enabled: false });
+    await expect.poll(() => notifications.length).toBe(1);
+    expect(log).toContain('cluster saveSnapshot snapshot-20261127-070509');
+    expect(notifications[0]).toEqual({ title: 'Snapshot saved', body: '“snapshot-20261127-070509”: 17 objects, 80Ki. Restore it from the Snapshots page or with kubedesk snapshot restore snapshot-20261127-070509.' });
+    await expect.poll(() => item()?.enabled).toBe(true);
+    expect(item()?.label).toBe('Save snapshot');
+  });
+
+  it('tells why a tray snapshot failed, in the notification and the log, or the log alone without a notification service', async () => {
+    const refused = await startedShell({ snapshotError: 'snapshots.snapshots.kubedesk.dev "snapshot-20261127-070509" already exists' });
+    refused.trays[0].menu.find((entry) => entry.id === 'save-snapshot')?.click?.();
+    await expect.poll(() => refused.notifications.length).toBe(1);
+    expect(refused.notifications[0]).toEqual({ title: 'Snapshot not saved', body: 'snapshots.snapshots.kubedesk.dev "snapshot-20261127-070509" already exists' });
+    expect(refused.log).toContain('log: saving snapshot snapshot-20261127-070509: snapshots.snapshots.kubedesk.dev "snapshot-20261127-070509" already exists');
+
+    const quiet = await startedShell({ notifications: false });
+    await quiet.shell.saveSnapshot();
+    expect(quiet.notifications).toEqual([]);
+    expect(quiet.log.filter((line) => line.startsWith('log: Snapshot saved'))).toHaveLength(1);
+  });
+
+  it('offers Save snapshot only while the cluster runs', async () => {
+    const { trays, log } = await startedShell({ failStart: true });
+    const item = trays[0].menu.find((entry) => entry.id === 'save-snapshot');
+    expect(item).toMatchObject({ label: 'Save snapshot', enabled: false });
+    item?.click?.();
+    expect(log.filter((line) => line.startsWith('cluster saveSnapshot'))).toEqual([]);
   });
 
   it('reports a failed start in the tray, the window and a dialog, and stays open', async () => {

@@ -1,6 +1,6 @@
 // The desktop shell: runs the cluster inside Electron's main process and shows the UI the cluster
 // serves itself (https://127.0.0.1:<port>/ui/) in a locked-down window, with a tray, an app menu,
-// settings and "Reset cluster". Electron comes in as an ElectronModule so the whole shell is
+// settings, "Reset cluster" and the tray's "Save snapshot". Electron comes in as an ElectronModule so the whole shell is
 // unit-tested with a fake. Window hardening follows Electron's security checklist
 // (electronjs.org/docs/latest/tutorial/security); the reset mirrors `kubedesk reset` (cli.ts).
 import { writeFile } from 'node:fs/promises';
@@ -12,6 +12,8 @@ import { loadDesktopSettings, saveDesktopSettings, type DesktopSettings } from '
 import type { ElectronModule, InvokeEvent, PreventableEvent, TrayLike, WindowLike } from './electronModule';
 import { isAppUrl, isExternalWebUrl, mayGrantPermission, mayNavigate, originOf, windowOpenDecision, withContentSecurityPolicy } from './navigationPolicy';
 import { trayMenuTemplate, trayToolTip, type ClusterStatus } from './trayMenu';
+import { datedSnapshotName, type SnapshotSummary } from '../../../shared/snapshots';
+import { formatBytes } from '../../../shared/printers/bytes';
 
 /** A started cluster, as the shell sees it. */
 export interface RunningCluster {
@@ -26,6 +28,8 @@ export interface RunningCluster {
    * and pods that `kubectl get pods` shows as a problem (not ready, crash looping, image or config errors).
    */
   watchRunningPods(listener: (count: number, unhealthy?: number) => void): { dispose(): void };
+  /** Saves a snapshot named `name` through the cluster's snapshot API (as the UI's Snapshots page does). */
+  saveSnapshot(name: string): Promise<SnapshotSummary>;
   /** Stops (does not remove) the cluster's containers; called after dispose(). */
   stopContainers(): Promise<void>;
   dispose(): Promise<void>;
@@ -51,8 +55,10 @@ export interface DesktopShellOptions {
   helpLinks: readonly HelpLink[];
   /** Writes a file the user chose in the save dialog (tests replace it). */
   writeTextFile?: (path: string, text: string) => Promise<void>;
-  /** Where errors that have no dialog go. */
+  /** Where errors that have no dialog go (and results when there is no notification service). */
   log?: (message: string) => void;
+  /** The time a tray snapshot is named after (tests replace it). */
+  now?: () => Date;
 }
 
 export const defaultHelpLinks: readonly HelpLink[] = [
@@ -73,6 +79,7 @@ export class DesktopShell {
   /** The start or reset in progress; quitting waits for it. */
   private operation: Promise<void> = Promise.resolve();
   private busy = false;
+  private savingSnapshot = false;
   private ready = false;
   private shutdown: Promise<void> | undefined;
   private shutdownComplete = false;
@@ -213,6 +220,41 @@ export class DesktopShell {
     } finally {
       this.busy = false;
     }
+  }
+
+  /**
+   * The tray's "Save snapshot": one named after the date and time, through the snapshot API; the
+   * result (name, objects, size, or why it failed) in a notification and the log. Quitting waits
+   * for it, as for a start or reset.
+   */
+  async saveSnapshot(): Promise<void> {
+    const cluster = this.cluster;
+    if (!cluster || this.savingSnapshot || this.shutdown) return;
+    const name = datedSnapshotName(this.options.now?.() ?? new Date());
+    this.savingSnapshot = true;
+    this.refreshTray();
+    try {
+      await this.begin(async () => {
+        try {
+          const saved = await cluster.saveSnapshot(name);
+          this.notify('Snapshot saved', `“${saved.name}”: ${saved.objects} objects, ${formatBytes(saved.sizeBytes)}. Restore it from the Snapshots page or with kubedesk snapshot restore ${saved.name}.`);
+        } catch (error) {
+          const message = errorMessage(error);
+          this.log(`saving snapshot ${name}: ${message}`);
+          this.notify('Snapshot not saved', message);
+        }
+      });
+    } finally {
+      this.savingSnapshot = false;
+      this.refreshTray();
+    }
+  }
+
+  /** A desktop notification, or the log where the desktop has none. */
+  private notify(title: string, body: string): void {
+    const { Notification } = this.electron;
+    if (Notification.isSupported()) new Notification({ title, body }).show();
+    else this.log(`${title}: ${body}`);
   }
 
   private onBeforeQuit(event: PreventableEvent): void {
@@ -408,7 +450,8 @@ export class DesktopShell {
     const tray = this.tray;
     if (!tray) return;
     tray.setToolTip(trayToolTip(this.status));
-    tray.setContextMenu(this.electron.Menu.buildFromTemplate(trayMenuTemplate(this.status, { open: () => this.openWindow(), quit: () => this.electron.app.quit() })));
+    const actions = { open: () => this.openWindow(), quit: () => this.electron.app.quit(), saveSnapshot: () => void this.saveSnapshot() };
+    tray.setContextMenu(this.electron.Menu.buildFromTemplate(trayMenuTemplate(this.status, actions, { savingSnapshot: this.savingSnapshot })));
   }
 
   private refreshAppMenu(): void {

@@ -173,6 +173,17 @@ export interface SessionLike {
   };
 }
 
+/** A desktop notification (Electron's Notification: `new Notification({title, body}).show()`). */
+export interface NotificationLike {
+  show(): void;
+}
+
+export interface NotificationModule {
+  new (options: { title: string; body: string }): NotificationLike;
+  /** false on desktops without a notification service */
+  isSupported(): boolean;
+}
+
 /** What the shell takes instead of `import 'electron'`. */
 export interface ElectronModule {
   app: AppModule;
@@ -180,6 +191,7 @@ export interface ElectronModule {
   /** Electron's Tray takes an image path as well as a NativeImage; a path picks up `@2x` variants. */
   Tray: new (image: string) => TrayLike;
   Menu: MenuModule;
+  Notification: NotificationModule;
   dialog: DialogModule;
   shell: { openExternal(url: string): Promise<void> };
   ipcMain: IpcMainModule;
