@@ -135,7 +135,7 @@ export function readKubeconfig(path) {
 }
 
 /** One HTTPS request to 127.0.0.1; resolves with status, body text and elapsed milliseconds. */
-export function request(server, method, path, body, { agent = server.agent, timeoutMs = 10_000 } = {}) {
+export function request(server, method, path, body, { agent = server.agent, timeoutMs = 10_000, contentType = 'application/json' } = {}) {
   const target = new URL(path, server.url);
   if (target.hostname !== '127.0.0.1') throw new Error(`refusing to send traffic to ${target.hostname}`);
   const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
@@ -150,7 +150,7 @@ export function request(server, method, path, body, { agent = server.agent, time
         headers: {
           Authorization: `Bearer ${server.token}`,
           Accept: 'application/json',
-          ...(payload === undefined ? {} : { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) }),
+          ...(payload === undefined ? {} : { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(payload) }),
         },
         timeout: timeoutMs,
       },

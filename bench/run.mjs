@@ -20,6 +20,7 @@ import { machineLoad, repoRoot, serverNodeFlags } from './lib.mjs';
 import { benchStartup } from './startup.mjs';
 import { benchCreates } from './creates.mjs';
 import { benchHistory } from './history.mjs';
+import { benchHistoryDisk } from './historyDisk.mjs';
 import { benchWatchFanout } from './watchFanout.mjs';
 import { benchIdleRss } from './idleRss.mjs';
 import { benchPods } from './podStartup.mjs';
@@ -54,6 +55,8 @@ const DOCKER_BENCHES = {
   ui: { run: () => benchUi(), limitMs: 600_000 },
   'snapshot-restore': { run: () => benchSnapshotRestore(), limitMs: 480_000 },
   registry: { run: () => benchRegistry(), limitMs: 600_000 },
+  // no Docker, but minutes long (it waits for the history's pruner)
+  'history-disk': { run: () => benchHistoryDisk(), limitMs: 600_000 },
 };
 for (const [name, bench] of Object.entries(DOCKER_BENCHES)) BENCHES[name] = bench.run;
 const TOTAL_LIMIT_MS = 180_000;
