@@ -75,7 +75,12 @@ export function Images() {
           Refresh
         </button>
       </div>
-      <PullForm onPulled={() => void refresh()} />
+      <PullForm
+        onPulled={() => {
+          void refresh();
+          setRegistryKey((key) => key + 1);
+        }}
+      />
       <LocalImagesHelp />
       {refusal && (
         <div className="banner error" role="alert" data-testid="image-refusal">
