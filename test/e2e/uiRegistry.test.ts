@@ -9,9 +9,12 @@
 // - Delete tag removes one tag (the tags list agrees, the image stays under the other tag); Delete
 //   image removes the manifest by digest with its remaining tag (the manifest answers 404), the
 //   repository's other image stays;
+// - a Helm chart pushed with `helm push` shows as a chart;
 // - a server restarted with --no-registry: the section says the registry is off.
 // The suite removes only the image names it tagged or pulled. Screenshots land in test-output/ui/.
 import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { parse } from 'yaml';
@@ -182,6 +185,23 @@ describe('the built-in registry on the Images page', () => {
     // the run's own image, another digest, stays
     expect(JSON.parse((await registry('GET', 'tags/list')).body)).toEqual({ name: repository, tags: ['own'] });
     expect(await tagRow('own').count()).toBe(1);
+  });
+
+  it('shows a Helm chart pushed with helm push as a chart', async () => {
+    const chart = join(cluster.root, 'regui-chart');
+    mkdirSync(join(chart, 'templates'), { recursive: true });
+    writeFileSync(join(chart, 'Chart.yaml'), 'apiVersion: v2\nname: reguichart\nversion: 0.1.0\n');
+    writeFileSync(join(chart, 'templates', 'configmap.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n');
+    for (const args of [['package', chart, '-d', cluster.root], ['push', join(cluster.root, 'reguichart-0.1.0.tgz'), `oci://${host}/${repository}-charts`, '--plain-http']]) {
+      const result = await cluster.helm(args, { timeoutMs: 120_000 });
+      expect(result.code, `helm ${args.join(' ')}: ${result.stderr}`).toBe(0);
+    }
+    const row = page.locator(`[data-testid=registry-tag][data-reference="${repository}-charts/reguichart:0.1.0"]`);
+    await expect.poll(() => row.getAttribute('data-kind').catch(() => ''), { timeout: 30_000 }).toBe('chart');
+    expect(await row.getByTestId('registry-kind').innerText()).toBe('chart');
+    expect(await row.getByTestId('registry-delete-image').innerText()).toBe('Delete chart');
+    await row.scrollIntoViewIfNeeded();
+    await ui.screenshot('registry-chart');
   });
 
   it('says plainly that the registry is off when the server runs without one', async () => {

@@ -191,7 +191,7 @@ function RegistryHelp({ host }: { host: string }) {
         <code>docker pull {host}/myapp:dev</code> (or Pull above) brings it back to a machine’s Docker store.
       </p>
       <p>
-        Helm charts: <code>{commands.chart}</code>, then <code>helm install web oci://{host}/charts/mychart --version 0.1.0</code>. Tools that read KEP-1755 (Tilt, ctlptl, Skaffold with <code>local-cluster</code>) find this
+        Helm charts: <code>{commands.chart}</code>, then <code>helm install web oci://{host}/charts/mychart --version 0.1.0 --plain-http</code> (helm wants <code>--plain-http</code> for a registry without TLS). Tools that read KEP-1755 (Tilt, ctlptl, Skaffold with <code>local-cluster</code>) find this
         registry by themselves. It listens on loopback only.
       </p>
     </details>

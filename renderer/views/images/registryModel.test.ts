@@ -32,7 +32,7 @@ describe('the Images page registry model', () => {
   it('shortens digests and names references as docker and helm use them', () => {
     expect(shortDigest('sha256:0123456789abcdef0123')).toBe('sha256:0123456789ab');
     expect(registryReference('localhost:5000', 'team/app', '1')).toBe('localhost:5000/team/app:1');
-    expect(registryReference('localhost:5000', 'charts/web', '0.1.0', 'chart')).toBe('oci://localhost:5000/charts/web --version 0.1.0');
+    expect(registryReference('localhost:5000', 'charts/web', '0.1.0', 'chart')).toBe('oci://localhost:5000/charts/web --version 0.1.0 --plain-http');
     expect(pushCommands('localhost:5001').image).toBe('docker tag myapp:dev localhost:5001/myapp:dev && docker push localhost:5001/myapp:dev');
   });
 

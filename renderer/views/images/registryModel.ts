@@ -46,14 +46,14 @@ export function shortDigest(digest: string): string {
 
 /** The name a pod (or `docker pull`, or helm) uses for a tag in the registry. */
 export function registryReference(host: string, repository: string, tag: string, content: RegistryContent = 'image'): string {
-  return content === 'chart' ? `oci://${host}/${repository} --version ${tag}` : `${host}/${repository}:${tag}`;
+  return content === 'chart' ? `oci://${host}/${repository} --version ${tag} --plain-http` : `${host}/${repository}:${tag}`;
 }
 
-/** How to push a local image (`docker tag` + `docker push`) and a packaged Helm chart. */
+/** How to push a local image (`docker tag` + `docker push`) and a packaged Helm chart (helm wants --plain-http without TLS). */
 export function pushCommands(host: string): { image: string; chart: string } {
   return {
     image: `docker tag myapp:dev ${host}/myapp:dev && docker push ${host}/myapp:dev`,
-    chart: `helm package ./mychart && helm push mychart-0.1.0.tgz oci://${host}/charts`,
+    chart: `helm package ./mychart && helm push mychart-0.1.0.tgz oci://${host}/charts --plain-http`,
   };
 }
 
