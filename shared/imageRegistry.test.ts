@@ -4,7 +4,19 @@ import { IMAGE_REGISTRY_SUMMARY_PATH, parseRepositorySummaries } from './imageRe
 
 describe('parseRepositorySummaries', () => {
   it('reads repositories with their tags, digests and sizes', () => {
-    const reply = { repositories: [{ name: 'team/app', tags: [{ tag: '1', digest: 'sha256:abc', mediaType: 'application/vnd.oci.image.manifest.v1+json', size: 1234 }], untaggedManifests: 1, size: 2000 }] };
+    const reply = {
+      repositories: [
+        {
+          name: 'team/app',
+          tags: [
+            { tag: '1', digest: 'sha256:abc', mediaType: 'application/vnd.oci.image.manifest.v1+json', artifactType: 'application/vnd.cncf.helm.config.v1+json', size: 1234 },
+            { tag: 'multi', digest: 'sha256:def', mediaType: 'application/vnd.oci.image.index.v1+json', size: 99 },
+          ],
+          untaggedManifests: 1,
+          size: 2000,
+        },
+      ],
+    };
     expect(parseRepositorySummaries(reply)).toEqual(reply.repositories);
   });
 

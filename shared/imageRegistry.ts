@@ -14,6 +14,11 @@ export interface TagSummary {
   /** the manifest's digest (`sha256:…`); DELETE …/manifests/DIGEST removes the image and its tags */
   digest: string;
   mediaType: string;
+  /**
+   * what the manifest holds: its OCI artifactType, else its config's media type
+   * (`application/vnd.cncf.helm.config.v1+json` for a Helm chart); absent for an index
+   */
+  artifactType?: string;
   /** bytes: the manifest plus every blob it (or, for an index, its manifests) names, each counted once */
   size: number;
 }
@@ -36,7 +41,9 @@ export function parseRepositorySummaries(reply: unknown): RepositorySummary[] {
     const tags: TagSummary[] = [];
     for (const tag of entry.tags) {
       if (isRecord(tag) && typeof tag.tag === 'string' && typeof tag.digest === 'string' && typeof tag.mediaType === 'string' && typeof tag.size === 'number') {
-        tags.push({ tag: tag.tag, digest: tag.digest, mediaType: tag.mediaType, size: tag.size });
+        const summary: TagSummary = { tag: tag.tag, digest: tag.digest, mediaType: tag.mediaType, size: tag.size };
+        if (typeof tag.artifactType === 'string') summary.artifactType = tag.artifactType;
+        tags.push(summary);
       }
     }
     repositories.push({

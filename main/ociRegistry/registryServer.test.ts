@@ -553,7 +553,7 @@ describe('content discovery', () => {
     const { manifest, body } = await pushImage(name, 'sized', 'twelve bytes');
     const summary = ((await (await call('GET', '/v2/_kubedesk/repositories')).json()) as { repositories: { name: string; tags: { tag: string; digest: string; size: number }[] }[] }).repositories.find((entry) => entry.name === name);
     const configSize = JSON.stringify({ architecture: 'amd64', os: 'linux', tag: 'sized' }).length;
-    expect(summary?.tags).toEqual([{ tag: 'sized', digest: manifest, mediaType: DOCKER_MANIFEST, size: body.length + configSize + 12 }]);
+    expect(summary?.tags).toEqual([{ tag: 'sized', digest: manifest, mediaType: DOCKER_MANIFEST, artifactType: 'application/vnd.docker.container.image.v1+json', size: body.length + configSize + 12 }]);
   });
 });
 

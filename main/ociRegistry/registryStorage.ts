@@ -326,7 +326,10 @@ export class RegistryStorage {
       for (const tag of this.tags(name) ?? []) {
         const stored = this.manifest(name, tag);
         if (!stored) continue;
-        tags.push({ tag, digest: stored.digest.text, mediaType: stored.mediaType, size: this.contentSize([stored.digest]) });
+        const summary: TagSummary = { tag, digest: stored.digest.text, mediaType: stored.mediaType, size: this.contentSize([stored.digest]) };
+        const artifactType = this.readManifest(stored.digest)?.artifactType;
+        if (artifactType !== undefined) summary.artifactType = artifactType;
+        tags.push(summary);
       }
       const tagged = new Set(tags.map((tag) => tag.digest));
       return { name, tags, untaggedManifests: manifests.filter((digest) => !tagged.has(digest.text)).length, size: this.contentSize(manifests) };

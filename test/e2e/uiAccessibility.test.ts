@@ -415,7 +415,9 @@ describe('accessibility of every main view (axe-core, WCAG 2.x A/AA), in Chromiu
       it('has no serious violations on the Images page', async () => {
         await go(page, ui.origin, 'images');
         await page.getByTestId('images-table').waitFor({ timeout: 30_000 });
+        await page.locator('[data-testid=registry-section]:not([data-state=loading])').waitFor({ timeout: 30_000 });
         await page.getByTestId('images-help').locator('summary').click();
+        await page.getByTestId('registry-help').locator('summary').click();
         await audit(`${theme}-images`);
       });
 

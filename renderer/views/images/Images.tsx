@@ -1,7 +1,8 @@
 // #/images: the local Docker image store the cluster's pods run from (images.kubedesk.dev/v1) —
 // repository:tag, ID, size, created, the pods using each image, dangling ones —, removing an
 // unused image (asked first; the API refuses one in use and names its pods), pulling an image by
-// name with its progress, and how locally built images reach pods. The list is read again when
+// name with its progress, and how locally built images reach pods; below, the built-in registry's
+// repositories (RegistrySection). The list is read again when
 // the pods change (a new container may use an image) and after each action.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { KubeObject } from '../../../shared/kubernetes/types';
@@ -12,6 +13,7 @@ import { useDialogs } from '../../components/Modal';
 import { useAppState, useCollection, useNow, useServices } from '../../context';
 import { pods as podsKind } from '../../kinds';
 import { formatRoute } from '../../store/routes';
+import { RegistrySection } from './RegistrySection';
 import { IMAGES_PATH, PULLS_PATH, humanSize, imageMatches, imageRows, pullView, shortId, type ImageRow, type PullView } from './imagesModel';
 
 type Load = { state: 'loading' } | { state: 'ready'; rows: ImageRow[] } | { state: 'unavailable'; message: string };
@@ -21,6 +23,7 @@ export function Images() {
   const [load, setLoad] = useState<Load>({ state: 'loading' });
   const [filter, setFilter] = useState('');
   const [refusal, setRefusal] = useState<string | undefined>(undefined);
+  const [registryKey, setRegistryKey] = useState(0);
   const podCollection = useCollection(podsKind);
   const podsSignature = useMemo(
     () =>
@@ -62,11 +65,22 @@ export function Images() {
           </span>
         )}
         <input className="images-filter" type="search" placeholder="Filter images…" title="Words to match: a tag, an ID, a pod, dangling, unused, in-use" aria-label="Filter images" value={filter} onChange={(event) => setFilter(event.target.value)} data-testid="images-filter" />
-        <button onClick={() => void refresh()} data-testid="images-refresh">
+        <button
+          onClick={() => {
+            void refresh();
+            setRegistryKey((key) => key + 1);
+          }}
+          data-testid="images-refresh"
+        >
           Refresh
         </button>
       </div>
-      <PullForm onPulled={() => void refresh()} />
+      <PullForm
+        onPulled={() => {
+          void refresh();
+          setRegistryKey((key) => key + 1);
+        }}
+      />
       <LocalImagesHelp />
       {refusal && (
         <div className="banner error" role="alert" data-testid="image-refusal">
@@ -100,6 +114,7 @@ export function Images() {
           </tbody>
         </table>
       )}
+      <RegistrySection filter={filter} refreshKey={registryKey} />
     </section>
   );
 }

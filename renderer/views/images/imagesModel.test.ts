@@ -27,6 +27,7 @@ describe('the Images page model', () => {
   it('describes a pull in progress, complete or failed', () => {
     expect(pullView({ metadata: {}, status: { phase: 'Pulling', current: 500_000, total: 2_000_000, layers: 2, layersDone: 1, message: 'x: Downloading' } })).toEqual({ phase: 'Pulling', fraction: 0.25, text: '500kB / 2MB · 1/2 layers · x: Downloading' });
     expect(pullView({ metadata: {}, status: { phase: 'Complete', total: 2_000_000, layers: 1 } })).toEqual({ phase: 'Complete', fraction: 1, text: 'pulled 2MB (1 layer)' });
+    expect(pullView({ metadata: {}, status: { phase: 'Complete', total: 0, layers: 0 } })).toEqual({ phase: 'Complete', fraction: 1, text: 'pulled: every layer was already here' });
     expect(pullView({ metadata: {}, status: { phase: 'Failed', message: 'no such host' } })).toEqual({ phase: 'Failed', text: 'no such host' });
   });
 });

@@ -78,7 +78,8 @@ export function pullView(pull: KubeObject): PullView {
   const layersDone = typeof status.layersDone === 'number' ? status.layersDone : 0;
   const message = typeof status.message === 'string' ? status.message : '';
   if (phase === 'Failed') return { phase, text: message };
-  if (phase === 'Complete') return { phase, fraction: 1, text: `pulled${total ? ` ${humanSize(total)}` : ''} (${layers} layer${layers === 1 ? '' : 's'})` };
+  // Docker reports no layer at all when the image (its config) is already in the store under another name
+  if (phase === 'Complete') return { phase, fraction: 1, text: layers === 0 ? 'pulled: every layer was already here' : `pulled${total ? ` ${humanSize(total)}` : ''} (${layers} layer${layers === 1 ? '' : 's'})` };
   const fraction = total > 0 ? Math.min(1, current / total) : undefined;
   const amount = total > 0 ? `${humanSize(current)} / ${humanSize(total)}` : '';
   return { phase, fraction, text: [amount, layers ? `${layersDone}/${layers} layers` : '', message].filter(Boolean).join(' · ') };
