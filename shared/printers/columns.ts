@@ -45,3 +45,8 @@ export function containerColumns(): ColumnDefinition[] {
     column('Images', 'string', imagesDescription, { priority: 1 }),
   ];
 }
+
+/** A cell from an untyped field: strings as they are, numbers printed, anything else empty. */
+export function cellText(value: unknown): string {
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
+}

@@ -39,6 +39,7 @@ import { json, withWarnings } from '../handlers/replies';
 import type { ApiReply, ApiRequest, ApiServerContext } from '../handlers/request';
 import type { ResourceRegistry } from '../resourceRegistry';
 import type { TableDef } from '../../../shared/printers/table';
+import { column, cellText } from '../../../shared/printers/columns';
 import { negotiate } from '../content';
 import { parseIncludeObject, toTable } from '../tables';
 import { withTypeMeta } from '../resourceStore';
@@ -174,21 +175,19 @@ export function historyResourceDefs(): [KindStrategy, KindStrategy, KindStrategy
   return [describe('revisions', 'Revision'), describe('deletedobjects', 'DeletedObject'), describe('pastobjects', 'PastObject')];
 }
 
-const text = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
-
 /** Columns of `kubectl get revisions.history.kubedesk.dev`. */
 const REVISION_TABLE: TableDef = {
   columns: [
-    { name: 'Name', type: 'string', format: 'name', description: 'the object name and its revision', priority: 0 },
-    { name: 'Kind', type: 'string', format: '', description: 'the kind of the object', priority: 0 },
-    { name: 'Operation', type: 'string', format: '', description: 'CREATE, UPDATE, PATCH, APPLY or DELETE', priority: 0 },
-    { name: 'User', type: 'string', format: '', description: 'who wrote', priority: 0 },
-    { name: 'Manager', type: 'string', format: '', description: 'the field manager', priority: 0 },
-    { name: 'Time', type: 'string', format: 'date-time', description: 'when', priority: 0 },
+    column('Name', 'string', 'the object name and its revision', { format: 'name' }),
+    column('Kind', 'string', 'the kind of the object'),
+    column('Operation', 'string', 'CREATE, UPDATE, PATCH, APPLY or DELETE'),
+    column('User', 'string', 'who wrote'),
+    column('Manager', 'string', 'the field manager'),
+    column('Time', 'string', 'when', { format: 'date-time' }),
   ],
   row(object) {
     const target = isRecord(object.target) ? object.target : {};
-    return [object.metadata.name ?? '', text(target.kind), text(object.operation), text(object.user), text(object.fieldManager), text(object.time)];
+    return [object.metadata.name ?? '', cellText(target.kind), cellText(object.operation), cellText(object.user), cellText(object.fieldManager), cellText(object.time)];
   },
 };
 

@@ -18,6 +18,7 @@ import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import { IMAGES_API_VERSION, IMAGES_GROUP, IMAGES_VERSION, ImageInUseError, applyPullEvent, imageName, isDangling, podsUsing, type LocalImage, type LocalImageStore, type PullState } from '../../../shared/images/localImages';
 import type { TableDef } from '../../../shared/printers/table';
+import { column, cellText } from '../../../shared/printers/columns';
 import { fieldErrors } from '../../registry/fieldErrors';
 import { defineKind, type KindStrategy } from '../../registry/strategy';
 import { ApiError } from '../apiError';
@@ -177,34 +178,32 @@ function itemReply(request: ApiRequest, def: KindStrategy, item: KubeObject): Ap
   return json(200, object);
 }
 
-const text = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
-
 /** `kubectl get images.images.kubedesk.dev`: as `docker image ls` plus the pods. */
 const IMAGE_TABLE: TableDef = {
   columns: [
-    { name: 'Name', type: 'string', format: 'name', description: 'the image ID without sha256:', priority: 0 },
-    { name: 'Tags', type: 'string', format: '', description: 'repository:tag', priority: 0 },
-    { name: 'Size', type: 'string', format: '', description: 'bytes', priority: 0 },
-    { name: 'Pods', type: 'string', format: '', description: 'pods of this cluster using the image', priority: 0 },
-    { name: 'Created', type: 'string', format: 'date-time', description: 'when the image was built', priority: 0 },
+    column('Name', 'string', 'the image ID without sha256:', { format: 'name' }),
+    column('Tags', 'string', 'repository:tag'),
+    column('Size', 'string', 'bytes'),
+    column('Pods', 'string', 'pods of this cluster using the image'),
+    column('Created', 'string', 'when the image was built', { format: 'date-time' }),
   ],
   row(object) {
     const tags = Array.isArray(object.repoTags) ? object.repoTags.join(',') : '';
-    const pods = Array.isArray(object.pods) ? object.pods.filter(isRecord).map((pod) => `${text(pod.namespace)}/${text(pod.name)}`).join(',') : '';
-    return [object.metadata.name ?? '', tags || '<none>', text(object.size), pods || '<none>', object.metadata.creationTimestamp ?? ''];
+    const pods = Array.isArray(object.pods) ? object.pods.filter(isRecord).map((pod) => `${cellText(pod.namespace)}/${cellText(pod.name)}`).join(',') : '';
+    return [object.metadata.name ?? '', tags || '<none>', cellText(object.size), pods || '<none>', object.metadata.creationTimestamp ?? ''];
   },
 };
 
 const PULL_TABLE: TableDef = {
   columns: [
-    { name: 'Name', type: 'string', format: 'name', description: 'the pull', priority: 0 },
-    { name: 'Image', type: 'string', format: '', description: 'what is pulled', priority: 0 },
-    { name: 'Phase', type: 'string', format: '', description: 'Pulling, Complete or Failed', priority: 0 },
-    { name: 'Message', type: 'string', format: '', description: "Docker's last status", priority: 0 },
+    column('Name', 'string', 'the pull', { format: 'name' }),
+    column('Image', 'string', 'what is pulled'),
+    column('Phase', 'string', 'Pulling, Complete or Failed'),
+    column('Message', 'string', "Docker's last status"),
   ],
   row(object) {
     const status = isRecord(object.status) ? object.status : {};
     const spec = isRecord(object.spec) ? object.spec : {};
-    return [object.metadata.name ?? '', text(spec.image), text(status.phase), text(status.message)];
+    return [object.metadata.name ?? '', cellText(spec.image), cellText(status.phase), cellText(status.message)];
   },
 };

@@ -7,6 +7,7 @@
 // `pods.metrics.k8s.io "<ns>/<name>" not found`, and Table replies have Name, cpu, memory, Window.
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import type { ColumnDefinition, TableDef } from '../../../shared/printers/table';
+import { column } from '../../../shared/printers/columns';
 import { defineKind, type KindStrategy } from '../../registry/strategy';
 import { ApiError } from '../apiError';
 import { json } from '../handlers/replies';
@@ -143,10 +144,10 @@ function byNamespaceAndName(left: MetricsItem, right: MetricsItem): number {
 // ---- Table (metrics-server table.go: Name, one column per resource in name order, Window) ----
 
 const METRICS_COLUMNS: ColumnDefinition[] = [
-  { name: 'Name', type: 'string', format: 'name', description: 'Name of the resource', priority: 0 },
-  { name: 'cpu', type: 'string', format: 'quantity', description: '', priority: 0 },
-  { name: 'memory', type: 'string', format: 'quantity', description: '', priority: 0 },
-  { name: 'Window', type: 'string', format: 'duration', description: '', priority: 0 },
+  column('Name', 'string', 'Name of the resource', { format: 'name' }),
+  column('cpu', 'string', '', { format: 'quantity' }),
+  column('memory', 'string', '', { format: 'quantity' }),
+  column('Window', 'string', '', { format: 'duration' }),
 ];
 
 function metricsTable(usageOf: (object: KubeObject) => { cpuNanocores: number; memoryBytes: number }): TableDef {

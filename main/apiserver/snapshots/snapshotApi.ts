@@ -29,6 +29,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import type { TableDef } from '../../../shared/printers/table';
+import { column, cellText } from '../../../shared/printers/columns';
 import { formatBytes } from '../../../shared/printers/bytes';
 import { translateTimestampSince } from '../../../shared/printers/duration';
 import { defineKind, type KindStrategy } from '../../registry/strategy';
@@ -48,22 +49,20 @@ export const SNAPSHOT_VERSION = 'v1';
 const API_VERSION = `${SNAPSHOT_GROUP}/${SNAPSHOT_VERSION}`;
 const COLLECTION_PATH = `/apis/${SNAPSHOT_GROUP}/${SNAPSHOT_VERSION}/snapshots`;
 
-const text = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
-
 /** Columns of `kubectl get snapshots.snapshots.kubedesk.dev`. */
 const SNAPSHOT_TABLE: TableDef = {
   columns: [
-    { name: 'Name', type: 'string', format: 'name', description: 'the snapshot name', priority: 0 },
-    { name: 'ResourceVersion', type: 'string', format: '', description: 'the store revision the snapshot is consistent at', priority: 0 },
-    { name: 'Objects', type: 'integer', format: '', description: 'objects in the snapshot', priority: 0 },
-    { name: 'Volumes', type: 'integer', format: '', description: 'PersistentVolumes whose data the snapshot holds', priority: 0 },
-    { name: 'Size', type: 'string', format: '', description: 'the snapshot file size', priority: 0 },
-    { name: 'Age', type: 'string', format: '', description: 'when it was saved', priority: 0 },
+    column('Name', 'string', 'the snapshot name', { format: 'name' }),
+    column('ResourceVersion', 'string', 'the store revision the snapshot is consistent at'),
+    column('Objects', 'integer', 'objects in the snapshot'),
+    column('Volumes', 'integer', 'PersistentVolumes whose data the snapshot holds'),
+    column('Size', 'string', 'the snapshot file size'),
+    column('Age', 'string', 'when it was saved'),
   ],
   row(object) {
     const status = isRecord(object.status) ? object.status : {};
     const volumes = Array.isArray(status.volumes) ? status.volumes.length : 0;
-    return [object.metadata.name ?? '', text(status.resourceVersion), typeof status.objects === 'number' ? status.objects : 0, volumes, formatBytes(typeof status.sizeBytes === 'number' ? status.sizeBytes : 0), translateTimestampSince(object.metadata.creationTimestamp, new Date())];
+    return [object.metadata.name ?? '', cellText(status.resourceVersion), typeof status.objects === 'number' ? status.objects : 0, volumes, formatBytes(typeof status.sizeBytes === 'number' ? status.sizeBytes : 0), translateTimestampSince(object.metadata.creationTimestamp, new Date())];
   },
 };
 

@@ -20,6 +20,7 @@ import { formatTime } from '../../../shared/kubernetes/time';
 import { formatGoDurationMilliseconds } from '../../../shared/kubernetes/duration';
 import { podResources, resourceFigures, USAGE_API_VERSION, USAGE_GROUP, USAGE_VERSION, type ContainerUsage, type NodeUsage, type PodUsage, type SeriesWindow, type UsageSeries, type UsageWindow } from '../../../shared/usage';
 import type { TableDef } from '../../../shared/printers/table';
+import { column } from '../../../shared/printers/columns';
 import { defineKind, type KindStrategy } from '../../registry/strategy';
 import { ApiError } from '../apiError';
 import type { Attributes, Authorizer, UserIdentity } from '../auth/rbacAuthorizer';
@@ -139,11 +140,11 @@ function latest(values: ReadonlyArray<number | null> | undefined): number | unde
 /** Columns of `kubectl get pods.usage.kubedesk.dev`: the latest figures and the window's span. */
 const USAGE_TABLE: TableDef = {
   columns: [
-    { name: 'Name', type: 'string', format: 'name', description: 'the pod or node', priority: 0 },
-    { name: 'CPU(cores)', type: 'string', format: '', description: 'the latest CPU usage in millicores', priority: 0 },
-    { name: 'Memory(bytes)', type: 'string', format: '', description: 'the latest memory working set in Mi', priority: 0 },
-    { name: 'Points', type: 'integer', format: '', description: 'how many steps the window holds', priority: 0 },
-    { name: 'Step', type: 'string', format: '', description: 'the time between points', priority: 0 },
+    column('Name', 'string', 'the pod or node', { format: 'name' }),
+    column('CPU(cores)', 'string', 'the latest CPU usage in millicores'),
+    column('Memory(bytes)', 'string', 'the latest memory working set in Mi'),
+    column('Points', 'integer', 'how many steps the window holds'),
+    column('Step', 'string', 'the time between points'),
   ],
   row(object) {
     const usage = isRecord(object.usage) ? object.usage : {};
