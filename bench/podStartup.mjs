@@ -2,8 +2,10 @@
 // condition True (what `kubectl wait --for=condition=Ready` waits on), for pods created one after
 // another and all at once, beside the same sandbox + container pairs started straight on Docker
 // through its API in the same run (the kubelet's own work on Docker, minus Kubernetes). Then, with
-// the parallel batch still running, the server's resident memory and its CPU use over 20 s in which
+// the parallel batch still running, the server's resident memory and its CPU use over 60 s in which
 // nothing asks it for anything (upstream's kubelet keeps relisting and syncing in that time too).
+// 60 s is one whole resync period (every pod is synced once a minute, its configMap, secret and
+// token volumes re-projected): a shorter window would count that minute's resync or miss it.
 import { spawn } from 'node:child_process';
 import https from 'node:https';
 import { cpuMsOf, machineLoad, memoryOf, request, round, sleep, summarise } from './lib.mjs';
@@ -25,7 +27,7 @@ import {
 const RATIO_TARGET = 1.5;
 const RSS_TARGET_MB = 250;
 const IDLE_CPU_TARGET_PERCENT = 1;
-const IDLE_WINDOW_MS = 20_000;
+const IDLE_WINDOW_MS = 60_000;
 const SETTLE_MS = 10_000;
 const EMPTY_IDLE_WINDOW_MS = 10_000;
 const NAMESPACE = 'default';
