@@ -1,5 +1,6 @@
-// What every kubedesk client command (why, history, changes) does around its own work, as kubectl
-// does: its arguments parsed (a usage error prints the error and the usage, exit 2; no arguments
+// What every kubedesk client command (why, history, changes, get --as-of, snapshot) does around its
+// own work, as kubectl does: its arguments parsed with kubectl's flag syntax (scanArgs; a usage
+// error prints the error and the usage, exit 2; no arguments
 // to act on prints the usage, exit 0), the kubeconfig resolved (errors in kubectl's words, exit 2),
 // one client for the context's cluster, disposed at the end.
 import type { ApiClient } from '../client';
@@ -80,4 +81,60 @@ export function readKubeconfigFlag(flags: KubeconfigFlags, flag: string, value: 
     default:
       return false;
   }
+}
+
+export interface ArgSpec {
+  /** one-letter flags and the long flag each stands for, e.g. { n: 'namespace' } */
+  short?: Readonly<Record<string, string>>;
+  /** flags without a value, by long name (a short name may stand for one: { A: 'all-namespaces' }) */
+  switches?: readonly string[];
+  /** the command's usage error */
+  usageError: new (message: string) => Error;
+}
+
+export interface ScannedArgs {
+  positional: string[];
+  /** the value-less flags given, by long name */
+  switches: Set<string>;
+}
+
+/**
+ * Reads a command line as kubectl's flag parser does: `--flag=value`, `--flag value`, `-n value`,
+ * `-nvalue` and `-n=value`; a lone `-` is an argument and `--` ends the flags. Every flag with a
+ * value goes to `onFlag` with a reader of its value; `onFlag` says false for a flag it does not
+ * know. Undefined for -h/--help. Unknown flags and missing values throw the command's usage error.
+ */
+export function scanArgs(argv: string[], spec: ArgSpec, onFlag: (flag: string, value: () => string) => boolean): ScannedArgs | undefined {
+  const short = spec.short ?? {};
+  const switchNames = new Set(spec.switches ?? []);
+  const scanned: ScannedArgs = { positional: [], switches: new Set() };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '-h' || arg === '--help') return undefined;
+    if (arg === '--') {
+      scanned.positional.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('-') || arg === '-') {
+      scanned.positional.push(arg);
+      continue;
+    }
+    const long = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
+    const shortMatch = long ? null : /^-([A-Za-z])(?:=?(.+))?$/.exec(arg);
+    const flag = long ? long[1] : shortMatch ? short[shortMatch[1]] : undefined;
+    if (flag === undefined) throw new spec.usageError(`unknown flag: ${arg}`);
+    const inline = long ? long[2] : shortMatch?.[2];
+    if (switchNames.has(flag) && inline === undefined) {
+      scanned.switches.add(flag);
+      continue;
+    }
+    const spelled = long ? `--${flag}` : `-${shortMatch?.[1] ?? ''}`;
+    const value = () => {
+      const next = inline ?? argv[++i];
+      if (next === undefined || next === '') throw new spec.usageError(`flag needs an argument: ${spelled}`);
+      return next;
+    };
+    if (!onFlag(flag, value)) throw new spec.usageError(`unknown flag: --${flag}`);
+  }
+  return scanned;
 }

@@ -13,7 +13,7 @@ import { parseHistoryTime } from '../../shared/history/historyFormat';
 import { ClientApiError, type ApiClient } from '../client';
 import { kubectlErrorText } from './clusterClient';
 import type { ClientConfig, KubeconfigFlags } from './kubeconfig';
-import { CommandUsageError, processIo, readKubeconfigFlag, runClientCommand, type CommandIo } from './clientCommand';
+import { CommandUsageError, processIo, readKubeconfigFlag, runClientCommand, scanArgs, type CommandIo } from './clientCommand';
 
 const PAST_OBJECTS = '/apis/history.kubedesk.dev/v1';
 /** the annotation the server sets on an object shown from a later revision (its state then is pruned) */
@@ -43,48 +43,28 @@ export interface GetOptions {
 
 /** The command line after `get`; undefined for --help. */
 export function parseGetArgs(argv: string[]): GetOptions | undefined {
-  const positional: string[] = [];
   const flags: KubeconfigFlags = {};
   let asOf: string | undefined;
   let output: string | undefined;
   let selector: string | undefined;
-  let allNamespaces = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '-h' || arg === '--help') return undefined;
-    if (arg === '-A' || arg === '--all-namespaces') {
-      allNamespaces = true;
-      continue;
-    }
-    const long = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
-    const short = /^-([nol])(?:=?(.+))?$/.exec(arg);
-    if (!long && !short) {
-      if (arg.startsWith('-')) throw new GetUsageError(`unknown flag: ${arg}`);
-      positional.push(arg);
-      continue;
-    }
-    const shortNames: Record<string, string> = { n: 'namespace', o: 'output', l: 'selector' };
-    const flag = long ? long[1] : shortNames[short?.[1] ?? ''];
-    const inline = long ? long[2] : short?.[2];
-    const value = () => {
-      const next = inline ?? argv[++i];
-      if (next === undefined || next === '') throw new GetUsageError(`flag needs an argument: ${long ? `--${flag}` : `-${short?.[1] ?? ''}`}`);
-      return next;
-    };
+  const scanned = scanArgs(argv, { short: { n: 'namespace', o: 'output', l: 'selector', A: 'all-namespaces' }, switches: ['all-namespaces'], usageError: GetUsageError }, (flag, value) => {
     switch (flag) {
       case 'as-of':
         asOf = value();
-        break;
+        return true;
       case 'output':
         output = value();
-        break;
+        return true;
       case 'selector':
         selector = value();
-        break;
+        return true;
       default:
-        if (!readKubeconfigFlag(flags, flag, value)) throw new GetUsageError(`unknown flag: --${flag}`);
+        return readKubeconfigFlag(flags, flag, value);
     }
-  }
+  });
+  if (scanned === undefined) return undefined;
+  const { positional } = scanned;
+  const allNamespaces = scanned.switches.has('all-namespaces');
   if (positional.length === 0) throw new GetUsageError('you must specify the type of resource to get');
   if (positional.length > 1 || positional[0].includes('/') || positional[0].includes(',')) {
     throw new GetUsageError(`kubedesk get lists one type as it was: TYPE, not ${positional.join(' ')}`);

@@ -14,7 +14,7 @@ import { kubectlErrorText } from './clusterClient';
 import { diffObject, displayObject, restoreUpdate, toYaml, unifiedDiff } from './historyFormat';
 import { HISTORY_API, RESTORE_FIELD_MANAGER, RestoreRefusal, asRevision, planRestore, revisionChanges, targetName, writtenBy as by, type Revision } from '../../shared/history/historyFormat';
 import type { ClientConfig, KubeconfigFlags } from './kubeconfig';
-import { CommandUsageError, processIo, readKubeconfigFlag, runClientCommand, type CommandIo } from './clientCommand';
+import { CommandUsageError, processIo, readKubeconfigFlag, runClientCommand, scanArgs, type CommandIo } from './clientCommand';
 
 export type { Revision };
 
@@ -49,68 +49,46 @@ export interface HistoryOptions {
 
 /** The command line after `history` (or after `changes` with `command` = 'changes'); undefined for --help. */
 export function parseHistoryArgs(argv: string[], command: 'history' | 'changes' = 'history'): HistoryOptions | undefined {
-  const positional: string[] = [];
   const flags: KubeconfigFlags = {};
   const options: HistoryOptions = { mode: command === 'changes' ? 'changes' : 'list', output: 'yaml', allNamespaces: false, flags };
-  let deleted = false;
   let output: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '-h' || arg === '--help') return undefined;
-    if (arg === '-A' || arg === '--all-namespaces') {
-      options.allNamespaces = true;
-      continue;
-    }
-    if (arg === '--deleted') {
-      deleted = true;
-      continue;
-    }
-    const long = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
-    const short = /^-([no])(?:=?(.+))?$/.exec(arg);
-    if (!long && !short) {
-      if (arg.startsWith('-')) throw new HistoryUsageError(`unknown flag: ${arg}`);
-      positional.push(arg);
-      continue;
-    }
-    const flag = long ? long[1] : short?.[1] === 'n' ? 'namespace' : 'output';
-    const inline = long ? long[2] : short?.[2];
-    const value = () => {
-      const next = inline ?? argv[++i];
-      if (next === undefined || next === '') throw new HistoryUsageError(`flag needs an argument: ${long ? `--${flag}` : `-${short?.[1] ?? ''}`}`);
-      return next;
-    };
+  const scanned = scanArgs(argv, { short: { n: 'namespace', o: 'output', A: 'all-namespaces' }, switches: ['all-namespaces', 'deleted'], usageError: HistoryUsageError }, (flag, value) => {
     switch (flag) {
       case 'revision': {
         const text = value();
         if (!/^\d+$/.test(text) || Number(text) < 1) throw new HistoryUsageError(`invalid --revision "${text}": a revision number from the history table`);
         options.revision = Number(text);
-        break;
+        return true;
       }
       case 'diff': {
         const text = value();
         const match = /^(\d+)\.\.(\d+)$/.exec(text);
         if (!match) throw new HistoryUsageError(`invalid --diff "${text}": two revisions as A..B`);
         options.diff = [Number(match[1]), Number(match[2])];
-        break;
+        return true;
       }
       case 'output':
         output = value();
-        break;
+        return true;
       case 'since':
         options.since = value();
-        break;
+        return true;
       case 'user':
         // kubectl's --user names a kubeconfig user; in `changes` it filters by who wrote
         if (command === 'changes') options.user = value();
         else flags.user = value();
-        break;
+        return true;
       case 'kind':
         options.kind = value();
-        break;
+        return true;
       default:
-        if (!readKubeconfigFlag(flags, flag, value)) throw new HistoryUsageError(`unknown flag: --${flag}`);
+        return readKubeconfigFlag(flags, flag, value);
     }
-  }
+  });
+  if (scanned === undefined) return undefined;
+  const { positional } = scanned;
+  options.allNamespaces = scanned.switches.has('all-namespaces');
+  const deleted = scanned.switches.has('deleted');
   if (output !== undefined) {
     if (output !== 'yaml' && output !== 'json') throw new HistoryUsageError(`unable to match a printer suitable for the output format "${output}", allowed formats are: json,yaml`);
     options.output = output;

@@ -12,7 +12,7 @@ import { isRecord } from '../../shared/kubernetes/types';
 import { ClientApiError, type ApiClient } from '../client';
 import { clusterTransport, kubectlErrorText } from './clusterClient';
 import type { ClientConfig, KubeconfigFlags } from './kubeconfig';
-import { CommandUsageError, processIo, readKubeconfigFlag, runClientCommand, type CommandIo } from './clientCommand';
+import { CommandUsageError, processIo, readKubeconfigFlag, runClientCommand, scanArgs, type CommandIo } from './clientCommand';
 import { formatTable } from './history';
 
 const SNAPSHOTS_PATH = '/apis/snapshots.kubedesk.dev/v1/snapshots';
@@ -57,32 +57,17 @@ function isAction(word: string): word is SnapshotAction {
 
 /** The command line after `snapshot`; undefined for --help or no action. */
 export function parseSnapshotArgs(argv: string[]): SnapshotOptions | undefined {
-  const positional: string[] = [];
   const flags: KubeconfigFlags = {};
-  let ignoreMissingImages = false;
   let name: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '-h' || arg === '--help') return undefined;
-    if (arg === '--ignore-missing-images') {
-      ignoreMissingImages = true;
-      continue;
-    }
-    const long = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
-    if (!long) {
-      if (arg.startsWith('-') && arg !== '-') throw new CommandUsageError(`unknown flag: ${arg}`);
-      positional.push(arg);
-      continue;
-    }
-    const flag = long[1];
-    const value = () => {
-      const next = long[2] ?? argv[++i];
-      if (next === undefined || next === '') throw new CommandUsageError(`flag needs an argument: --${flag}`);
-      return next;
-    };
+  const scanned = scanArgs(argv, { switches: ['ignore-missing-images'], usageError: CommandUsageError }, (flag, value) => {
     if (flag === 'name') name = value();
-    else if (flag === 'namespace' || !readKubeconfigFlag(flags, flag, value)) throw new CommandUsageError(`unknown flag: --${flag}`);
-  }
+    // snapshots belong to the whole cluster: no --namespace
+    else if (flag === 'namespace' || !readKubeconfigFlag(flags, flag, value)) return false;
+    return true;
+  });
+  if (scanned === undefined) return undefined;
+  const { positional } = scanned;
+  const ignoreMissingImages = scanned.switches.has('ignore-missing-images');
   if (positional.length === 0) return undefined;
   const [action, ...rest] = positional;
   if (!isAction(action)) throw new CommandUsageError(`unknown command "${action}" for "kubedesk snapshot"`);

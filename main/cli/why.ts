@@ -11,7 +11,7 @@ import { diagnose, diagnosisInputs, formatDiagnosis, logKey, type Diagnosis, typ
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { ClientApiError, resources, type ApiClient, type GroupVersionResource } from '../client';
 import { kubectlErrorText } from './clusterClient';
-import { CommandUsageError, processIo, readKubeconfigFlag, runClientCommand, type CommandIo } from './clientCommand';
+import { CommandUsageError, processIo, readKubeconfigFlag, runClientCommand, scanArgs, type CommandIo } from './clientCommand';
 import type { KubeconfigFlags } from './kubeconfig';
 
 export type { CommandIo } from './clientCommand';
@@ -78,31 +78,10 @@ export interface WhyOptions {
 
 /** The command line after `why`; throws WhyUsageError, or returns undefined for --help. */
 export function parseWhyArgs(argv: string[]): WhyOptions | undefined {
-  const positional: string[] = [];
   const flags: KubeconfigFlags = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '-h' || arg === '--help') return undefined;
-    if (arg === '--') {
-      positional.push(...argv.slice(i + 1));
-      break;
-    }
-    const long = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
-    const short = /^-n(?:=?(.+))?$/.exec(arg);
-    if (!long && !short) {
-      if (arg.startsWith('-')) throw new WhyUsageError(`unknown flag: ${arg}`);
-      positional.push(arg);
-      continue;
-    }
-    const flag = long ? long[1] : 'namespace';
-    const inline = long ? long[2] : short?.[1];
-    const value = () => {
-      const next = inline ?? argv[++i];
-      if (next === undefined || next === '') throw new WhyUsageError(`flag needs an argument: ${long ? `--${flag}` : '-n'}`);
-      return next;
-    };
-    if (!readKubeconfigFlag(flags, flag, value)) throw new WhyUsageError(`unknown flag: --${flag}`);
-  }
+  const scanned = scanArgs(argv, { short: { n: 'namespace' }, usageError: WhyUsageError }, (flag, value) => readKubeconfigFlag(flags, flag, value));
+  if (scanned === undefined) return undefined;
+  const { positional } = scanned;
   let typeWord: string;
   let name: string;
   if (positional.length === 1 && positional[0].includes('/')) {
