@@ -1,8 +1,8 @@
 // What every kubedesk client command (why, history, changes, get --as-of, snapshot) does around its
 // own work, as kubectl does: its arguments parsed with kubectl's flag syntax (scanArgs; a usage
-// error prints the error and the usage, exit 2; no arguments
-// to act on prints the usage, exit 0), the kubeconfig resolved (errors in kubectl's words, exit 2),
-// one client for the context's cluster, disposed at the end.
+// error prints the error and the usage, exit 2; no arguments to act on prints the usage, exit 0),
+// the kubeconfig resolved (errors in kubectl's words, exit 2), one client for the context's
+// cluster, disposed at the end.
 import type { ApiClient } from '../client';
 import { clusterClient } from './clusterClient';
 import { KubeconfigError, resolveClientConfig, type ClientConfig, type KubeconfigEnvironment, type KubeconfigFlags } from './kubeconfig';
