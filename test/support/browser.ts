@@ -41,13 +41,17 @@ export async function printedLoginUrl(cluster: TestCluster): Promise<string> {
 /**
  * page.goto, again when Chromium aborted it with ERR_NETWORK_CHANGED: other clusters on the same
  * Docker create and remove bridge networks, and Chromium drops navigations in flight when the
- * host's interfaces change (sometimes by showing its error page instead). Returns false when it still failed that way.
+ * host's interfaces change (sometimes by showing its error page instead, with goto resolving).
+ * Returns false when it still failed that way.
  */
 export async function gotoThroughNetworkChanges(page: Page, url: string, attempts = 3): Promise<boolean> {
   for (let attempt = 1; ; attempt++) {
     try {
       await page.goto(url);
-      return true;
+      // goto can resolve with Chromium's error page in place of the app: a later hash change
+      // would then land on that page and nothing would ever render
+      if (!page.url().startsWith('chrome-error://')) return true;
+      if (attempt >= attempts) return false;
     } catch (error) {
       // the abort shows as ERR_NETWORK_CHANGED, or as the navigation replaced by Chromium's error page
       const networkChanged = error instanceof Error && (error.message.includes('ERR_NETWORK_CHANGED') || error.message.includes('interrupted by another navigation to "chrome-error://'));
