@@ -153,7 +153,7 @@ describe('the UI in depth, in Chromium', () => {
   afterAll(() => destroyUiCluster({ cluster, ui }));
 
   it("shows a pod's containers: image, env resolved from the ConfigMap and Secret (hidden), mounts, probes, resources and volumes", async () => {
-    await page.goto(`${ui.origin}/ui/#/pods/default/${webPods[0]}`);
+    await ui.open(`#/pods/default/${webPods[0]}`);
     const container = page.locator('[data-testid=detail-containers] [data-container=web]');
     await container.waitFor({ timeout: 30_000 });
     const text = await container.innerText();
@@ -191,7 +191,7 @@ describe('the UI in depth, in Chromium', () => {
   });
 
   it('keeps Secret values hidden until revealed, and copies one without showing it', async () => {
-    await page.goto(`${ui.origin}/ui/#/secrets/default/credentials`);
+    await ui.open(`#/secrets/default/credentials`);
     await page.getByTestId('data-key-password').waitFor({ timeout: 30_000 });
     expect(await page.getByTestId('section-secret-data').innerText()).not.toContain('s3cr3t-value');
     await page.getByTestId('data-copy-password').click();
@@ -204,7 +204,7 @@ describe('the UI in depth, in Chromium', () => {
   });
 
   it("shows a Service's ports, selector and endpoints linked to its pods", async () => {
-    await page.goto(`${ui.origin}/ui/#/services/default/web`);
+    await ui.open(`#/services/default/web`);
     const endpoints = page.getByTestId('table-service-endpoints');
     await expect.poll(async () => (await endpoints.getByRole('link').allInnerTexts()).filter((name) => name.startsWith('web-')).sort(), { timeout: 30_000 }).toEqual(webPods);
     expect(await page.getByTestId('table-service-ports').innerText()).toMatch(/http\s+80\s+8080\s+TCP/);
@@ -215,7 +215,7 @@ describe('the UI in depth, in Chromium', () => {
   });
 
   it('shows node capacity in readable units with the raw quantity on hover, taints and conditions', async () => {
-    await page.goto(`${ui.origin}/ui/#/nodes/_/${node}`);
+    await ui.open(`#/nodes/_/${node}`);
     const resources = page.getByTestId('table-node-resources');
     await resources.waitFor({ timeout: 30_000 });
     const memory = resources.locator('tr', { hasText: 'memory' }).locator('td').nth(1);
@@ -230,7 +230,7 @@ describe('the UI in depth, in Chromium', () => {
   });
 
   it('links a claim to its volume and the volume back to its claim', async () => {
-    await page.goto(`${ui.origin}/ui/#/persistentvolumeclaims/default/data`);
+    await ui.open(`#/persistentvolumeclaims/default/data`);
     const summary = page.getByTestId('detail-summary');
     await expect.poll(() => summary.innerText(), { timeout: 30_000 }).toMatch(/Capacity\s+1 GiB/);
     const volume = (await kubectlOk(cluster, ['get', 'pvc', 'data', '-o', 'jsonpath={.spec.volumeName}'])).trim();
@@ -243,7 +243,7 @@ describe('the UI in depth, in Chromium', () => {
   });
 
   it('shows Ingress rules with links to the Service and the URL', async () => {
-    await page.goto(`${ui.origin}/ui/#/ingresses.networking.k8s.io/default/web`);
+    await ui.open(`#/ingresses.networking.k8s.io/default/web`);
     const rules = page.getByTestId('table-ingress-rules');
     await rules.waitFor({ timeout: 30_000 });
     expect(await rules.getByRole('link', { name: 'web:80' }).getAttribute('href')).toBe('#/services/default/web');
@@ -252,7 +252,7 @@ describe('the UI in depth, in Chromium', () => {
   });
 
   it('disables Shell in the header and in the container row of a crash-looping pod, with one reason', async () => {
-    await page.goto(`${ui.origin}/ui/#/pods/default/crasher`);
+    await ui.open(`#/pods/default/crasher`);
     const header = page.getByTestId('action-shell');
     const row = page.getByTestId('container-shell-main');
     await row.waitFor({ timeout: 30_000 });
@@ -265,14 +265,14 @@ describe('the UI in depth, in Chromium', () => {
     expect(Number((await page.getByTestId('container-restarts-main').innerText()).split(' ')[0])).toBeGreaterThanOrEqual(1);
     await ui.screenshot('depth-08-crashloop-shell-disabled');
     // the same rule enables both for a running pod
-    await page.goto(`${ui.origin}/ui/#/pods/default/${webPods[0]}`);
+    await ui.open(`#/pods/default/${webPods[0]}`);
     await page.getByTestId('container-shell-web').waitFor();
     await expect.poll(() => page.getByTestId('action-shell').isEnabled()).toBe(true);
     expect(await page.getByTestId('container-shell-web').isEnabled()).toBe(true);
   });
 
   it("orders a pod's events newest first, same-second events by write order, the same after a reload", async () => {
-    await page.goto(`${ui.origin}/ui/#/pods/default/${webPods[0]}/events`);
+    await ui.open(`#/pods/default/${webPods[0]}/events`);
     const rows = page.locator('[data-testid=detail-events] tbody tr[data-uid]');
     await expect.poll(() => rows.count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(3);
     const shown = await rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('data-uid') ?? ''));
@@ -289,7 +289,7 @@ describe('the UI in depth, in Chromium', () => {
   });
 
   it('lists events newest first by their real times, with LAST SEEN ticking, Warnings only and a timeline', async () => {
-    await page.goto(`${ui.origin}/ui/#/events`);
+    await ui.open(`#/events`);
     await expect.poll(async () => (await rowNames(page)).length, { timeout: 30_000 }).toBeGreaterThan(5);
     expect(await page.getByTestId('column-Last Seen').getAttribute('aria-sort')).toBe('ascending');
     expect(nonIncreasing(await lastSeenTimes(page))).toBe(true);
@@ -326,7 +326,7 @@ describe('the UI in depth, in Chromium', () => {
   });
 
   it("offers the kind's actions in a row menu (⋯ and right-click) with the Shell rule", async () => {
-    await page.goto(`${ui.origin}/ui/#/deployments.apps`);
+    await ui.open(`#/deployments.apps`);
     await expect.poll(() => rowNames(page), { timeout: 30_000 }).toContain('web');
     await page.locator('[data-testid=list-body] [role=row][data-name=web] [data-testid=row-menu-button]').click();
     const menu = page.getByRole('menu', { name: 'Actions for Deployment web' });
@@ -335,7 +335,7 @@ describe('the UI in depth, in Chromium', () => {
     await ui.screenshot('depth-13-row-menu');
     await page.keyboard.press('Escape');
     await expect.poll(() => menu.count()).toBe(0);
-    await page.goto(`${ui.origin}/ui/#/pods`);
+    await ui.open(`#/pods`);
     const crasherRow = page.locator('[data-testid=list-body] [role=row][data-name=crasher]');
     await crasherRow.waitFor({ timeout: 30_000 });
     await crasherRow.click({ button: 'right' });
@@ -351,7 +351,7 @@ describe('the UI in depth, in Chromium', () => {
 
   it('selects several Deployments and scales, restarts and deletes them at once', async () => {
     for (const name of ['bulk-a', 'bulk-b']) await kubectlOk(cluster, ['create', 'deployment', name, `--image=${busyboxImage}`, '--', 'sleep', '3600']);
-    await page.goto(`${ui.origin}/ui/#/deployments.apps`);
+    await ui.open(`#/deployments.apps`);
     await expect.poll(() => rowNames(page), { timeout: 30_000 }).toEqual(expect.arrayContaining(['bulk-a', 'bulk-b']));
     for (const name of ['bulk-a', 'bulk-b']) await page.locator(`[data-testid=list-body] [role=row][data-name=${name}] [data-testid=row-select]`).check();
     expect(await page.getByTestId('bulk-count').innerText()).toBe('2 selected');
@@ -380,7 +380,7 @@ describe('the UI in depth, in Chromium', () => {
   });
 
   it("creates an object from the list's Create button and its kind's template", async () => {
-    await page.goto(`${ui.origin}/ui/#/configmaps`);
+    await ui.open(`#/configmaps`);
     await page.getByTestId('list-create').click();
     await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/create/configmaps');
     await expect.poll(() => editorValue(page), { timeout: 30_000 }).toContain('kind: ConfigMap');
@@ -393,7 +393,7 @@ describe('the UI in depth, in Chromium', () => {
   });
 
   it("merges a workload's pods' logs by time, picks pods, and shows only matching lines", async () => {
-    await page.goto(`${ui.origin}/ui/#/deployments.apps/default/web`);
+    await ui.open(`#/deployments.apps/default/web`);
     // lines written before this moment are the backlog the viewer reads and merges
     const opened = Date.now();
     await page.getByTestId('action-logs').click();
@@ -441,7 +441,7 @@ describe('the UI in depth, in Chromium', () => {
 
   it('moves through a list with Home/End/PageUp/PageDown without focusing the table, and skips headers when tabbing', async () => {
     for (let index = 0; index < 30; index++) await kubectlOk(cluster, ['create', 'configmap', `many-${String(index).padStart(2, '0')}`, '--from-literal=n=1']);
-    await page.goto(`${ui.origin}/ui/#/overview`);
+    await ui.open(`#/overview`);
     await page.getByTestId('nav-configmaps').click();
     await expect.poll(async () => (await rowNames(page)).length, { timeout: 30_000 }).toBeGreaterThan(20);
     // focus is on the sidebar link just clicked, not on the table
@@ -478,7 +478,7 @@ describe('the UI in depth, in Chromium', () => {
   });
 
   it('picks namespaces with the keyboard and lists the shortcuts on ?', async () => {
-    await page.goto(`${ui.origin}/ui/#/pods`);
+    await ui.open(`#/pods`);
     await page.getByTestId('namespace-picker').focus();
     await page.keyboard.press('ArrowDown');
     await page.getByTestId('namespace-query').waitFor();

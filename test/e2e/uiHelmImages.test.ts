@@ -18,7 +18,7 @@ import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandResult, TestCluster } from '../support/cluster';
-import { destroyUiCluster, gotoThroughNetworkChanges, startUiCluster, type UiSession } from '../support/browser';
+import { destroyUiCluster, startUiCluster, type UiSession } from '../support/browser';
 import { busyboxImage } from '../support/images';
 import { kubectlOk } from '../support/wait';
 
@@ -92,21 +92,7 @@ describe('Helm releases and images in the UI', () => {
   // a full navigation (retried when Docker's network changes abort it), then the page's own sidebar;
   // a page left on the sign-in form (a sign-in navigation aborted by a network change) signs in
   // with the kubeconfig token once, as the harness's fallback does
-  const open = async (hash: string) => {
-    const navigate = async () => {
-      if (!(await gotoThroughNetworkChanges(page, `${ui.origin}/ui/${hash}`))) throw new Error(`Chromium kept aborting the navigation to ${hash}`);
-      return page
-        .getByTestId('nav-helm')
-        .waitFor({ timeout: 20_000 })
-        .then(() => true)
-        .catch(() => false);
-    };
-    if (await navigate()) return;
-    const body = (await page.locator('body').innerText().catch(() => '')).slice(0, 500);
-    await ui.screenshot('helm-images-open-retry');
-    await page.context().request.post(`${ui.origin}/ui/session`, { data: { token: cluster.token }, headers: { Origin: ui.origin } });
-    if (!(await navigate())) throw new Error(`the page did not show the app at ${hash}: ${page.url()}: ${body}`);
-  };
+  const open = (hash: string) => ui.open(hash);
   const confirmDialog = async () => {
     await page.getByTestId('modal-confirm').click();
   };

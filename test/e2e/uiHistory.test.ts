@@ -58,7 +58,7 @@ describe('the object history in the UI', () => {
     await run('docker', ['rmi', secondImage]).catch(() => undefined);
   });
 
-  const open = (hash: string) => page.evaluate((target) => (location.hash = target), hash);
+  const open = (hash: string) => ui.open(hash);
   const rowNames = () => page.locator('[data-testid=list-body] [role=row]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-name') ?? ''));
 
   it('shows the revisions of apply, scale and set image, diffs two of them and restores the first', async () => {

@@ -56,19 +56,7 @@ describe('the built-in registry on the Images page', () => {
 
   // a full navigation, then the page's sidebar; a page left on the sign-in form signs in with the
   // kubeconfig token once (a navigation aborted by a Docker network change, a restarted server)
-  const open = async (hash: string) => {
-    const navigate = async () => {
-      if (!(await gotoThroughNetworkChanges(page, `${ui.origin}/ui/${hash}`))) throw new Error(`Chromium kept aborting the navigation to ${hash}`);
-      return page
-        .getByTestId('nav-helm')
-        .waitFor({ timeout: 20_000 })
-        .then(() => true)
-        .catch(() => false);
-    };
-    if (await navigate()) return;
-    await page.context().request.post(`${ui.origin}/ui/session`, { data: { token: cluster.token }, headers: { Origin: ui.origin } });
-    if (!(await navigate())) throw new Error(`the page did not show the app at ${hash}: ${page.url()}`);
-  };
+  const open = (hash: string) => ui.open(hash);
   const registry = async (method: string, path: string, headers?: Record<string, string>) => cluster.request(method, `/registry/v2/${repository}/${path}`, undefined, headers);
 
   beforeAll(async () => {

@@ -40,7 +40,7 @@ describe('snapshots, in the UI', () => {
 
   afterAll(() => destroyUiCluster({ cluster, ui }));
 
-  const open = (hash: string) => page.evaluate((target) => (location.hash = target), hash);
+  const open = (hash: string) => ui.open(hash);
   const row = (name: string) => page.locator(`[data-testid=snapshot-row][data-name="${name}"]`);
   const changes = (type: string) => page.locator(`[data-testid=restore-${type}] [data-testid=restore-change]`).allInnerTexts();
 

@@ -68,7 +68,7 @@ describe('why isn’t it ready, in the UI', () => {
 
   afterAll(() => destroyUiCluster({ cluster, ui }));
 
-  const open = (hash: string) => page.evaluate((target) => (location.hash = target), hash);
+  const open = (hash: string) => ui.open(hash);
   const text = (testId: string) => page.getByTestId(testId).first().innerText().catch(() => '');
 
   it('says on the overview’s not-ready card why a Deployment is not ready', async () => {

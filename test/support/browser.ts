@@ -20,6 +20,13 @@ export interface UiSession {
   origin: string;
   /** Saves a full-window screenshot as test-output/ui/<name>.png and returns its path. */
   screenshot(name: string): Promise<string>;
+  /**
+   * Shows the app at a route (`#/pods/default/web`): navigates (again when Chromium aborted it on
+   * a network change), waits for the app's sidebar, and when the app does not show — Chromium's
+   * error page, a lost session — saves a screenshot, signs in again with the kubeconfig token and
+   * navigates once more; then fails with the page's URL and text.
+   */
+  open(hash: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -82,15 +89,31 @@ export async function openUi(cluster: TestCluster, options: OpenUiOptions = {}):
     if (!(await gotoThroughNetworkChanges(page, `${origin}/ui/`))) throw new Error('Chromium kept aborting the navigation (ERR_NETWORK_CHANGED)');
   }
   mkdirSync(screenshotDirectory, { recursive: true });
+  const screenshot = async (name: string) => {
+    const path = join(screenshotDirectory, `${name}.png`);
+    await page.screenshot({ path });
+    return path;
+  };
+  const showsApp = async (hash: string) => {
+    if (!(await gotoThroughNetworkChanges(page, `${origin}/ui/${hash}`))) return false;
+    return page
+      .locator('nav.sidebar')
+      .waitFor({ timeout: 20_000 })
+      .then(() => true)
+      .catch(() => false);
+  };
   return {
     browser,
     context,
     page,
     origin,
-    async screenshot(name) {
-      const path = join(screenshotDirectory, `${name}.png`);
-      await page.screenshot({ path });
-      return path;
+    screenshot,
+    async open(hash) {
+      if (await showsApp(hash)) return;
+      const seen = `${page.url()}: ${(await page.locator('body').innerText().catch(() => '')).slice(0, 500)}`;
+      await screenshot(`open-failed-${hash.replace(/[^a-z0-9]+/gi, '-')}`).catch(() => undefined);
+      await context.request.post(`${origin}/ui/session`, { data: { token: cluster.token }, headers: { Origin: origin } });
+      if (!(await showsApp(hash))) throw new Error(`the page did not show the app at ${hash}, twice; first ${seen}; then ${page.url()}`);
     },
     async close() {
       await browser.close();

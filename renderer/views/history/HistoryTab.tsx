@@ -5,7 +5,7 @@
 // confirmation that shows what the write changes, through the same plan as `kubedesk history
 // restore` (shared/history): a write in between is a conflict, shown, never overwritten. It
 // refreshes when the object changes and on demand.
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { RestoreRefusal } from '../../../shared/history/historyFormat';
 import { useDialogs } from '../../components/Modal';
 import { useAppState, useServices } from '../../context';
@@ -14,34 +14,20 @@ import { objectToYaml } from '../../editor/yamlModel';
 import { Age } from '../ResourceList';
 import { MiniTable } from '../detail/cards';
 import { DiffEditor } from './DiffEditor';
+import { useHistoryRead } from './useHistoryRead';
 import { applyRestore, changeBetween, diffable, objectRevisions, previewRestore, restoreFailure, timelineRows, type Revision } from './historyModel';
 
 export function HistoryTab({ config, namespace, name, version }: { config: KindConfig; namespace?: string; name: string; version?: string }) {
   const { client } = useServices();
   const notify = useAppState((state) => state.notify);
   const dialogs = useDialogs();
-  const [revisions, setRevisions] = useState<Revision[] | undefined>(undefined);
-  const [error, setError] = useState<string | undefined>(undefined);
   const [result, setResult] = useState<{ tone: 'ok' | 'error'; text: string } | undefined>(undefined);
   const [busy, setBusy] = useState(false);
-  const [reloads, setReloads] = useState(0);
   const [pick, setPick] = useState<{ from?: number; to?: number }>({});
   // the controllers' status writes outnumber people's changes; they can be hidden
   const [showStatus, setShowStatus] = useState(true);
 
-  useEffect(() => {
-    const abort = new AbortController();
-    objectRevisions(client, config, namespace, name, abort.signal).then(
-      (loaded) => {
-        setRevisions(loaded);
-        setError(undefined);
-      },
-      (failure: unknown) => {
-        if (!abort.signal.aborted) setError(failure instanceof Error ? failure.message : String(failure));
-      },
-    );
-    return () => abort.abort();
-  }, [client, config, namespace, name, version, reloads]);
+  const { data: revisions, error, reload } = useHistoryRead((signal) => objectRevisions(client, config, namespace, name, signal), [client, config, namespace, name, version]);
 
   const allRows = useMemo(() => timelineRows(revisions ?? []), [revisions]);
   const rows = useMemo(() => (showStatus ? allRows : allRows.filter((row) => row.revision.subresource !== 'status')), [allRows, showStatus]);
@@ -65,7 +51,7 @@ export function HistoryTab({ config, namespace, name, version }: { config: KindC
         const message = await applyRestore(client, preview);
         setResult({ tone: 'ok', text: message });
         notify('ok', message);
-        setReloads((count) => count + 1);
+        reload();
       } catch (failure) {
         setResult({ tone: 'error', text: failure instanceof RestoreRefusal ? failure.message : restoreFailure(failure) });
       } finally {
@@ -87,7 +73,7 @@ export function HistoryTab({ config, namespace, name, version }: { config: KindC
         <label className="toggle">
           <input type="checkbox" checked={showStatus} onChange={(event) => setShowStatus(event.target.checked)} data-testid="history-show-status" /> status writes
         </label>
-        <button onClick={() => setReloads((count) => count + 1)} disabled={busy} data-testid="history-refresh">
+        <button onClick={() => reload()} disabled={busy} data-testid="history-refresh">
           Refresh
         </button>
         {deleted && (

@@ -2,13 +2,14 @@
 // deletedobjects, as `kubedesk history --deleted` lists them), in the picker's namespace or all,
 // each with Undelete — after a confirmation, the same create `kubedesk history restore` sends
 // (shared/history) — and a link to its History.
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useDialogs } from '../../components/Modal';
 import { useAppState, useServices } from '../../context';
 import { formatRoute } from '../../store/routes';
 import { Age } from '../ResourceList';
 import { MiniTable } from '../detail/cards';
 import { HistoryPages } from './ChangesPage';
+import { useHistoryRead } from './useHistoryRead';
 import { applyRestore, historyPath, kindKeyOf, previewRestore, readRevisions, restoreFailure, type Revision } from './historyModel';
 import { targetName, writtenBy } from '../../../shared/history/historyFormat';
 
@@ -18,25 +19,10 @@ export function RecentlyDeleted() {
   const selected = useAppState((state) => state.selectedNamespaces);
   const namespace = selected.length === 1 ? selected[0] : undefined;
   const dialogs = useDialogs();
-  const [deleted, setDeleted] = useState<Revision[] | undefined>(undefined);
-  const [error, setError] = useState<string | undefined>(undefined);
   const [result, setResult] = useState<{ tone: 'ok' | 'error'; text: string } | undefined>(undefined);
   const [busy, setBusy] = useState(false);
-  const [reloads, setReloads] = useState(0);
 
-  useEffect(() => {
-    const abort = new AbortController();
-    readRevisions(client, historyPath('deletedobjects', namespace), {}, abort.signal).then(
-      (loaded) => {
-        setDeleted(loaded);
-        setError(undefined);
-      },
-      (failure: unknown) => {
-        if (!abort.signal.aborted) setError(failure instanceof Error ? failure.message : String(failure));
-      },
-    );
-    return () => abort.abort();
-  }, [client, namespace, reloads]);
+  const { data: deleted, error, reload } = useHistoryRead((signal) => readRevisions(client, historyPath('deletedobjects', namespace), {}, signal), [client, namespace]);
 
   const undelete = async (last: Revision) => {
     setBusy(true);
@@ -47,7 +33,7 @@ export function RecentlyDeleted() {
       const message = await applyRestore(client, preview);
       setResult({ tone: 'ok', text: message });
       notify('ok', message);
-      setReloads((count) => count + 1);
+      reload();
     } catch (failure) {
       setResult({ tone: 'error', text: restoreFailure(failure) });
     } finally {
@@ -59,7 +45,7 @@ export function RecentlyDeleted() {
     <HistoryPages
       current="deleted"
       tools={
-        <button onClick={() => setReloads((count) => count + 1)} data-testid="deleted-refresh">
+        <button onClick={() => reload()} data-testid="deleted-refresh">
           Refresh
         </button>
       }
