@@ -19,6 +19,7 @@ import { rmSync } from 'node:fs';
 import { ApiError } from './apiError';
 import { MAX_BODY_BYTES } from './content';
 import { servingTlsOptions } from './pki';
+import { certificateIdentity } from './auth/clientCertificates';
 import type { ApiServer } from './apiServer';
 import type { ApiRequest, ApiResponse, ApiStreamReply, ApiWatchReply } from './handlers/request';
 import { errorReply } from './handlers/replies';
@@ -63,6 +64,11 @@ export interface HttpServerOptions {
   authenticator: Authenticator;
   cert: string;
   key: string;
+  /**
+   * The CA whose client certificates authenticate (upstream --client-ca-file): the subject's CN is
+   * the user, its Organizations the groups (auth/clientCertificates.ts). Without it no certificate is asked for.
+   */
+  clientCertificateAuthority?: string;
   host?: string;
   port: number;
   isReady: () => boolean;
@@ -126,7 +132,8 @@ export class HttpServer {
   private readonly webSocketReplies = new WebSocketReplies({ maxWatchBufferBytes: MAX_WATCH_BUFFER });
 
   constructor(private readonly options: HttpServerOptions) {
-    this.server = https.createServer({ ...servingTlsOptions, cert: options.cert, key: options.key, keepAlive: true, keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (request, response) => {
+    const clientCertificates = options.clientCertificateAuthority ? { ca: options.clientCertificateAuthority, requestCert: true, rejectUnauthorized: false } : {};
+    this.server = https.createServer({ ...servingTlsOptions, ...clientCertificates, cert: options.cert, key: options.key, keepAlive: true, keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (request, response) => {
       this.onRequest(request, response).catch((error: unknown) => {
         console.error('kubedesk: request failed:', error);
         if (!response.headersSent) writeReply(response, errorReply(error));
@@ -240,12 +247,15 @@ export class HttpServer {
   }
 
   /**
-   * Bearer token first (kubectl, pods), else the UI's session cookie, which must also pass
+   * A verified client certificate first (upstream's union runs x509 before the tokens), then the
+   * bearer token (kubectl, pods), else the UI's session cookie, which must also pass
    * sessionRequestRefusal; a request that carries neither is anonymous when that is allowed.
    * Returns the error to answer when the request may not go on.
    */
   private authenticate(request: IncomingMessage, path: string, upgrade: boolean): UserInfo | ApiError {
     const { authenticator, sessionAuthenticator } = this.options;
+    const byCertificate = this.options.clientCertificateAuthority ? certificateIdentity(request.socket) : undefined;
+    if (byCertificate && 'user' in byCertificate) return byCertificate.user;
     const byToken = authenticator.authenticate(request.headers);
     if (byToken) return byToken;
     const bySession = sessionAuthenticator?.authenticate(request.headers);
@@ -255,7 +265,7 @@ export class HttpServer {
       return refusal ?? bySession;
     }
     // a credential that does not authenticate fails the request (upstream's union authenticator fails on error)
-    if (authenticator.presents?.(request.headers) || sessionAuthenticator?.presents?.(request.headers)) return ApiError.unauthorized();
+    if (byCertificate || authenticator.presents?.(request.headers) || sessionAuthenticator?.presents?.(request.headers)) return ApiError.unauthorized();
     if (this.options.anonymous && this.options.authorization) return { name: ANONYMOUS_USER.name, groups: [...ANONYMOUS_USER.groups] };
     return ApiError.unauthorized();
   }

@@ -249,6 +249,7 @@ export class Cluster {
       anonymous: true,
       cert: pki.serverCertPem,
       key: pki.serverKeyPem,
+      clientCertificateAuthority: pki.caCertPem,
       port: this.options.port,
       isReady: () => this.ready,
     });

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPair, keyAlgorithms, loadX509 } from '../../shared/pki/x509';
 import { makeTestCertificates, type TestCertificates } from '../fixtures/testCertificates';
+import { certificateKubeconfig, issueClientCertificate } from '../support/clientCertificates';
 import { startCluster, type TestCluster } from '../support/cluster';
 import { freePort, hostGet } from '../support/hostHttp';
 import { busyboxImage } from '../support/images';
@@ -258,6 +259,25 @@ describe('CertificateSigningRequest', () => {
     expect(byJane.spec.username).toBe('jane');
     expect(byJane.spec.groups).toEqual(['developers', 'system:authenticated']);
     expect(byJane.spec).not.toHaveProperty('extra');
+  });
+
+  it('issues certificates that authenticate as their subject: CN the user, O the groups; a foreign CA\'s certificate is refused', async () => {
+    const certificate = await issueClientCertificate(cluster, 'carol', ['developers', 'qa']);
+    const kubeconfig = certificateKubeconfig(cluster, certificate, join(cluster.root, 'carol.kubeconfig'));
+    const whoami = await cluster.kubectl(['--kubeconfig', kubeconfig, 'auth', 'whoami', '-o', 'json']);
+    expect(whoami.code, whoami.stderr).toBe(0);
+    expect(JSON.parse(whoami.stdout).status.userInfo).toEqual({ username: 'carol', groups: ['developers', 'qa', 'system:authenticated'] });
+    // RBAC judges the certificate's user: nothing is granted to carol yet
+    const refused = await cluster.kubectl(['--kubeconfig', kubeconfig, 'get', 'pods', '-n', namespace]);
+    expect(refused.stderr.trim()).toBe(`Error from server (Forbidden): pods is forbidden: User "carol" cannot list resource "pods" in API group "" in the namespace "${namespace}"`);
+    await ok('create', 'rolebinding', 'carol-view', '--clusterrole=view', '--group=qa', '-n', namespace);
+    await poll('the group from the certificate to be bound to view', async () => ((await cluster.kubectl(['--kubeconfig', kubeconfig, 'get', 'pods', '-n', namespace])).code === 0 ? true : undefined));
+    // a certificate from another CA authenticates nobody: 401, even though it names a user
+    const foreign = makeTestCertificates(['localhost'], [], 'carol').client;
+    const foreignConfig = certificateKubeconfig(cluster, foreign ?? { certPem: '', keyPem: '' }, join(cluster.root, 'foreign.kubeconfig'));
+    const unauthorized = await cluster.kubectl(['--kubeconfig', foreignConfig, 'get', 'pods', '-n', namespace]);
+    expect(unauthorized.code).toBe(1);
+    expect(unauthorized.stderr).toContain('error: You must be logged in to the server (Unauthorized)');
   });
 });
 
