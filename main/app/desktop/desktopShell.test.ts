@@ -286,6 +286,15 @@ describe('the desktop shell', () => {
     expect(windows).toHaveLength(1);
   });
 
+  it('answers the cluster\'s request for a client certificate with none, not the OS store\'s first', async () => {
+    const { app } = await startedShell();
+    let prevented = false;
+    const chosen: unknown[][] = [];
+    app.emit('select-client-certificate', { preventDefault: () => (prevented = true) }, {}, 'https://127.0.0.1:6443/ui/', [{ subjectName: 'corp-user' }], (...certificate: unknown[]) => chosen.push(certificate));
+    expect(prevented).toBe(true);
+    expect(chosen).toEqual([[]]);
+  });
+
   it('opens a new window with a fresh login when the last one was closed', async () => {
     const { app, windows } = await startedShell({ platform: 'darwin' });
     windows[0].destroyed = true;

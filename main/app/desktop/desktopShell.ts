@@ -110,6 +110,13 @@ export class DesktopShell {
       if (this.platform !== 'darwin') app.quit();
     });
     app.on('before-quit', (event) => this.onBeforeQuit(event));
+    // the cluster asks every client for a certificate (client-certificate authentication) without
+    // requiring one; Electron would answer with the first certificate of the OS store, so the
+    // window answers with none — the session cookie is how the UI signs in
+    app.on('select-client-certificate', (event, _contents, _url, _certificates, callback) => {
+      event.preventDefault();
+      callback();
+    });
     await app.whenReady();
     this.ready = true;
     this.secureSession();

@@ -22,6 +22,7 @@ export interface AppModule {
   on(event: 'before-quit', listener: (event: PreventableEvent) => void): unknown;
   on(event: 'window-all-closed', listener: () => void): unknown;
   on(event: 'activate', listener: () => void): unknown;
+  on(event: 'select-client-certificate', listener: (event: PreventableEvent, contents: unknown, url: string, certificates: unknown[], callback: () => void) => void): unknown;
 }
 
 export interface WebPreferences {
