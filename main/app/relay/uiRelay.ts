@@ -301,7 +301,7 @@ export class UiRelay {
         response.flushHeaders();
         reply.on('error', () => response.destroy());
         reply.on('aborted', () => response.destroy());
-        reply.pipe(response);
+        pipeCorked(reply, response);
       });
       body.sendTo(upstream);
     };
@@ -575,6 +575,33 @@ function stringHeaders(headers: OutgoingHttpHeaders): Record<string, string> {
 
 function switchHeaderName(name: string): string {
   return name === 'sec-websocket-accept' ? 'Sec-WebSocket-Accept' : name === 'sec-websocket-protocol' ? 'Sec-WebSocket-Protocol' : name === 'sec-websocket-extensions' ? 'Sec-WebSocket-Extensions' : name === 'upgrade' ? 'Upgrade' : 'Connection';
+}
+
+/**
+ * Pipes a reply into the response, writing what arrived in one turn of the event loop as one
+ * batch (one writev, one run of TLS records) instead of a syscall per TLS record read.
+ */
+function pipeCorked(reply: IncomingMessage, response: ServerResponse): void {
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    response.uncork();
+  };
+  reply.on('data', (chunk: Buffer) => {
+    if (!corked) {
+      corked = true;
+      response.cork();
+      setImmediate(uncork);
+    }
+    if (!response.write(chunk)) {
+      reply.pause();
+      response.once('drain', () => reply.resume());
+    }
+  });
+  reply.on('end', () => {
+    if (corked) uncork();
+    response.end();
+  });
 }
 
 function pipeSockets(client: Duplex, server: Duplex): void {
