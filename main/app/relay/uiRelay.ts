@@ -277,7 +277,9 @@ export class UiRelay {
       response.on('close', () => {
         if (!response.writableFinished) upstream.destroy();
       });
+      let superseded = false;
       upstream.on('error', (error) => {
+        if (superseded) return;
         if (response.headersSent) {
           response.destroy();
           return;
@@ -290,7 +292,10 @@ export class UiRelay {
       upstream.on('response', (reply) => {
         if (reply.statusCode === 401 && !retried && body.replayable() && entry.connection.credentialsRejected()) {
           retried = true;
+          superseded = true;
           reply.resume();
+          // the first request may still wait for the rest of its body: it is done with
+          upstream.destroy();
           void body.complete().then((complete) => {
             if (complete) return attempt();
             sendStatus(response, ApiError.unauthorized());
