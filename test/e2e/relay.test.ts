@@ -173,6 +173,14 @@ describe('the UI relay between two kubedesk clusters', () => {
       200,
     );
     expect(log.headers['content-type']).toContain('text/plain');
+    // and followed over a WebSocket, as the UI's log viewer reads it
+    const follow = openSocket('/ui/clusters/second/api/v1/namespaces/default/pods/remote-talker/log?follow=true', session({ origin }), ['base64.binary.k8s.io']);
+    await follow.opened;
+    expect(follow.socket.protocol).toBe('base64.binary.k8s.io');
+    const text = () => follow.frames.map((frame) => Buffer.from(frame.toString('utf8'), 'base64').toString('utf8')).join('');
+    await until('the followed log line through the relay', () => (text().includes('hello-from-the-second-cluster') ? true : undefined), 30_000, 100);
+    follow.socket.close();
+    await follow.closed;
   });
 
   it('delivers a watch event of the second cluster over a relayed WebSocket', async () => {
