@@ -76,6 +76,8 @@ export interface ConnectionStatus {
 interface ContextEntry {
   /** the kubeconfig entries it was made from: a changed entry makes a new connection */
   key: string;
+  /** the kubeconfig reading the key was last checked against */
+  version: number;
   connection: ClusterConnection;
   serverName?: string;
   /** whether the cluster serves kubedesk.dev/v1alpha1 (asked once) */
@@ -212,7 +214,9 @@ export class UiRelay {
 
   /** The context's connection (kept while its kubeconfig entries stay the same), a 404, or why it cannot be made. */
   private connection(context: string): ContextEntry | ApiError | RelayFailure {
-    const { merged } = this.kubeconfig.read();
+    const { merged, version } = this.kubeconfig.read();
+    const current = this.entries.get(context);
+    if (current && current.version === version) return current;
     const contextEntry = merged.contexts.get(context);
     if (!contextEntry) return this.unknownContext(context);
     const clusterName = typeof contextEntry.value.cluster === 'string' ? contextEntry.value.cluster : '';
@@ -221,7 +225,10 @@ export class UiRelay {
     const user = merged.users.get(userName);
     const key = JSON.stringify([contextEntry.value, contextEntry.file, cluster?.value, cluster?.file, user?.value, user?.file]);
     const existing = this.entries.get(context);
-    if (existing && existing.key === key) return existing;
+    if (existing && existing.key === key) {
+      existing.version = version;
+      return existing;
+    }
     if (existing) {
       closeEntry(existing);
       this.entries.delete(context);
@@ -236,7 +243,7 @@ export class UiRelay {
     try {
       config = clientConfigOf(merged, { context });
       const connection = this.options.connectionFor(config);
-      const entry: ContextEntry = { key, connection, ...(config.tls.serverName ? { serverName: config.tls.serverName } : {}) };
+      const entry: ContextEntry = { key, version, connection, ...(config.tls.serverName ? { serverName: config.tls.serverName } : {}) };
       if (!this.closed) this.entries.set(context, entry);
       return entry;
     } catch (error) {
@@ -303,7 +310,8 @@ export class UiRelay {
           return;
         }
         response.writeHead(reply.statusCode ?? 502, { ...relayedResponseHeaders(reply.headers), 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "sandbox; default-src 'none'" });
-        response.flushHeaders();
+        // a stream (a watch, a followed log) shows its headers at once; a sized reply sends them with its first bytes
+        if (reply.headers['content-length'] === undefined) response.flushHeaders();
         reply.on('error', () => response.destroy());
         reply.on('aborted', () => response.destroy());
         pipeCorked(reply, response);
