@@ -3,7 +3,7 @@
 // the same run, and its target. Figures are printed, never asserted — a missed target is
 // information, not a failure; only a bench that cannot run makes the exit code non-zero.
 //
-//   npm run build && node bench/run.mjs [startup] [creates] [creates-64] [history] [watch] [idle-rss] [snapshot-save] [--profile] [--json FILE]
+//   npm run build && node bench/run.mjs [startup] [creates] [creates-64] [history] [watch] [idle-rss] [snapshot-save] [relay] [--profile] [--json FILE]
 //   node bench/run.mjs pods pod-streams      # the Docker benches: only when named (they need Docker
 //                                            # and the e2e test image, and take minutes)
 //   node bench/run.mjs deployment scheduler controllers   # the workload benches (Docker too)
@@ -33,6 +33,7 @@ import { runPendingCleanups } from './podLib.mjs';
 import { benchUi } from './ui/uiBench.mjs';
 import { benchSnapshotRestore, benchSnapshotSave } from './snapshots.mjs';
 import { benchRegistry } from './registry.mjs';
+import { benchRelay } from './relay.mjs';
 
 const BENCHES = {
   startup: () => benchStartup(),
@@ -42,6 +43,7 @@ const BENCHES = {
   watch: () => benchWatchFanout(),
   'idle-rss': () => benchIdleRss(),
   'snapshot-save': () => benchSnapshotSave(),
+  relay: () => benchRelay(),
 };
 // Run only when named, so the default run stays the ~40 s one without Docker; each adds its own
 // time to the watchdog's limit.

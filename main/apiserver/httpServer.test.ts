@@ -2,6 +2,7 @@
 // that hold for the cookie, with the real ApiServer behind it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpsRequest, startHttpsApiServer, webSocketStatus as openWebSocket, type HttpsApiServer, type HttpsReply } from '../../test/fixtures/httpsApiServer';
+import { ApiError } from './apiError';
 import { isOwnOrigin, sessionRequestRefusal } from './httpServer';
 
 const TOKEN = 'http-test-token';
@@ -115,5 +116,43 @@ describe('authentication by bearer token or session cookie', () => {
 
   it('answers an upgrade on a path nothing serves with 400', async () => {
     expect(await webSocketStatus('/not-an-api-path', { authorization: `Bearer ${TOKEN}` })).toBe(400);
+  });
+});
+
+describe('hooks for the UI relay', () => {
+  let hooked: HttpsApiServer;
+  const taken: string[] = [];
+  beforeAll(async () => {
+    hooked = await startHttpsApiServer({
+      token: TOKEN,
+      sessionAuthenticator: { authenticate: (headers) => (headers.cookie === COOKIE ? { name: 'kubedesk-admin', groups: ['system:masters'] } : undefined) },
+      namespaces: ['default'],
+      hooks: {
+        staticUpgradeHandler: (request, socket) => {
+          if (!request.url?.startsWith('/ui/clusters/')) return false;
+          taken.push(request.url);
+          socket.end('HTTP/1.1 418 I am a teapot\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+          return true;
+        },
+        sessionGuard: ({ method, path }) => (method === 'DELETE' ? new ApiError(403, 'Forbidden', `read-only: ${path}`) : undefined),
+      },
+    });
+  });
+  afterAll(() => hooked.close());
+
+  it('hands upgrades to the static upgrade handler before authenticating them', async () => {
+    expect(await openWebSocket(hooked, '/ui/clusters/other/api/v1/pods?watch=1', {})).toBe(418);
+    expect(taken).toEqual(['/ui/clusters/other/api/v1/pods?watch=1']);
+    expect(await openWebSocket(hooked, '/api/v1/namespaces/default/configmaps?watch=1', {})).toBe(401);
+  });
+
+  it('applies the session guard to the session only, never to a bearer token', async () => {
+    const origin = `https://127.0.0.1:${hooked.port}`;
+    await httpsRequest(hooked, 'POST', '/api/v1/namespaces/default/configmaps', { headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'guarded' } }) });
+    const refused = await httpsRequest(hooked, 'DELETE', '/api/v1/namespaces/default/configmaps/guarded', { headers: { cookie: COOKIE, origin } });
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body).message).toBe('read-only: /api/v1/namespaces/default/configmaps/guarded');
+    expect((await httpsRequest(hooked, 'GET', '/api/v1/namespaces/default/configmaps/guarded', { headers: { cookie: COOKIE } })).status).toBe(200);
+    expect((await httpsRequest(hooked, 'DELETE', '/api/v1/namespaces/default/configmaps/guarded', { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
   });
 });

@@ -86,6 +86,17 @@ export interface HttpServerOptions {
    * request. Such requests must come from this server's own origin (sessionRequestRefusal).
    */
   sessionAuthenticator?: Authenticator;
+  /**
+   * Upgrades of same-origin routes that authenticate for themselves (the UI's relay to other
+   * clusters), tried before authentication as staticHandler is for plain requests; returns true
+   * when it took the socket.
+   */
+  staticUpgradeHandler?: (request: IncomingMessage, socket: Duplex, head: Buffer) => boolean;
+  /**
+   * A further rule for requests the UI's session makes (the serving cluster's read-only switch):
+   * the error to answer, or undefined to go on. `path` has no query.
+   */
+  sessionGuard?: (request: { method: string; path: string; upgrade: boolean }) => ApiError | undefined;
 }
 
 /** Methods that do not change state: a cookie-authenticated request with one of them needs no Origin. */
@@ -261,7 +272,8 @@ export class HttpServer {
     const bySession = sessionAuthenticator?.authenticate(request.headers);
     if (bySession) {
       const origin = request.headers.origin;
-      const refusal = sessionRequestRefusal({ method: request.method ?? 'GET', path, origin: typeof origin === 'string' ? origin : undefined, upgrade }, this.port());
+      const method = request.method ?? 'GET';
+      const refusal = sessionRequestRefusal({ method, path, origin: typeof origin === 'string' ? origin : undefined, upgrade }, this.port()) ?? this.options.sessionGuard?.({ method, path, upgrade });
       return refusal ?? bySession;
     }
     // a credential that does not authenticate fails the request (upstream's union authenticator fails on error)
@@ -273,6 +285,7 @@ export class HttpServer {
   private onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     // a client reset after Node lets go of the upgraded socket must not become an uncaught error
     socket.on('error', () => socket.destroy());
+    if (this.options.staticUpgradeHandler?.(request, socket, head)) return;
     const url = new URL(request.url ?? '/', 'https://localhost');
     const authenticated = this.authenticate(request, url.pathname, true);
     if (authenticated instanceof ApiError) {

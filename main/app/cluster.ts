@@ -46,6 +46,7 @@ import { writeKubeconfig, type WriteKubeconfigResult } from './kubeconfig';
 import { tokenAuthenticator } from './authentication';
 import { UiSessions } from './ui/uiSessions';
 import { createUiRoutes } from './ui/uiRoutes';
+import { createUiRelay } from './relay';
 import { RbacAuthorizer } from '../apiserver/auth/rbacAuthorizer';
 import { rbacEscalationAdmission } from '../apiserver/auth/escalation';
 import { StoreRbacSource } from '../apiserver/auth/rbacSource';
@@ -59,6 +60,9 @@ import { kubernetesVersion } from './version';
 import { StartupPhases } from './startupPhases';
 import { startClusterNetwork, type ClusterNetworkStart } from './clusterNetworkStart';
 import { publishRegistryHosting, startImageRegistry, withdrawRegistryHosting, type ImageRegistry, type ImageRegistryOptions } from './imageRegistry';
+
+/** the context (and cluster and user) the cluster writes into the kubeconfig */
+const SELF_CONTEXT = 'kubedesk';
 
 export interface ClusterOptions {
   dataDir: string;
@@ -239,11 +243,16 @@ export class Cluster {
     const uiSessions = new UiSessions({ adminToken: token, clusterId });
     this.uiSessions = uiSessions;
     this.caCertPem = pki.caCertPem;
+    // the UI's relay to the kubeconfig's other contexts (docs/architecture.md, "Other clusters: the UI relay")
+    const relay = createUiRelay({ sessions: uiSessions, port: () => port, selfServer: () => this.server, selfContext: () => SELF_CONTEXT, dataDir, kubeconfigPath: this.options.kubeconfigPath });
+    this.register({ dispose: () => relay.dispose() });
     const http = new HttpServer({
       api: this.api,
       authenticator,
       sessionAuthenticator: uiSessions,
-      staticHandler: createUiRoutes({ sessions: uiSessions, port: () => port }),
+      staticHandler: createUiRoutes({ sessions: uiSessions, port: () => port, relay }),
+      staticUpgradeHandler: (request, socket, head) => relay.handleUpgrade(request, socket, head),
+      sessionGuard: (request) => relay.selfSessionRefusal(request),
       authorization: requestAuthorization(authorizer),
       // requests without credentials are system:anonymous for RBAC to judge (upstream --anonymous-auth)
       anonymous: true,
@@ -307,7 +316,7 @@ export class Cluster {
     await http.listenUnix(join(runDir, 'apiserver.sock'));
     phases.mark('API unix socket listening');
 
-    this.kubeconfigResult = writeKubeconfig({ path: this.options.kubeconfigPath, server: this.server, caCertPem: pki.caCertPem, token });
+    this.kubeconfigResult = writeKubeconfig({ path: this.options.kubeconfigPath, server: this.server, caCertPem: pki.caCertPem, token, name: SELF_CONTEXT });
     this.ready = true;
     phases.mark('kubeconfig written, ready');
     // Readiness is the API server's, as upstream's /readyz: the controllers, the scheduler, the

@@ -224,3 +224,47 @@ describe('UI routes', () => {
     expect((await send('GET', '/ui/session', { cookie })).status).toBe(401);
   });
 });
+
+describe('the relay hook', () => {
+  it('hands /ui/clusters targets to the relay as they were sent, before any path normalisation', async () => {
+    const seen: string[] = [];
+    const routes = createUiRoutes({
+      sessions,
+      port: () => port,
+      rendererDirectory: join(directory, 'renderer'),
+      relay: {
+        handleRequest: (request, response) => {
+          seen.push(request.url ?? '');
+          response.writeHead(299);
+          response.end();
+          return true;
+        },
+      },
+    });
+    const hooked = http.createServer((request, response) => {
+      if (routes(request, response)) return;
+      response.writeHead(418);
+      response.end();
+    });
+    await new Promise<void>((resolve) => hooked.listen(0, '127.0.0.1', resolve));
+    const hookedPort = (hooked.address() as AddressInfo).port;
+    const status = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const outgoing = http.request({ host: '127.0.0.1', port: hookedPort, path, agent: false }, (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        outgoing.on('error', reject);
+        outgoing.end();
+      });
+    try {
+      expect(await status('/ui/clusters')).toBe(299);
+      expect(await status('/ui/clusters/../../api/v1/secrets')).toBe(299);
+      expect(await status('/ui/clusters/prod/api/v1/pods?watch=1')).toBe(299);
+      expect(seen).toEqual(['/ui/clusters', '/ui/clusters/../../api/v1/secrets', '/ui/clusters/prod/api/v1/pods?watch=1']);
+      expect(await status('/api/v1/pods')).toBe(418);
+    } finally {
+      await new Promise<void>((resolve) => hooked.close(() => resolve()));
+    }
+  });
+});

@@ -41,6 +41,8 @@ export interface UiRoutesOptions {
   port: () => number;
   /** the built web UI (index.html, app.js, …); default: dist/renderer beside the bundle */
   rendererDirectory?: string;
+  /** the relay to other clusters (/ui/clusters…, main/app/relay): true when it answered */
+  relay?: { handleRequest(request: IncomingMessage, response: ServerResponse): boolean };
 }
 
 /** Headers every UI reply carries. */
@@ -117,6 +119,8 @@ export function createUiRoutes(options: UiRoutesOptions): (request: IncomingMess
     const url = new URL(request.url ?? '/', 'https://localhost');
     const path = url.pathname;
     const method = request.method ?? 'GET';
+    // the raw target: `..` in it is the relay's to refuse, before URL parsing resolves it away
+    if (options.relay && (request.url ?? '').startsWith('/ui/clusters') && options.relay.handleRequest(request, response)) return true;
     if (path === '/') {
       const accept = headerText(request.headers.accept);
       // a browser opening the server's address; API clients (kubectl get --raw /) ask for JSON

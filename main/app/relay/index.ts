@@ -1,0 +1,39 @@
+// The UI relay's composition (docs/architecture.md, "Other clusters: the UI relay"): the one place
+// that chooses how the relay reaches a kubeconfig context and lists the contexts, and which
+// kubeconfig files it reads.
+import { kubeconfigFiles } from '../../cli/kubeconfig';
+import type { ClientConfig, MergedKubeconfig } from '../../cli/kubeconfig';
+import type { ClusterConnection, ContextSummary } from '../../remote/clusterConnection';
+import { staticConnection, summarizeContexts } from './staticConnection';
+import { UiRelay, type UiRelayOptions } from './uiRelay';
+import type { PortForwardEmulationFactory } from './portForwardHandOff';
+
+export { UiRelay } from './uiRelay';
+export type { RelayCluster, ConnectionStatus } from './uiRelay';
+
+export type UiRelayWiring = Omit<UiRelayOptions, 'connectionFor' | 'listContexts' | 'portForwardEmulation' | 'kubeconfigFiles'> & {
+  /** the kubeconfig the serving cluster writes its own context into */
+  kubeconfigPath: string;
+  env?: NodeJS.ProcessEnv;
+};
+
+// ---- how contexts are reached: the relay's defaults ----
+// `staticConnection` serves contexts with a CA, a client certificate and key, a token or basic
+// auth; main/remote's `connectionFor` (exec plugins, token files, proxies, impersonation) and
+// `listContexts` take these two places when it provides them.
+const connectionFor: (config: ClientConfig) => ClusterConnection = staticConnection;
+const listContexts: (merged: MergedKubeconfig) => ContextSummary[] = summarizeContexts;
+// PortForwards for clusters without kubedesk's own kind: main/app/relay/portForwards'
+// createPortForwardEmulation goes here. Without it, such requests reach the cluster as they are.
+const portForwardEmulation: PortForwardEmulationFactory | undefined = undefined;
+
+/**
+ * The relay of a serving cluster. It reads the kubeconfig the cluster writes to first, then the
+ * files kubectl reads (KUBECONFIG, else ~/.kube/config), so `--kubeconfig FILE` and the user's own
+ * contexts both show.
+ */
+export function createUiRelay(wiring: UiRelayWiring): UiRelay {
+  const { kubeconfigPath, env, ...rest } = wiring;
+  const files = [...new Set([kubeconfigPath, ...kubeconfigFiles({}, { env: env ?? process.env }).files])];
+  return new UiRelay({ ...rest, kubeconfigFiles: files, connectionFor, listContexts, ...(portForwardEmulation ? { portForwardEmulation } : {}) });
+}
