@@ -77,6 +77,11 @@ export async function openPodTunnel(connection: ClusterConnection, target: Tunne
   const options = await connection.requestOptions('GET', path, { 'User-Agent': 'kubedesk-portforward' });
   const url = webSocketUrl(connection.server, options, path);
   const socket = new WebSocket(url, [...PORT_FORWARD_PROTOCOLS], { ...options, perMessageDeflate: false, handshakeTimeout: HANDSHAKE_TIMEOUT_MS });
+  // the server writes the port prefixes at once: they can arrive with the handshake's answer,
+  // before the code after `await` runs, so messages are held from the start
+  const early: [RawData, boolean][] = [];
+  const hold = (data: RawData, isBinary: boolean) => early.push([data, isBinary]);
+  socket.on('message', hold);
   try {
     await new Promise<void>((resolve, reject) => {
       socket.once('open', resolve);
@@ -100,7 +105,8 @@ export async function openPodTunnel(connection: ClusterConnection, target: Tunne
     socket.terminate();
     throw new TunnelRefused(`the server chose the subprotocol "${socket.protocol}", which is not a port-forward protocol`);
   }
-  return new PodTunnel(socket, framing, target.port);
+  socket.off('message', hold);
+  return new PodTunnel(socket, framing, target.port, early);
 }
 
 /** The open WebSocket of one forwarded connection, as a Duplex. */
@@ -114,17 +120,24 @@ class PodTunnel extends Duplex {
     private readonly socket: WebSocket,
     private readonly framing: PortForwardFraming,
     port: number,
+    early: readonly [RawData, boolean][],
   ) {
     // no half-close in v4: ending our side must not end the WebSocket
     super({ allowHalfOpen: true });
     this.decoder = new PortForwardDecoder(framing, port);
+    for (const [data, isBinary] of early) this.receive(data, isBinary);
     socket.on('message', (data: RawData, isBinary: boolean) => this.receive(data, isBinary));
-    socket.on('close', () => {
-      const failure = this.decoder.errorText();
-      if (failure) this.destroy(new PortForwardFailure(failure));
-      else this.push(null);
-    });
+    socket.on('close', () => this.socketClosed());
     socket.on('error', (error) => this.destroy(error));
+    if (socket.readyState === WebSocket.CLOSED) this.socketClosed();
+  }
+
+  /** The WebSocket closed: the pod's side is done, or failed with error-channel text. */
+  private socketClosed(): void {
+    if (this.destroyed) return;
+    const failure = this.decoder.errorText();
+    if (failure) this.destroy(new PortForwardFailure(failure));
+    else this.push(null);
   }
 
   private receive(data: RawData, isBinary: boolean): void {

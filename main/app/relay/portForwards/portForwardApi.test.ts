@@ -2,6 +2,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { isRecord, type KubeObject } from '../../../../shared/kubernetes/types';
 import { parseRoute, PortForwardApi, watchEventFor } from './portForwardApi';
 import { PortForwardStore } from './portForwardStore';
 
@@ -100,8 +101,8 @@ describe('parseRoute', () => {
 });
 
 describe('watchEventFor', () => {
-  const object = (phase: string) => ({ metadata: { name: 'a', namespace: 'default' }, status: { phase } });
-  const active = (candidate: { status?: unknown }) => (candidate.status as { phase?: string } | undefined)?.phase === 'Active';
+  const object = (phase: string): KubeObject => ({ metadata: { name: 'a', namespace: 'default' }, status: { phase } });
+  const active = (candidate: KubeObject) => isRecord(candidate.status) && candidate.status.phase === 'Active';
   it('turns a change out of the selection into DELETED and into it into ADDED', () => {
     expect(watchEventFor({ type: 'MODIFIED', object: object('Waiting'), previous: object('Active'), resourceVersion: 2 }, active)?.type).toBe('DELETED');
     expect(watchEventFor({ type: 'MODIFIED', object: object('Active'), previous: object('Waiting'), resourceVersion: 2 }, active)?.type).toBe('ADDED');
