@@ -210,6 +210,21 @@ describe('PortForwardApi', () => {
     watch.socket.close();
   });
 
+  it('answers an upgrade that is no watch with the plain reply, a failed handshake carrying the Status', async () => {
+    const socket = new WebSocket(`ws://127.0.0.1:${port}${base}/missing`);
+    socket.on('error', () => undefined);
+    const status = await new Promise<{ code: number; body: string }>((resolve) => {
+      socket.once('unexpected-response', (_request, response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ code: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      });
+    });
+    socket.terminate();
+    expect(status.code).toBe(404);
+    expect(JSON.parse(status.body)).toMatchObject({ kind: 'Status', reason: 'NotFound', message: 'portforwards.kubedesk.dev "missing" not found' });
+  });
+
   it('closes its watches when closed', async () => {
     const watch = openWatch('watch=1');
     await watch.opened;

@@ -256,6 +256,16 @@ describe('PortForward emulation', () => {
     await statusWhere('web', (current) => current.message === undefined);
   });
 
+  it('shows a list the cluster refuses in the message, and recovers when the list succeeds', async () => {
+    transport.failNext('GET', '/api/v1/namespaces/default/pods', 403, 'Forbidden', 'pods is forbidden: User "jane" cannot list resource "pods" in the namespace "default"');
+    transport.seed(resources.pods, pod('web-aaa'));
+    await create('web', { target: { kind: 'Pod', name: 'web-aaa' }, port: 8080 });
+    const waiting = await statusWhere('web', (current) => current.message?.startsWith('cannot read') === true);
+    expect(waiting).toMatchObject({ phase: 'Waiting', message: 'cannot read pods of namespace "default" in context "remote": pods is forbidden: User "jane" cannot list resource "pods" in the namespace "default"' });
+    // the informer lists again after its back-off
+    await statusWhere('web', (current) => current.phase === 'Active' && current.message === undefined);
+  });
+
   it('fails with a message when the fixed local port is taken', async () => {
     const holder = createTcpServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
