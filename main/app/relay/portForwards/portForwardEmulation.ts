@@ -11,16 +11,16 @@
 // has its connections closed, so the client's reconnect lands on the replacement. Status is written
 // like the controller's: phase Active / Waiting / Failed, localPort, url, pod, podSelector, message.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Server, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { KubeObject } from '../../../../shared/kubernetes/types';
 import { ApiClient } from '../../../client/apiClient';
 import { Informer } from '../../../client/informer';
 import { resources, type GroupVersionResource } from '../../../client/resources';
 import type { Transport } from '../../../client/transport';
-import { bindFailureText, CoalescedSync, errorCode, errorMessage, listenTcp } from '../../../network/coalescedSync';
-import { describePortHolder } from '../../../network/hostPorts/portHolder';
-import { desiredStatus, resolvePodTarget, resolveServiceTarget, rotate, wantedLocalPort, type TargetState } from '../../../network/portForwards/portForwardPlan';
+import { CoalescedSync, errorMessage } from '../../../network/coalescedSync';
+import { ForwardListeners, forwardKey, type ForwardConnection, type ForwardListener } from '../../../network/portForwards/forwardListeners';
+import { desiredStatus, resolvePodTarget, resolveServiceTarget, rotate, type TargetState } from '../../../network/portForwards/portForwardPlan';
 import { portForwardSpec, portForwardStatus, type PortForwardSpec } from '../../../network/portForwards/portForwardResource';
 import type { ClusterConnection } from '../../../remote/clusterConnection';
 import { ConnectionTransport } from './connectionTransport';
@@ -60,29 +60,6 @@ export function createPortForwardEmulation(options: PortForwardEmulationOptions)
   return new PortForwardEmulator(options);
 }
 
-interface Tunnelled {
-  client: Socket;
-  tunnel?: Duplex;
-  /** `namespace/name` of the pod behind it */
-  pod?: string;
-}
-
-interface Listener {
-  key: string;
-  uid: string;
-  namespace: string;
-  name: string;
-  server?: Server;
-  port?: number;
-  wantedPort: number;
-  failure?: string;
-  connections: Set<Tunnelled>;
-  turn: number;
-  closed: boolean;
-  /** the last connection's failure (a refused handshake, the kubelet's error text), until one works */
-  lastError?: string;
-}
-
 /** The informers of one namespace that has forwards. */
 interface NamespaceWatch {
   pods: Informer;
@@ -92,17 +69,15 @@ interface NamespaceWatch {
   error?: string;
 }
 
-function keyOf(object: KubeObject): string {
-  return `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`;
-}
-
 class PortForwardEmulator implements PortForwardEmulation {
   private readonly store: PortForwardStore;
   private readonly api: PortForwardApi;
   private readonly client: ApiClient;
   private readonly openTunnel: TunnelOpener;
   private readonly host: string;
-  private readonly listeners = new Map<string, Listener>();
+  private readonly listeners: ForwardListeners;
+  /** per listener: why its last connection failed (a refused handshake, the kubelet's error text), until one works */
+  private readonly lastErrors = new WeakMap<ForwardListener, string>();
   private readonly namespaces = new Map<string, NamespaceWatch>();
   private readonly syncs: CoalescedSync;
   private readonly unsubscribe: () => void;
@@ -114,6 +89,7 @@ class PortForwardEmulator implements PortForwardEmulation {
     this.openTunnel = options.openTunnel ?? ((target) => openPodTunnel(options.connection, target));
     this.host = options.host ?? '127.0.0.1';
     this.syncs = new CoalescedSync({ sync: () => this.sync(), name: `port forwards of context "${options.context}"`, retryIntervalMs: options.retryIntervalMs, onError: options.onError });
+    this.listeners = new ForwardListeners({ host: this.host, accept: (listener, socket) => this.accept(listener, socket), report: (error) => this.syncs.report(error), disposed: () => this.syncs.disposed });
     // status writes are the emulation's own: only object changes ask for a pass
     this.unsubscribe = this.store.subscribe((event) => {
       if (event.type !== 'MODIFIED') this.syncs.request();
@@ -133,8 +109,7 @@ class PortForwardEmulator implements PortForwardEmulation {
     this.unsubscribe();
     void this.syncs.dispose();
     this.api.close();
-    for (const listener of this.listeners.values()) void this.closeListener(listener);
-    this.listeners.clear();
+    void this.listeners.closeAll();
     for (const watch of this.namespaces.values()) this.disposeNamespace(watch);
     this.namespaces.clear();
   }
@@ -143,20 +118,14 @@ class PortForwardEmulator implements PortForwardEmulation {
 
   private async sync(): Promise<void> {
     const forwards = this.store.list();
-    const wanted = new Map(forwards.map((forward) => [keyOf(forward), forward]));
-    for (const [key, listener] of this.listeners) {
-      const forward = wanted.get(key);
-      if (forward && forward.metadata.uid === listener.uid) continue;
-      this.listeners.delete(key);
-      await this.closeListener(listener);
-    }
+    await this.listeners.prune(new Map(forwards.map((forward) => [forwardKey(forward), forward])), (forward) => portForwardSpec(forward) !== undefined);
     this.followNamespaces(forwards);
     let failed = false;
     for (const forward of forwards) {
       if (this.syncs.disposed) return;
       const spec = portForwardSpec(forward);
       if (!spec) continue;
-      const listener = await this.ensureListener(forward, spec);
+      const listener = await this.listeners.ensure(forward, spec);
       if (listener.failure !== undefined) failed = true;
       this.writeStatus(forward, listener, this.resolve(forward, spec));
     }
@@ -238,71 +207,8 @@ class PortForwardEmulator implements PortForwardEmulation {
 
   /** Ends the connections to a pod that is going away; clients reconnect to its replacement. */
   private podGone(pod: KubeObject): void {
-    const podKey = keyOf(pod);
-    for (const listener of this.listeners.values()) {
-      for (const connection of listener.connections) {
-        if (connection.pod !== podKey) continue;
-        listener.connections.delete(connection);
-        this.end(connection);
-      }
-    }
+    this.listeners.closeConnectionsTo(forwardKey(pod));
     this.syncs.request();
-  }
-
-  private async ensureListener(forward: KubeObject, spec: PortForwardSpec): Promise<Listener> {
-    const key = keyOf(forward);
-    let listener = this.listeners.get(key);
-    if (!listener) {
-      listener = { key, uid: forward.metadata.uid ?? '', namespace: forward.metadata.namespace ?? '', name: forward.metadata.name ?? '', wantedPort: 0, connections: new Set(), turn: 0, closed: false };
-      this.listeners.set(key, listener);
-    }
-    if (!listener.server) {
-      const wanted = wantedLocalPort(spec, portForwardStatus(forward));
-      await this.open(listener, wanted.port, wanted.fixed);
-    }
-    return listener;
-  }
-
-  private async open(listener: Listener, port: number, fixed: boolean): Promise<void> {
-    listener.wantedPort = port;
-    try {
-      listener.server = await listenTcp(this.host, port, (socket) => this.accept(listener, socket), (error) => this.syncs.report(error));
-    } catch (error) {
-      if (!fixed && port !== 0 && errorCode(error) === 'EADDRINUSE') return this.open(listener, 0, false);
-      listener.failure = await this.failureText(listener, port, error);
-      return;
-    }
-    const address = listener.server.address();
-    listener.port = typeof address === 'object' && address ? address.port : port;
-    listener.failure = undefined;
-    if (this.syncs.disposed || listener.closed) await this.closeServer(listener);
-  }
-
-  private async failureText(listener: Listener, port: number, error: unknown): Promise<string> {
-    const text = bindFailureText(`port ${port} on ${this.host}`, error);
-    if (errorCode(error) !== 'EADDRINUSE') return text;
-    if (listener.failure?.startsWith(text)) return listener.failure;
-    const holder = await describePortHolder(port, 'TCP').catch(() => undefined);
-    return `${text}${holder ? ` by ${holder}` : ''}`;
-  }
-
-  private async closeServer(listener: Listener): Promise<void> {
-    const server = listener.server;
-    listener.server = undefined;
-    listener.port = undefined;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
-  private async closeListener(listener: Listener): Promise<void> {
-    listener.closed = true;
-    for (const connection of listener.connections) this.end(connection);
-    listener.connections.clear();
-    await this.closeServer(listener);
-  }
-
-  private end(connection: Tunnelled): void {
-    connection.client.destroy();
-    connection.tunnel?.destroy();
   }
 
   // ---------------------------------------------------------------- status
@@ -323,32 +229,29 @@ class PortForwardEmulator implements PortForwardEmulation {
     return resolution.found ? { found: true } : { found: false, message: resolution.message };
   }
 
-  private writeStatus(forward: KubeObject, listener: Listener, target: TargetState): void {
+  private writeStatus(forward: KubeObject, listener: ForwardListener, target: TargetState): void {
     const current = portForwardStatus(forward);
     if (!target.found && target.pod === undefined && current.pod !== undefined) target = { ...target, pod: current.pod };
     const desired = desiredStatus({ localPort: listener.port, failure: listener.failure, wantedPort: listener.wantedPort }, target, this.host === '0.0.0.0' ? '127.0.0.1' : this.host);
     // a forward that is Active but whose last connection failed says why
-    if (desired.phase === 'Active' && listener.lastError !== undefined) desired.message = listener.lastError;
+    const lastError = this.lastErrors.get(listener);
+    if (desired.phase === 'Active' && lastError !== undefined) desired.message = lastError;
     this.store.setStatus(listener.namespace, listener.name, listener.uid, desired);
   }
 
   /** Remembers (or clears) why the last connection failed, and shows it. */
-  private connectionOutcome(listener: Listener, error: string | undefined): void {
-    if (listener.lastError === error) return;
-    listener.lastError = error;
+  private connectionOutcome(listener: ForwardListener, error: string | undefined): void {
+    if (this.lastErrors.get(listener) === error) return;
+    if (error === undefined) this.lastErrors.delete(listener);
+    else this.lastErrors.set(listener, error);
     this.syncs.request();
   }
 
   // ---------------------------------------------------------------- connections
 
-  private accept(listener: Listener, client: Socket): void {
-    const connection: Tunnelled = { client };
-    listener.connections.add(connection);
-    client.once('close', () => {
-      listener.connections.delete(connection);
-      connection.tunnel?.destroy();
-    });
-    client.on('error', () => client.destroy());
+  private accept(listener: ForwardListener, client: Socket): void {
+    const connection = this.listeners.track(listener, client);
+    client.once('close', () => connection.upstream?.destroy());
     void this.connect(listener, connection);
   }
 
@@ -367,7 +270,7 @@ class PortForwardEmulator implements PortForwardEmulation {
   }
 
   /** The pods (and ports) this connection may go to, best first. */
-  private async candidates(listener: Listener): Promise<{ pod: string; port: number }[]> {
+  private async candidates(listener: ForwardListener): Promise<{ pod: string; port: number }[]> {
     const forward = this.store.peek(listener.namespace, listener.name);
     const spec = forward ? portForwardSpec(forward) : undefined;
     const watch = this.namespaces.get(listener.namespace);
@@ -389,7 +292,7 @@ class PortForwardEmulator implements PortForwardEmulation {
       .map((backend) => ({ pod: backend.podName ?? '', port: backend.port }));
   }
 
-  private async connect(listener: Listener, connection: Tunnelled): Promise<void> {
+  private async connect(listener: ForwardListener, connection: ForwardConnection): Promise<void> {
     const { client } = connection;
     const candidates = await this.candidates(listener);
     let failure: string | undefined;
@@ -406,7 +309,7 @@ class PortForwardEmulator implements PortForwardEmulation {
         tunnel.destroy();
         return;
       }
-      connection.tunnel = tunnel;
+      connection.upstream = tunnel;
       connection.pod = `${listener.namespace}/${candidate.pod}`;
       this.pipe(listener, connection, tunnel, candidate);
       return;
@@ -416,7 +319,7 @@ class PortForwardEmulator implements PortForwardEmulation {
     client.destroy();
   }
 
-  private pipe(listener: Listener, connection: Tunnelled, tunnel: Duplex, candidate: { pod: string; port: number }): void {
+  private pipe(listener: ForwardListener, connection: ForwardConnection, tunnel: Duplex, candidate: { pod: string; port: number }): void {
     const { client } = connection;
     let answered = false;
     tunnel.on('data', () => {
