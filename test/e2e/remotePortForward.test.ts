@@ -12,8 +12,7 @@ import WebSocket from 'ws';
 import { createPortForwardEmulation, type PortForwardEmulation } from '../../main/app/relay/portForwards';
 import type { StaticClusterConnection } from '../doubles/staticClusterConnection';
 import { startCluster, type TestCluster } from '../support/cluster';
-import { hostGet } from '../support/hostHttp';
-import { busyboxImage } from '../support/images';
+import { answersWith, portRefused, readyWebPod, webDeployment, webService } from '../support/forwardTargets';
 import { connectionFromKubeconfig } from '../support/kubeconfigConnection';
 import { kubectlOk, kubectlState, until } from '../support/wait';
 
@@ -65,34 +64,12 @@ function activeForward(name: string): Promise<ForwardStatus> {
   }, 60_000, 300, async () => JSON.stringify(await statusOf(name)));
 }
 
-async function readyPod(): Promise<string> {
-  return until(
-    'one ready web pod',
-    async () => {
-      const names = (await ok('get', 'pods', '-l', 'app=web', '-o', 'jsonpath={range .items[?(@.status.containerStatuses[0].ready==true)]}{.metadata.name}{" "}{.metadata.deletionTimestamp}{"\\n"}{end}'))
-        .split('\n')
-        .map((line) => line.trim())
-        .filter((line) => line !== '' && !line.includes(' '));
-      return names.length === 1 ? names[0] : undefined;
-    },
-    120_000,
-    500,
-    kubectlState(cluster, ['-n', namespace, 'get', 'pods', '-o', 'wide']),
-  );
+function readyPod(): Promise<string> {
+  return readyWebPod(cluster, namespace);
 }
 
 function answers(port: number, body: string): Promise<string> {
-  return until(`127.0.0.1:${port} to answer ${body}`, async () => {
-    const response = await hostGet(port).catch(() => undefined);
-    return response?.body.trim() === body ? body : undefined;
-  }, 90_000, 300, kubectlState(cluster, ['-n', namespace, 'get', 'pods', '-o', 'wide']));
-}
-
-function refused(port: number): Promise<boolean> {
-  return hostGet(port).then(
-    () => false,
-    (error: unknown) => error instanceof Error && 'code' in error && error.code === 'ECONNREFUSED',
-  );
+  return answersWith(port, body, kubectlState(cluster, ['-n', namespace, 'get', 'pods', '-o', 'wide']), 300);
 }
 
 beforeAll(async () => {
@@ -111,31 +88,8 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
   relayPort = (relay.address() as AddressInfo).port;
   await kubectlOk(cluster, ['create', 'namespace', namespace]);
-  await kubectlOk(cluster, ['-n', namespace, 'apply', '-f', '-'], JSON.stringify({
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name: 'web', namespace },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: { app: 'web' } },
-      template: {
-        metadata: { labels: { app: 'web' } },
-        spec: {
-          terminationGracePeriodSeconds: 1,
-          containers: [
-            {
-              name: 'web',
-              image: busyboxImage,
-              command: ['sh', '-c', 'mkdir -p /www && hostname > /www/index.html && touch /tmp/ready && exec httpd -f -p 8080 -h /www'],
-              ports: [{ name: 'http', containerPort: 8080 }],
-              readinessProbe: { exec: { command: ['test', '-f', '/tmp/ready'] }, periodSeconds: 1 },
-            },
-          ],
-        },
-      },
-    },
-  }));
-  await kubectlOk(cluster, ['-n', namespace, 'apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace }, spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } }));
+  await kubectlOk(cluster, ['-n', namespace, 'apply', '-f', '-'], JSON.stringify(webDeployment(namespace)));
+  await kubectlOk(cluster, ['-n', namespace, 'apply', '-f', '-'], JSON.stringify(webService(namespace)));
 }, 240_000);
 
 afterAll(async () => {
@@ -188,7 +142,7 @@ describe('PortForward emulation on a cluster reached through its kubeconfig', ()
 
     const deleted = await call('DELETE', `${base}/to-pod`);
     expect(deleted.status).toBe(200);
-    expect(await until('the local port to be closed', async () => ((await refused(localPort)) ? true : undefined), 10_000, 200)).toBe(true);
+    expect(await until('the local port to be closed', async () => ((await portRefused(localPort)) ? true : undefined), 10_000, 200)).toBe(true);
     expect((await call('GET', `${base}/to-pod`)).status).toBe(404);
   }, 300_000);
 
