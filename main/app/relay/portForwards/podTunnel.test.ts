@@ -6,7 +6,7 @@ import { createServer as createTcpServer, connect, type AddressInfo, type Server
 import type { Duplex } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
-import { negotiatePortForwardProtocol } from '../../../apiserver/streaming/channelProtocol';
+import { negotiatePortForwardProtocol, parseChannelProtocol, type ChannelProtocol } from '../../../apiserver/streaming/channelProtocol';
 import { serveWebSocketPortForward } from '../../../apiserver/streaming/portForward';
 import { offeredProtocols } from '../../../apiserver/websocketStreams';
 import { StaticClusterConnection } from '../../../../test/doubles/staticClusterConnection';
@@ -19,7 +19,12 @@ let apiPort = 0;
 let echoPort = 0;
 const chosenProtocols: string[] = [];
 const seenPaths: string[] = [];
-const webSockets = new WebSocketServer({ noServer: true, handleProtocols: (offered) => negotiatePortForwardProtocol([...offered])?.name ?? false });
+/** the pod `web-base64` answers in the base64 variant, as a server preferring it would */
+function protocolFor(request: IncomingMessage): ChannelProtocol | undefined {
+  const offered = offeredProtocols(request);
+  return request.url?.includes('/web-base64/') ? parseChannelProtocol(offered.find((name) => name === 'v4.base64.channel.k8s.io') ?? 'none') : negotiatePortForwardProtocol(offered);
+}
+const webSockets = new WebSocketServer({ noServer: true, handleProtocols: (_offered, request) => protocolFor(request)?.name ?? false });
 
 function authorized(request: IncomingMessage): boolean {
   return request.headers.authorization === 'Bearer fresh';
@@ -61,7 +66,7 @@ beforeEach(async () => {
       socket.end(`HTTP/1.1 ${!authorized(request) ? '401 Unauthorized' : '404 Not Found'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
       return;
     }
-    const protocol = negotiatePortForwardProtocol(offeredProtocols(request));
+    const protocol = protocolFor(request);
     webSockets.handleUpgrade(request, socket, head, (webSocket) => {
       chosenProtocols.push(webSocket.protocol);
       const ports = (url.searchParams.get('ports') ?? '').split(',').map(Number);
@@ -107,6 +112,20 @@ function readLine(stream: Duplex): Promise<string> {
   });
 }
 
+function readBytes(stream: Duplex, count: number): Promise<Buffer> {
+  return new Promise((resolve) => {
+    let bytes = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      bytes = Buffer.concat([bytes, chunk]);
+      if (bytes.length >= count) {
+        stream.off('data', onData);
+        resolve(bytes);
+      }
+    };
+    stream.on('data', onData);
+  });
+}
+
 describe('openPodTunnel', () => {
   it('tunnels bytes both ways through the v4 channel protocol, the port prefixes stripped', async () => {
     const tunnel = await openPodTunnel(connection('fresh'), { namespace: 'default', pod: 'web', port: 8080 });
@@ -117,6 +136,16 @@ describe('openPodTunnel', () => {
     const ended = new Promise<void>((resolve) => tunnel.once('close', () => resolve()));
     tunnel.destroy();
     await ended;
+  });
+
+  it('speaks the base64 variant when the server chooses it', async () => {
+    const tunnel = await openPodTunnel(connection('fresh'), { namespace: 'default', pod: 'web-base64', port: 8080 });
+    expect(chosenProtocols).toEqual(['v4.base64.channel.k8s.io']);
+    expect(await readLine(tunnel)).toBe('hello\n');
+    const echoed = readBytes(tunnel, 3);
+    tunnel.write(Buffer.from([0xff, 0x00, 0x0a]));
+    expect([...(await echoed)]).toEqual([0xff, 0x00, 0x0a]);
+    tunnel.destroy();
   });
 
   it('ends with the kubelet\'s error text when the pod refuses the port', async () => {
