@@ -6,8 +6,8 @@
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster';
+import { answersWith, portRefused, readyWebPod, webDeployment, webService } from '../support/forwardTargets';
 import { hostGet } from '../support/hostHttp';
-import { busyboxImage } from '../support/images';
 import { kubectlOk, kubectlState, until } from '../support/wait';
 
 let cluster: TestCluster;
@@ -24,65 +24,22 @@ async function statusOf(name: string): Promise<{ phase?: string; localPort?: num
   return JSON.parse(await ok('get', 'portforward', name, '-o', 'jsonpath={.status}') || '{}') as { phase?: string; localPort?: number; message?: string; pod?: string };
 }
 
-async function runningPod(): Promise<string> {
-  return until(
-    'one ready web pod',
-    async () => {
-      const names = (await ok('get', 'pods', '-l', 'app=web', '-o', 'jsonpath={range .items[?(@.status.containerStatuses[0].ready==true)]}{.metadata.name}{" "}{.metadata.deletionTimestamp}{"\\n"}{end}'))
-        .split('\n')
-        .map((line) => line.trim())
-        .filter((line) => line !== '' && !line.includes(' '));
-      return names.length === 1 ? names[0] : undefined;
-    },
-    120_000,
-    500,
-    kubectlState(cluster, ['-n', namespace, 'get', 'pods', '-o', 'wide']),
-  );
+function runningPod(): Promise<string> {
+  return readyWebPod(cluster, namespace);
 }
 
 /** Polls the local port until it answers with `body` (the pod's hostname). */
 function answers(port: number, body: string): Promise<string> {
-  return until(`127.0.0.1:${port} to answer ${body}`, async () => {
-    const response = await hostGet(port).catch(() => undefined);
-    return response?.body.trim() === body ? body : undefined;
-  }, 90_000, 500, kubectlState(cluster, ['-n', namespace, 'get', 'pf,pods', '-o', 'wide']));
+  return answersWith(port, body, kubectlState(cluster, ['-n', namespace, 'get', 'pf,pods', '-o', 'wide']));
 }
 
-function refused(port: number): Promise<boolean> {
-  return hostGet(port).then(
-    () => false,
-    (error: unknown) => error instanceof Error && 'code' in error && error.code === 'ECONNREFUSED',
-  );
-}
+const refused = portRefused;
 
 beforeAll(async () => {
   cluster = await startCluster();
   await kubectlOk(cluster, ['create', 'namespace', namespace]);
-  await apply({
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name: 'web', namespace },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: { app: 'web' } },
-      template: {
-        metadata: { labels: { app: 'web' } },
-        spec: {
-          terminationGracePeriodSeconds: 1,
-          containers: [
-            {
-              name: 'web',
-              image: busyboxImage,
-              command: ['sh', '-c', 'mkdir -p /www && hostname > /www/index.html && touch /tmp/ready && exec httpd -f -p 8080 -h /www'],
-              ports: [{ name: 'http', containerPort: 8080 }],
-              readinessProbe: { exec: { command: ['test', '-f', '/tmp/ready'] }, periodSeconds: 1 },
-            },
-          ],
-        },
-      },
-    },
-  });
-  await apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace }, spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } });
+  await apply(webDeployment(namespace));
+  await apply(webService(namespace));
 }, 240_000);
 
 afterAll(async () => {

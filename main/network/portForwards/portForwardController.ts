@@ -7,17 +7,17 @@
 // once and kept; a port that is taken leaves the forward Failed, retried every 10 s and on every
 // change, like the NodePort listeners (../hostPorts). Status is written through /status with a merge
 // patch, as upstream controllers write theirs.
-import type { Server, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import type { ApiClient } from '../../client/apiClient';
 import { isNotFound } from '../../client/errors';
 import type { Informer, SharedInformerFactory } from '../../client/informer';
 import { resources } from '../../client/resources';
-import { bindFailureText, CoalescedSync, errorCode, listenTcp } from '../coalescedSync';
+import { CoalescedSync } from '../coalescedSync';
 import type { PodDialer } from '../dialer';
 import { splice } from '../hostPorts/hostPortController';
-import { describePortHolder } from '../hostPorts/portHolder';
-import { desiredStatus, resolvePodTarget, resolveServiceTarget, rotate, statusPatch, wantedLocalPort, type TargetState } from './portForwardPlan';
+import { ForwardListeners, forwardKey, type ForwardConnection, type ForwardingPort, type ForwardListener } from './forwardListeners';
+import { desiredStatus, resolvePodTarget, resolveServiceTarget, rotate, statusPatch, type TargetState } from './portForwardPlan';
 import { portForwardSpec, portForwardsResource, portForwardStatus, type PortForwardSpec } from './portForwardResource';
 
 export const PORT_FORWARD_CONTROLLER_NAME = 'portforward-controller';
@@ -34,40 +34,7 @@ export interface PortForwardControllerOptions {
   onError?: (error: unknown) => void;
 }
 
-interface Connection {
-  client: Socket;
-  upstream?: Socket;
-  /** `namespace/name` of the pod behind it */
-  pod?: string;
-}
-
-/** The listener of one PortForward. */
-interface Listener {
-  key: string;
-  uid: string;
-  namespace: string;
-  name: string;
-  server?: Server;
-  /** the port bound, while listening */
-  port?: number;
-  /** the port asked for last */
-  wantedPort: number;
-  failure?: string;
-  opening?: Promise<void>;
-  connections: Set<Connection>;
-  turn: number;
-  closed: boolean;
-}
-
-export interface ForwardingPort {
-  namespace: string;
-  name: string;
-  localPort: number;
-}
-
-function keyOf(object: KubeObject): string {
-  return `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`;
-}
+export type { ForwardingPort };
 
 export class PortForwardController {
   private readonly forwards: Informer;
@@ -75,7 +42,7 @@ export class PortForwardController {
   private readonly services: Informer;
   private readonly slices: Informer;
   private readonly host: string;
-  private readonly listeners = new Map<string, Listener>();
+  private readonly listeners: ForwardListeners;
   private readonly syncs: CoalescedSync;
   private started = false;
 
@@ -90,6 +57,13 @@ export class PortForwardController {
     this.services = factory.informerFor(resources.services);
     this.slices = factory.informerFor(resources.endpointslices);
     this.syncs = new CoalescedSync({ sync: () => this.sync(), name: 'port forwards', retryIntervalMs: options.retryIntervalMs, onError: options.onError });
+    this.listeners = new ForwardListeners({
+      host: this.host,
+      accept: (listener, socket) => this.accept(listener, socket),
+      report: (error) => this.syncs.report(error),
+      disposed: () => this.disposed,
+      describePortHolder: options.describePortHolder,
+    });
   }
 
   private get disposed(): boolean {
@@ -102,7 +76,7 @@ export class PortForwardController {
     this.started = true;
     const changed = () => this.syncs.request();
     const podGone = (pod: KubeObject) => {
-      this.closeConnectionsTo(keyOf(pod));
+      this.listeners.closeConnectionsTo(forwardKey(pod));
       this.syncs.request();
     };
     this.syncs.follow(this.forwards);
@@ -123,16 +97,12 @@ export class PortForwardController {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     await this.syncs.dispose();
-    await Promise.all([...this.listeners.values()].map((listener) => this.close(listener)));
-    this.listeners.clear();
+    await this.listeners.closeAll();
   }
 
   /** The forwards listening now. */
   listening(): ForwardingPort[] {
-    return [...this.listeners.values()]
-      .filter((listener) => listener.port !== undefined)
-      .map((listener) => ({ namespace: listener.namespace, name: listener.name, localPort: listener.port ?? 0 }))
-      .sort((first, second) => first.localPort - second.localPort);
+    return this.listeners.listening();
   }
 
   /** Resolves when every change seen so far has been applied (for tests). */
@@ -144,93 +114,17 @@ export class PortForwardController {
 
   private async sync(): Promise<void> {
     const forwards = this.forwards.list().filter((forward) => !forward.metadata.deletionTimestamp);
-    const wanted = new Map(forwards.map((forward) => [keyOf(forward), forward]));
-    for (const [key, listener] of this.listeners) {
-      const forward = wanted.get(key);
-      if (forward && forward.metadata.uid === listener.uid && portForwardSpec(forward)) continue;
-      this.listeners.delete(key);
-      await this.close(listener);
-    }
+    await this.listeners.prune(new Map(forwards.map((forward) => [forwardKey(forward), forward])), (forward) => portForwardSpec(forward) !== undefined);
     let failed = false;
     for (const forward of forwards) {
       if (this.disposed) return;
       const spec = portForwardSpec(forward);
       if (!spec) continue;
-      const listener = await this.ensureListener(forward, spec);
+      const listener = await this.listeners.ensure(forward, spec);
       if (listener.failure !== undefined) failed = true;
       await this.writeStatus(forward, listener, this.resolve(forward, spec));
     }
     if (failed) this.syncs.retryLater();
-  }
-
-  private async ensureListener(forward: KubeObject, spec: PortForwardSpec): Promise<Listener> {
-    const key = keyOf(forward);
-    let listener = this.listeners.get(key);
-    if (!listener) {
-      listener = { key, uid: forward.metadata.uid ?? '', namespace: forward.metadata.namespace ?? '', name: forward.metadata.name ?? '', wantedPort: 0, connections: new Set(), turn: 0, closed: false };
-      this.listeners.set(key, listener);
-    }
-    const wanted = wantedLocalPort(spec, portForwardStatus(forward));
-    // a fixed port that changed: the listener moves (its connections stay until they end)
-    if (listener.server && wanted.fixed && listener.port !== wanted.port) await this.closeServer(listener);
-    if (!listener.server) await this.open(listener, wanted.port, wanted.fixed);
-    return listener;
-  }
-
-  private async open(listener: Listener, port: number, fixed: boolean): Promise<void> {
-    listener.wantedPort = port;
-    try {
-      listener.server = await listenTcp(this.host, port, (socket) => this.accept(listener, socket), (error) => this.syncs.report(error));
-    } catch (error) {
-      // a remembered port that is now someone else's: any free port beats no forward
-      if (!fixed && port !== 0 && errorCode(error) === 'EADDRINUSE') return this.open(listener, 0, false);
-      listener.failure = await this.failureText(listener, port, error);
-      return;
-    }
-    const address = listener.server.address();
-    listener.port = typeof address === 'object' && address ? address.port : port;
-    listener.failure = undefined;
-    if (this.disposed || listener.closed) await this.closeServer(listener);
-  }
-
-  private async failureText(listener: Listener, port: number, error: unknown): Promise<string> {
-    const text = bindFailureText(`port ${port} on ${this.host}`, error);
-    if (errorCode(error) !== 'EADDRINUSE') return text;
-    // a retry that fails the same way keeps the message: finding the holder walks /proc
-    if (listener.failure?.startsWith(text)) return listener.failure;
-    const holder = await (this.options.describePortHolder ?? ((wanted: number) => describePortHolder(wanted, 'TCP')))(port).catch(() => undefined);
-    return `${text}${holder ? ` by ${holder}` : ''}`;
-  }
-
-  private async closeServer(listener: Listener): Promise<void> {
-    const server = listener.server;
-    listener.server = undefined;
-    listener.port = undefined;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
-  /** Stops listening and ends every connection: the PortForward is gone. */
-  private async close(listener: Listener): Promise<void> {
-    listener.closed = true;
-    for (const connection of listener.connections) this.end(connection);
-    listener.connections.clear();
-    await this.closeServer(listener);
-  }
-
-  private end(connection: Connection): void {
-    connection.client.destroy();
-    connection.upstream?.destroy();
-  }
-
-  /** Ends the connections to a pod that is going away; clients reconnect to its replacement. */
-  private closeConnectionsTo(podKey: string): void {
-    for (const listener of this.listeners.values()) {
-      for (const connection of listener.connections) {
-        if (connection.pod !== podKey) continue;
-        listener.connections.delete(connection);
-        this.end(connection);
-      }
-    }
   }
 
   // ---------------------------------------------------------------- status
@@ -246,7 +140,7 @@ export class PortForwardController {
     return resolution.found ? { found: true } : { found: false, message: resolution.message };
   }
 
-  private async writeStatus(forward: KubeObject, listener: Listener, target: TargetState): Promise<void> {
+  private async writeStatus(forward: KubeObject, listener: ForwardListener, target: TargetState): Promise<void> {
     const current = portForwardStatus(forward);
     // the pod last used stays in status while nothing is ready, so the replacement search keeps its place
     if (!target.found && target.pod === undefined && current.pod !== undefined) target = { ...target, pod: current.pod };
@@ -263,15 +157,11 @@ export class PortForwardController {
 
   // ---------------------------------------------------------------- connections
 
-  private accept(listener: Listener, client: Socket): void {
-    const connection: Connection = { client };
-    listener.connections.add(connection);
-    client.once('close', () => listener.connections.delete(connection));
-    client.on('error', () => client.destroy());
-    void this.connect(listener, connection);
+  private accept(listener: ForwardListener, client: Socket): void {
+    void this.connect(listener, this.listeners.track(listener, client));
   }
 
-  private async connect(listener: Listener, connection: Connection): Promise<void> {
+  private async connect(listener: ForwardListener, connection: ForwardConnection): Promise<void> {
     const { client } = connection;
     const forward = this.forwards.get(listener.namespace, listener.name);
     const spec = forward ? portForwardSpec(forward) : undefined;
