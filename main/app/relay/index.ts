@@ -7,6 +7,7 @@ import type { ClusterConnection, ContextSummary } from '../../remote/clusterConn
 import { staticConnection, summarizeContexts } from './staticConnection';
 import { UiRelay, type UiRelayOptions } from './uiRelay';
 import type { PortForwardEmulationFactory } from './portForwardHandOff';
+import { createPortForwardEmulation } from './portForwards';
 
 export { UiRelay } from './uiRelay';
 export type { RelayCluster, ConnectionStatus } from './uiRelay';
@@ -23,9 +24,8 @@ export type UiRelayWiring = Omit<UiRelayOptions, 'connectionFor' | 'listContexts
 // `listContexts` take these two places when it provides them.
 const connectionFor: (config: ClientConfig) => ClusterConnection = staticConnection;
 const listContexts: (merged: MergedKubeconfig) => ContextSummary[] = summarizeContexts;
-// PortForwards for clusters without kubedesk's own kind: main/app/relay/portForwards'
-// createPortForwardEmulation goes here. Without it, such requests reach the cluster as they are.
-const portForwardEmulation: PortForwardEmulationFactory | undefined = undefined;
+// PortForwards for clusters without kubedesk's own kind: the app forwards itself, as kubectl does.
+const portForwardEmulation: PortForwardEmulationFactory = createPortForwardEmulation;
 
 /**
  * The relay of a serving cluster. It reads the kubeconfig the cluster writes to first, then the
@@ -35,5 +35,5 @@ const portForwardEmulation: PortForwardEmulationFactory | undefined = undefined;
 export function createUiRelay(wiring: UiRelayWiring): UiRelay {
   const { kubeconfigPath, env, ...rest } = wiring;
   const files = [...new Set([kubeconfigPath, ...kubeconfigFiles({}, { env: env ?? process.env }).files])];
-  return new UiRelay({ ...rest, kubeconfigFiles: files, connectionFor, listContexts, ...(portForwardEmulation ? { portForwardEmulation } : {}) });
+  return new UiRelay({ ...rest, kubeconfigFiles: files, connectionFor, listContexts, portForwardEmulation });
 }
