@@ -43,6 +43,7 @@ import { combinedMetrics, combinedUsage, type MetricsCollector } from '../kubele
 import { InProcessTransport } from './inProcessTransport';
 import { bootstrapServices, bootstrapSystemObjects } from './bootstrap';
 import { writeKubeconfig, type WriteKubeconfigResult } from './kubeconfig';
+import { clearServerState, writeServerState } from './localClusters/serverState';
 import { tokenAuthenticator } from './authentication';
 import { UiSessions } from './ui/uiSessions';
 import { createUiRoutes } from './ui/uiRoutes';
@@ -65,6 +66,8 @@ export interface ClusterOptions {
   /** 0 = any free port */
   port: number;
   kubeconfigPath: string;
+  /** the kubeconfig's cluster, user and context name; default `kubedesk` (a named local cluster: kubedesk-NAME) */
+  contextName?: string;
   nodes: number;
   ingressHttpPort?: number;
   ingressHttpsPort?: number;
@@ -306,7 +309,11 @@ export class Cluster {
     await http.listenUnix(join(runDir, 'apiserver.sock'));
     phases.mark('API unix socket listening');
 
-    this.kubeconfigResult = writeKubeconfig({ path: this.options.kubeconfigPath, server: this.server, caCertPem: pki.caCertPem, token });
+    const context = this.options.contextName ?? 'kubedesk';
+    this.kubeconfigResult = writeKubeconfig({ path: this.options.kubeconfigPath, server: this.server, caCertPem: pki.caCertPem, token, name: context });
+    // other kubedesk processes (`kubedesk cluster list`, the tray) find this one by its data dir
+    writeServerState(dataDir, { pid: process.pid, server: this.server, context, nodes: this.options.nodes, startedAt: new Date().toISOString() });
+    this.register({ dispose: () => clearServerState(dataDir) });
     this.ready = true;
     phases.mark('kubeconfig written, ready');
     // Readiness is the API server's, as upstream's /readyz: the controllers, the scheduler, the
