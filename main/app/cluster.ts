@@ -30,6 +30,7 @@ import { ensureNetdImage } from '../docker/netdImage';
 import { netdBinaryPath } from '../network/netd/netdImage';
 import { defaultNodePortRange } from '../apiserver/admission/serviceAllocation';
 import { networkDirectory, type NetworkPlan } from '../network/clusterNetwork';
+import { listeningHostPorts } from '../../shared/net/listeningPorts';
 import { createStreamHandlers } from '../apiserver/streaming/streamHandlers';
 import type { PodStreams } from '../apiserver/streaming/podStreams';
 import { registerMetricsApi } from '../apiserver/metrics/metricsApi';
@@ -175,7 +176,8 @@ export class Cluster {
       history,
       serviceNetwork: () => {
         if (!this.network) throw new Error('the cluster network is not known yet');
-        return { serviceRange: this.network.serviceRange, nodePortRange: defaultNodePortRange };
+        // automatic node ports avoid what another local cluster (or anything else) listens on
+        return { serviceRange: this.network.serviceRange, nodePortRange: defaultNodePortRange, hostPortsInUse: listeningHostPorts };
       },
     });
     // CustomResourceDefinitions: the CRD strategy, establishing and cleanup, custom kinds in the registry
