@@ -45,6 +45,10 @@ import { InProcessTransport } from './inProcessTransport';
 import { bootstrapServices, bootstrapSystemObjects } from './bootstrap';
 import { writeKubeconfig, type WriteKubeconfigResult } from './kubeconfig';
 import { clearServerState, writeServerState } from './localClusters/serverState';
+import { currentProcessLauncher, LocalClusters, type LocalClustersOptions } from './localClusters/localClusters';
+import { createLocalClusterRoutes } from './localClusters/localClusterRoutes';
+import { kubedeskRoot } from './localClusters/localClusterNames';
+import { defaultKubeconfigPath } from './cliOptions';
 import { tokenAuthenticator } from './authentication';
 import { UiSessions } from './ui/uiSessions';
 import { createUiRoutes } from './ui/uiRoutes';
@@ -84,6 +88,12 @@ export interface ClusterOptions {
   history?: HistoryRetention | false;
   /** the built-in image registry (docs/architecture.md, "Local image registry"); false = none */
   registry?: ImageRegistryOptions | false;
+  /**
+   * The local clusters the UI lists and starts (/ui/local-clusters): the kubedesk root, how to run
+   * `kubedesk serve`, where new contexts go. Default: KUBEDESK_HOME or ~/.kubedesk, this process's
+   * own node and entry script, the user's kubeconfig.
+   */
+  localClusters?: Omit<LocalClustersOptions, 'probe' | 'stopContainers' | 'remove'>;
 }
 
 interface Disposable {
@@ -248,7 +258,18 @@ export class Cluster {
       api: this.api,
       authenticator,
       sessionAuthenticator: uiSessions,
-      staticHandler: createUiRoutes({ sessions: uiSessions, port: () => port }),
+      staticHandler: createUiRoutes({
+        sessions: uiSessions,
+        port: () => port,
+        routes: [
+          createLocalClusterRoutes({
+            sessions: uiSessions,
+            port: () => port,
+            clusters: new LocalClusters(this.options.localClusters ?? { root: kubedeskRoot(), launcher: currentProcessLauncher(), defaultKubeconfig: defaultKubeconfigPath() }),
+            selfDataDir: dataDir,
+          }),
+        ],
+      }),
       authorization: requestAuthorization(authorizer),
       // requests without credentials are system:anonymous for RBAC to judge (upstream --anonymous-auth)
       anonymous: true,

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defaultKubeconfigPath } from '../cliOptions';
 import { invalidLocalClusterName, kubedeskRoot } from './localClusterNames';
-import { LocalClusterError, LocalClusters, serveLogFile, type LocalCluster, type ServeLauncher } from './localClusters';
+import { currentProcessLauncher, LocalClusterError, LocalClusters, serveLogFile, type LocalCluster, type ServeLauncher } from './localClusters';
 
 export const CLUSTER_USAGE = `Usage:
   kubedesk cluster create NAME [--nodes N] [--kubeconfig FILE]
@@ -31,11 +31,6 @@ export interface ClusterCommandIo {
   stderr(text: string): void;
   env: NodeJS.ProcessEnv;
   launcher: ServeLauncher;
-}
-
-/** How this process was run (node and the kubedesk entry script), to run `kubedesk serve` the same way. */
-export function currentProcessLauncher(): ServeLauncher {
-  return { command: process.execPath, args: [...process.execArgv, process.argv[1]] };
 }
 
 function processIo(): ClusterCommandIo {

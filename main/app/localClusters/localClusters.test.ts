@@ -1,6 +1,5 @@
-// The local clusters' registry against a stand-in for `kubedesk serve`: a small node script that
-// records its arguments, writes server.json as the real server does once ready, and stops on
-// SIGTERM. Real processes, real files; only readiness (/readyz) and Docker are stood in for.
+// The local clusters' registry against a stand-in for `kubedesk serve` (test/fixtures/fakeServe.ts).
+// Real processes, real files; only readiness (/readyz) and Docker are stood in for.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,29 +8,8 @@ import { parse } from 'yaml';
 import { writeKubeconfig } from '../kubeconfig';
 import { LocalClusterError, LocalClusters, parseConfig, readConfig, type LocalClustersOptions } from './localClusters';
 import { processAlive, readServerState } from './serverState';
+import { writeFakeServe } from '../../../test/fixtures/fakeServe';
 
-const FAKE_SERVE = `
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-const args = process.argv.slice(2);
-const flag = (name) => args[args.indexOf(name) + 1];
-const dataDir = flag('--data-dir');
-writeFileSync(join(dataDir, 'args.json'), JSON.stringify(args));
-if (process.env.FAKE_SERVE_FAIL) {
-  console.error('kubedesk: listen EADDRINUSE: address already in use 127.0.0.1:6443');
-  process.exit(1);
-}
-writeFileSync(join(dataDir, 'cluster-id'), 'abcdef0123456789\\n');
-const port = flag('--port') === '0' ? 40000 + (process.pid % 20000) : Number(flag('--port'));
-const name = args.includes('--name') ? flag('--name') : undefined;
-console.log('kubedesk: UI at https://127.0.0.1:' + port + '/ui/login?token=one-time');
-writeFileSync(join(dataDir, 'server.json'), JSON.stringify({ pid: process.pid, server: 'https://127.0.0.1:' + port, context: name ? 'kubedesk-' + name : 'kubedesk', nodes: Number(flag('--nodes')), startedAt: new Date().toISOString() }));
-process.on('SIGTERM', () => {
-  rmSync(join(dataDir, 'server.json'), { force: true });
-  process.exit(0);
-});
-setInterval(() => undefined, 1000);
-`;
 
 let root: string;
 let script: string;
@@ -58,8 +36,7 @@ function argsOf(dataDir: string): string[] {
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'kubedesk-local-clusters-'));
-  script = join(root, 'fake-serve.mjs');
-  writeFileSync(script, FAKE_SERVE);
+  script = writeFakeServe(root);
   kubeconfig = join(root, 'kube', 'config');
   stoppedContainers = [];
 });

@@ -50,6 +50,11 @@ export interface ServeLauncher {
   env?: NodeJS.ProcessEnv;
 }
 
+/** How this process was run (node and the kubedesk entry script), to run `kubedesk serve` the same way. */
+export function currentProcessLauncher(): ServeLauncher {
+  return { command: process.execPath, args: [...process.execArgv, process.argv[1]] };
+}
+
 export type LocalClusterErrorReason = 'AlreadyExists' | 'NotFound' | 'Invalid' | 'Conflict' | 'Failed';
 
 export class LocalClusterError extends Error {

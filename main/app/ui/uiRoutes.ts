@@ -41,6 +41,8 @@ export interface UiRoutesOptions {
   port: () => number;
   /** the built web UI (index.html, app.js, …); default: dist/renderer beside the bundle */
   rendererDirectory?: string;
+  /** further routes under /ui/ (e.g. /ui/local-clusters), tried before the static files; each answers (true) or passes */
+  routes?: ReadonlyArray<(request: IncomingMessage, response: ServerResponse) => boolean>;
 }
 
 /** Headers every UI reply carries. */
@@ -145,6 +147,7 @@ export function createUiRoutes(options: UiRoutesOptions): (request: IncomingMess
       });
       return true;
     }
+    for (const route of options.routes ?? []) if (route(request, response)) return true;
     request.resume();
     serveFile(directory(), path, request, response);
     return true;
