@@ -48,7 +48,6 @@ import { clearServerState, writeServerState } from './localClusters/serverState'
 import { currentProcessLauncher, LocalClusters, type LocalClustersOptions } from './localClusters/localClusters';
 import { createLocalClusterRoutes } from './localClusters/localClusterRoutes';
 import { kubedeskRoot } from './localClusters/localClusterNames';
-import { defaultKubeconfigPath } from './cliOptions';
 import { tokenAuthenticator } from './authentication';
 import { UiSessions } from './ui/uiSessions';
 import { createUiRoutes } from './ui/uiRoutes';
@@ -91,7 +90,7 @@ export interface ClusterOptions {
   /**
    * The local clusters the UI lists and starts (/ui/local-clusters): the kubedesk root, how to run
    * `kubedesk serve`, where new contexts go. Default: KUBEDESK_HOME or ~/.kubedesk, this process's
-   * own node and entry script, the user's kubeconfig.
+   * own node and entry script, the kubeconfig this cluster writes its own context into.
    */
   localClusters?: Omit<LocalClustersOptions, 'probe' | 'stopContainers' | 'remove'>;
 }
@@ -265,7 +264,7 @@ export class Cluster {
           createLocalClusterRoutes({
             sessions: uiSessions,
             port: () => port,
-            clusters: new LocalClusters(this.options.localClusters ?? { root: kubedeskRoot(), launcher: currentProcessLauncher(), defaultKubeconfig: defaultKubeconfigPath() }),
+            clusters: new LocalClusters(this.options.localClusters ?? { root: kubedeskRoot(), launcher: currentProcessLauncher(), defaultKubeconfig: this.options.kubeconfigPath }),
             selfDataDir: dataDir,
           }),
         ],

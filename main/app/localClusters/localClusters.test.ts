@@ -156,3 +156,14 @@ describe('LocalClusters', () => {
     expect(parseConfig('x')).toBeUndefined();
   });
 });
+
+describe('a stale pid file', () => {
+  it('does not count a live process that is not this data dir\'s serve as the cluster starting', async () => {
+    const clusters = registry();
+    const dataDir = join(root, '.kubedesk', 'clusters', 'b');
+    mkdirSync(dataDir, { recursive: true });
+    // this test's own process is alive, but its command line names no data dir
+    writeFileSync(join(dataDir, 'serve.pid'), `${process.pid}\n`);
+    expect((await clusters.get('b'))?.state).toBe('stopped');
+  });
+});

@@ -290,12 +290,26 @@ function liveServerState(dataDir: string): ServerState | undefined {
   return state && processAlive(state.pid) ? state : undefined;
 }
 
-/** The pid `start` recorded, when that process still runs. */
+/**
+ * The pid `start` recorded, when that process still runs and (where /proc tells) is this data
+ * dir's serve: a pid file left by a crash may name a pid the system has since given to another program.
+ */
 function livePid(dataDir: string): number | undefined {
   const path = join(dataDir, PID_FILE);
   if (!existsSync(path)) return undefined;
   const pid = Number(readFileSync(path, 'utf8').trim());
-  return Number.isInteger(pid) && pid > 0 && processAlive(pid) ? pid : undefined;
+  if (!Number.isInteger(pid) || pid <= 0 || !processAlive(pid)) return undefined;
+  const commandLine = processCommandLine(pid);
+  return commandLine === undefined || commandLine.includes(dataDir) ? pid : undefined;
+}
+
+/** A process's arguments joined by spaces (Linux /proc), or undefined where that cannot be read. */
+export function processCommandLine(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return undefined;
+  }
 }
 
 export function readConfig(dataDir: string): LocalClusterConfig | undefined {
