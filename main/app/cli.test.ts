@@ -36,4 +36,17 @@ describe('kubedesk serve flags', () => {
     expect(() => parseArgs(['serve', '--registry-port', '70000'], {})).toThrow(new UsageError('invalid --registry-port "70000": a number from 0 to 65535'));
     expect(() => parseArgs(['serve', '--no-registry=yes'], {})).toThrow(new UsageError('flag --no-registry takes no value'));
   });
+
+  it('runs a named local cluster in its own data dir under the kubedesk root, with context kubedesk-NAME and any free port', () => {
+    const options = parseArgs(['serve', '--name', 'b'], { HOME: '/home/u', KUBEDESK_HOME: '/tmp/kd' });
+    expect(options).toMatchObject({ name: 'b', contextName: 'kubedesk-b', dataDir: '/tmp/kd/clusters/b', port: 0 });
+    expect(parseArgs(['serve', '--name=b', '--port', '7000', '--data-dir', '/srv/b'], { KUBEDESK_HOME: '/tmp/kd' })).toMatchObject({ contextName: 'kubedesk-b', dataDir: '/srv/b', port: 7000 });
+    expect(parseArgs(['serve'], { KUBEDESK_HOME: '/tmp/kd' })).toMatchObject({ contextName: 'kubedesk', dataDir: '/tmp/kd', port: 6443 });
+    expect(parseArgs(['reset', '--name', 'b'], { KUBEDESK_HOME: '/tmp/kd' })).toMatchObject({ contextName: 'kubedesk-b', dataDir: '/tmp/kd/clusters/b' });
+  });
+
+  it('refuses a cluster name that is not a DNS-1123 label, and "default"', () => {
+    expect(() => parseArgs(['serve', '--name', 'B_1'], {})).toThrow(/^invalid --name "B_1": a lowercase RFC 1123 label must consist of/);
+    expect(() => parseArgs(['serve', '--name', 'default'], {})).toThrow('invalid --name "default": "default" is the default cluster\'s name');
+  });
 });

@@ -3,22 +3,22 @@
 // `why` (main/cli/why.ts) diagnoses an object of any cluster the kubeconfig reaches; `history` and
 // `changes` (main/cli/history.ts) read and restore the object history; `get --as-of`
 // (main/cli/get.ts) lists a kind as it was at a past time; `snapshot` (main/cli/snapshot.ts) saves
-// and restores whole-cluster snapshots.
-import { existsSync, rmSync } from 'node:fs';
+// and restores whole-cluster snapshots; `cluster` (localClusters/clusterCommand.ts) runs several
+// local clusters side by side.
 import { Cluster } from './cluster';
 import { parseArgs, UsageError, USAGE, type CliOptions } from './cliOptions';
 import type { ClusterNetworkStart } from './clusterNetworkStart';
 import type { PkiKeyStart } from '../apiserver/pkiKeys';
-import { removeKubeconfigEntries } from './kubeconfig';
-import { networkNameFor, readClusterId } from './clusterIdentity';
-import { DockerRuntime } from '../docker/dockerRuntime';
+import { removeCluster } from './removeCluster';
 import { StartupPhases, startupDebugRequested } from './startupPhases';
 import { whyCommand } from '../cli/why';
 import { historyCommand } from '../cli/history';
 import { snapshotCommand } from '../cli/snapshot';
 import { getCommand } from '../cli/get';
+import { clusterCommand } from './localClusters/clusterCommand';
 
 export { defaultKubeconfigPath, parseArgs, UsageError, type CliOptions } from './cliOptions';
+export { removeCluster, type RemoveClusterOptions } from './removeCluster';
 
 /** What the entry point began before loading this module: the phases it marked, the network's start, a fresh data dir's PKI keys. */
 export interface EarlyStart {
@@ -33,6 +33,7 @@ export async function main(argv: string[], early: EarlyStart = {}): Promise<numb
   if (argv[0] === 'history' || argv[0] === 'changes') return historyCommand(argv.slice(1), argv[0]);
   if (argv[0] === 'snapshot') return snapshotCommand(argv.slice(1));
   if (argv[0] === 'get') return getCommand(argv.slice(1));
+  if (argv[0] === 'cluster') return clusterCommand(argv.slice(1));
   let options: CliOptions;
   try {
     options = parseArgs(argv);
@@ -61,6 +62,7 @@ async function serve(options: CliOptions, early: EarlyStart): Promise<number> {
     dataDir: options.dataDir,
     port: options.port,
     kubeconfigPath: options.kubeconfig,
+    contextName: options.contextName,
     nodes: options.nodes,
     ingressHttpPort: options.ingressHttpPort,
     ingressHttpsPort: options.ingressHttpsPort,
@@ -70,7 +72,7 @@ async function serve(options: CliOptions, early: EarlyStart): Promise<number> {
   });
   const result = cluster.kubeconfigResult;
   process.stdout.write(`kubedesk: cluster ready at ${cluster.server} in ${Date.now() - started} ms (data dir ${options.dataDir})\n`);
-  process.stdout.write(`kubedesk: kubeconfig ${options.kubeconfig}, context "kubedesk"\n`);
+  process.stdout.write(`kubedesk: kubeconfig ${options.kubeconfig}, context "${options.contextName}"\n`);
   process.stdout.write(`kubedesk: UI at ${cluster.uiLoginUrl()}\n`);
   const registry = cluster.imageRegistry;
   if (registry) {
@@ -78,7 +80,7 @@ async function serve(options: CliOptions, early: EarlyStart): Promise<number> {
     process.stdout.write(`kubedesk: image registry at ${registry.host} (docker push ${registry.host}/NAME:TAG)${login}\n`);
   }
   if (result && !result.currentContextSet) {
-    process.stdout.write(`kubedesk: your current context is "${result.previousContext ?? ''}"; switch with: kubectl config use-context kubedesk\n`);
+    process.stdout.write(`kubedesk: your current context is "${result.previousContext ?? ''}"; switch with: kubectl config use-context ${options.contextName}\n`);
   }
   // what starts after readiness: its line follows once it listens
   void cluster.whenStarted().then(() => {
@@ -96,29 +98,8 @@ async function serve(options: CliOptions, early: EarlyStart): Promise<number> {
 }
 
 async function reset(options: CliOptions): Promise<number> {
-  const { containersError } = await removeCluster(options.dataDir, options.kubeconfig);
+  const { containersError } = await removeCluster(options.dataDir, options.kubeconfig, { contextName: options.contextName });
   if (containersError) process.stderr.write(`kubedesk: could not remove the cluster's containers (is Docker running?): ${containersError}\n`);
   process.stdout.write(`kubedesk: removed the cluster in ${options.dataDir}\n`);
   return 0;
-}
-
-/**
- * Removes a (stopped) cluster: its containers and network, its data dir and its kubeconfig entries.
- * `kubedesk reset` and the desktop app's "Reset cluster" both use it. Docker being unreachable does
- * not stop the rest; the error comes back for the caller to report.
- */
-export async function removeCluster(dataDir: string, kubeconfig: string): Promise<{ containersError?: string }> {
-  let containersError: string | undefined;
-  const clusterId = readClusterId(dataDir);
-  if (clusterId) {
-    // Containers, sandboxes and the network carry the cluster id; remove exactly those.
-    try {
-      await new DockerRuntime({ clusterId, nodeName: '', networkName: networkNameFor(clusterId) }).removeClusterResources();
-    } catch (error) {
-      containersError = error instanceof Error ? error.message : String(error);
-    }
-  }
-  if (existsSync(dataDir)) rmSync(dataDir, { recursive: true, force: true });
-  if (existsSync(kubeconfig)) removeKubeconfigEntries(kubeconfig);
-  return containersError === undefined ? {} : { containersError };
 }

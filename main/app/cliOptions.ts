@@ -4,9 +4,10 @@ import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import type { ServingKeyType } from '../apiserver/pkiKeys';
 import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../storage/history';
+import { contextNameFor, invalidLocalClusterName, kubedeskRoot, localClusterDataDir } from './localClusters/localClusterNames';
 
 export const USAGE = `Usage:
-  kubedesk serve [--data-dir DIR] [--port N] [--kubeconfig FILE] [--nodes N]
+  kubedesk serve [--name NAME] [--data-dir DIR] [--port N] [--kubeconfig FILE] [--nodes N]
                  [--ingress-http-port N] [--ingress-https-port N] [--serving-key-type rsa|ecdsa]
                  [--debug-startup] [--history-revisions N] [--history-age DURATION]
                  [--history-size SIZE] [--no-history]
@@ -24,7 +25,11 @@ export const USAGE = `Usage:
       port). Pushes and pulls need no login unless --registry-auth: then the token in
       <data-dir>/pki/registry.token is the password (docker login localhost:PORT).
       --no-registry runs none.
-  kubedesk reset [--data-dir DIR] [--kubeconfig FILE]
+      --name NAME runs the local cluster NAME: data dir ~/.kubedesk/clusters/NAME, context
+      kubedesk-NAME, API port any free one (0) unless --port says otherwise.
+  kubedesk reset [--name NAME] [--data-dir DIR] [--kubeconfig FILE]
+  kubedesk cluster create NAME [--nodes N] [--kubeconfig FILE] | list | start NAME | stop NAME | delete NAME
+      Several local clusters side by side, each in the background (kubedesk cluster --help).
   kubedesk why TYPE/NAME [-n NAMESPACE] [--context NAME] [--kubeconfig FILE]
       Why an object is not ready, in plain words (kubedesk why --help).
   kubedesk history TYPE/NAME [-n NAMESPACE] [--revision N [-o yaml|json] | --diff A..B]
@@ -40,6 +45,10 @@ export const USAGE = `Usage:
 
 export interface CliOptions {
   command: 'serve' | 'reset' | 'help';
+  /** the local cluster's name; absent = the default cluster (context `kubedesk`) */
+  name?: string;
+  /** the kubeconfig context (and cluster and user) the cluster writes: kubedesk or kubedesk-NAME */
+  contextName: string;
   dataDir: string;
   port: number;
   kubeconfig: string;
@@ -83,10 +92,12 @@ export function defaultKubeconfigPath(env: NodeJS.ProcessEnv = process.env): str
 export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-    return { command: 'help', dataDir: '', port: 0, kubeconfig: '', nodes: 1 };
+    return { command: 'help', contextName: 'kubedesk', dataDir: '', port: 0, kubeconfig: '', nodes: 1 };
   }
   if (command !== 'serve' && command !== 'reset') throw new UsageError(`unknown command "${command}"`);
-  const options: CliOptions = { command, dataDir: join(homedir(), '.kubedesk'), port: 6443, kubeconfig: defaultKubeconfigPath(env), nodes: 1 };
+  const options: CliOptions = { command, contextName: 'kubedesk', dataDir: kubedeskRoot(env), port: 6443, kubeconfig: defaultKubeconfigPath(env), nodes: 1 };
+  let dataDirGiven = false;
+  let portGiven = false;
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
     const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -98,12 +109,21 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
     switch (flag) {
       case '--data-dir':
         options.dataDir = resolve(value());
+        dataDirGiven = true;
         break;
+      case '--name': {
+        const text = value();
+        const problem = invalidLocalClusterName(text);
+        if (problem) throw new UsageError(`invalid --name "${text}": ${problem}`);
+        options.name = text;
+        break;
+      }
       case '--port': {
         const text = value();
         const port = Number(text);
         if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`invalid --port "${text}": a number from 0 to 65535`);
         options.port = port;
+        portGiven = true;
         break;
       }
       case '--kubeconfig':
@@ -175,6 +195,12 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
       default:
         throw new UsageError(`unknown flag "${arg}"`);
     }
+  }
+  if (options.name !== undefined) {
+    options.contextName = contextNameFor(options.name);
+    if (!dataDirGiven) options.dataDir = localClusterDataDir(kubedeskRoot(env), options.name);
+    // 6443 belongs to the default cluster; a named one takes any free port unless told
+    if (!portGiven) options.port = 0;
   }
   return options;
 }

@@ -30,6 +30,7 @@ import { ensureNetdImage } from '../docker/netdImage';
 import { netdBinaryPath } from '../network/netd/netdImage';
 import { defaultNodePortRange } from '../apiserver/admission/serviceAllocation';
 import { networkDirectory, type NetworkPlan } from '../network/clusterNetwork';
+import { listeningHostPorts } from '../../shared/net/listeningPorts';
 import { createStreamHandlers } from '../apiserver/streaming/streamHandlers';
 import type { PodStreams } from '../apiserver/streaming/podStreams';
 import { registerMetricsApi } from '../apiserver/metrics/metricsApi';
@@ -43,6 +44,10 @@ import { combinedMetrics, combinedUsage, type MetricsCollector } from '../kubele
 import { InProcessTransport } from './inProcessTransport';
 import { bootstrapServices, bootstrapSystemObjects } from './bootstrap';
 import { writeKubeconfig, type WriteKubeconfigResult } from './kubeconfig';
+import { clearServerState, writeServerState } from './localClusters/serverState';
+import { currentProcessLauncher, LocalClusters, type LocalClustersOptions } from './localClusters/localClusters';
+import { createLocalClusterRoutes } from './localClusters/localClusterRoutes';
+import { kubedeskRoot } from './localClusters/localClusterNames';
 import { tokenAuthenticator } from './authentication';
 import { UiSessions } from './ui/uiSessions';
 import { createUiRoutes } from './ui/uiRoutes';
@@ -61,14 +66,13 @@ import { StartupPhases } from './startupPhases';
 import { startClusterNetwork, type ClusterNetworkStart } from './clusterNetworkStart';
 import { publishRegistryHosting, startImageRegistry, withdrawRegistryHosting, type ImageRegistry, type ImageRegistryOptions } from './imageRegistry';
 
-/** the context (and cluster and user) the cluster writes into the kubeconfig */
-const SELF_CONTEXT = 'kubedesk';
-
 export interface ClusterOptions {
   dataDir: string;
   /** 0 = any free port */
   port: number;
   kubeconfigPath: string;
+  /** the kubeconfig's cluster, user and context name; default `kubedesk` (a named local cluster: kubedesk-NAME) */
+  contextName?: string;
   nodes: number;
   ingressHttpPort?: number;
   ingressHttpsPort?: number;
@@ -84,6 +88,12 @@ export interface ClusterOptions {
   history?: HistoryRetention | false;
   /** the built-in image registry (docs/architecture.md, "Local image registry"); false = none */
   registry?: ImageRegistryOptions | false;
+  /**
+   * The local clusters the UI lists and starts (/ui/local-clusters): the kubedesk root, how to run
+   * `kubedesk serve`, where new contexts go. Default: KUBEDESK_HOME or ~/.kubedesk, this process's
+   * own node and entry script, the kubeconfig this cluster writes its own context into.
+   */
+  localClusters?: Omit<LocalClustersOptions, 'probe' | 'stopContainers' | 'remove'>;
 }
 
 interface Disposable {
@@ -176,7 +186,8 @@ export class Cluster {
       history,
       serviceNetwork: () => {
         if (!this.network) throw new Error('the cluster network is not known yet');
-        return { serviceRange: this.network.serviceRange, nodePortRange: defaultNodePortRange };
+        // automatic node ports avoid what another local cluster (or anything else) listens on
+        return { serviceRange: this.network.serviceRange, nodePortRange: defaultNodePortRange, hostPortsInUse: listeningHostPorts };
       },
     });
     // CustomResourceDefinitions: the CRD strategy, establishing and cleanup, custom kinds in the registry
@@ -244,13 +255,25 @@ export class Cluster {
     this.uiSessions = uiSessions;
     this.caCertPem = pki.caCertPem;
     // the UI's relay to the kubeconfig's other contexts (docs/architecture.md, "Other clusters: the UI relay")
-    const relay = createUiRelay({ sessions: uiSessions, port: () => port, selfServer: () => this.server, selfContext: () => SELF_CONTEXT, dataDir, kubeconfigPath: this.options.kubeconfigPath });
+    const relay = createUiRelay({ sessions: uiSessions, port: () => port, selfServer: () => this.server, selfContext: () => this.contextName(), dataDir, kubeconfigPath: this.options.kubeconfigPath });
     this.register({ dispose: () => relay.dispose() });
     const http = new HttpServer({
       api: this.api,
       authenticator,
       sessionAuthenticator: uiSessions,
-      staticHandler: createUiRoutes({ sessions: uiSessions, port: () => port, relay }),
+      staticHandler: createUiRoutes({
+        sessions: uiSessions,
+        port: () => port,
+        relay,
+        routes: [
+          createLocalClusterRoutes({
+            sessions: uiSessions,
+            port: () => port,
+            clusters: new LocalClusters(this.options.localClusters ?? { root: kubedeskRoot(), launcher: currentProcessLauncher(), defaultKubeconfig: this.options.kubeconfigPath }),
+            selfDataDir: dataDir,
+          }),
+        ],
+      }),
       staticUpgradeHandler: (request, socket, head) => relay.handleUpgrade(request, socket, head),
       sessionGuard: (request) => relay.selfSessionRefusal(request),
       authorization: requestAuthorization(authorizer),
@@ -316,7 +339,11 @@ export class Cluster {
     await http.listenUnix(join(runDir, 'apiserver.sock'));
     phases.mark('API unix socket listening');
 
-    this.kubeconfigResult = writeKubeconfig({ path: this.options.kubeconfigPath, server: this.server, caCertPem: pki.caCertPem, token, name: SELF_CONTEXT });
+    const context = this.contextName();
+    this.kubeconfigResult = writeKubeconfig({ path: this.options.kubeconfigPath, server: this.server, caCertPem: pki.caCertPem, token, name: context });
+    // other kubedesk processes (`kubedesk cluster list`, the tray) find this one by its data dir
+    writeServerState(dataDir, { pid: process.pid, server: this.server, context, nodes: this.options.nodes, startedAt: new Date().toISOString() });
+    this.register({ dispose: () => clearServerState(dataDir) });
     this.ready = true;
     phases.mark('kubeconfig written, ready');
     // Readiness is the API server's, as upstream's /readyz: the controllers, the scheduler, the
@@ -399,6 +426,11 @@ export class Cluster {
   }
 
   /** A fresh one-time sign-in link for the web UI (valid 24 hours, for one sign-in). */
+  /** the context (and cluster and user) this cluster writes into the kubeconfig: `kubedesk`, or `kubedesk-NAME` for a named local cluster */
+  contextName(): string {
+    return this.options.contextName ?? 'kubedesk';
+  }
+
   uiLoginUrl(): string {
     if (!this.uiSessions || !this.server) throw new Error('the cluster has not started');
     return `${this.server}/ui/login?token=${this.uiSessions.issueLoginToken()}`;

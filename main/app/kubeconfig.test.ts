@@ -220,6 +220,31 @@ describe('removeKubeconfigEntries', () => {
     });
   });
 
+  it('adds and removes a named local cluster\'s entries beside the default cluster\'s, leaving the others and current-context alone', () => {
+    const path = join(directory, 'config');
+    writeFileSync(path, existing, { mode: 0o600 });
+    writeKubeconfig({ path, server, caCertPem, token });
+    const withDefault = readFileSync(path, 'utf8');
+    expect(writeKubeconfig({ path, server: 'https://127.0.0.1:40001', caCertPem, token: 'other-token', name: 'kubedesk-b' })).toEqual({ currentContextSet: false, previousContext: 'prod' });
+    const config = parse(readFileSync(path, 'utf8')) as { contexts: Array<{ name: string; context: unknown }>; users: Array<{ name: string; user: unknown }>; 'current-context': string };
+    expect(config.contexts.map((context) => context.name)).toEqual(['kind-kind', 'prod', 'kubedesk', 'kubedesk-b']);
+    expect(config.contexts.find((context) => context.name === 'kubedesk-b')?.context).toEqual({ cluster: 'kubedesk-b', user: 'kubedesk-b' });
+    expect(config.users.find((user) => user.name === 'kubedesk-b')?.user).toEqual({ token: 'other-token' });
+    expect(config['current-context']).toBe('prod');
+    expect(removeKubeconfigEntries(path, 'kubedesk-b')).toBe(true);
+    expect(readFileSync(path, 'utf8')).toBe(withDefault);
+  });
+
+  it('clears current-context only when it named the removed local cluster', () => {
+    const path = join(directory, 'config');
+    writeKubeconfig({ path, server, caCertPem, token, name: 'kubedesk-b' });
+    writeKubeconfig({ path, server, caCertPem, token, name: 'kubedesk-c' });
+    expect(removeKubeconfigEntries(path, 'kubedesk-c')).toBe(true);
+    expect((parse(readFileSync(path, 'utf8')) as Record<string, unknown>)['current-context']).toBe('kubedesk-b');
+    expect(removeKubeconfigEntries(path, 'kubedesk-b')).toBe(true);
+    expect((parse(readFileSync(path, 'utf8')) as Record<string, unknown>)['current-context']).toBe('');
+  });
+
   it('does nothing when the file or the entries are missing', () => {
     const path = join(directory, 'config');
     expect(removeKubeconfigEntries(path, 'kubedesk')).toBe(false);

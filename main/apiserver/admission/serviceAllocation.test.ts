@@ -71,6 +71,25 @@ describe('ServiceAllocator', () => {
     expect(allocator.allocate(outside, undefined, [])[0].detail).toBe('Invalid value: 80: provided port is not in the valid range. The range of valid ports is 30000-30009');
   });
 
+  it('hands out no node port the host already holds, yet gives a held one when asked for it', () => {
+    const held = new Set([30000, 30001, 30002, 30003, 30004, 30005, 30006, 30007]);
+    const allocator = new ServiceAllocator({ ...config, hostPortsInUse: () => held });
+    const automatic = service('auto', { type: 'NodePort', ports: [{ port: 80, protocol: 'TCP' }, { port: 81, protocol: 'TCP' }] });
+    expect(allocator.allocate(automatic, undefined, [])).toEqual([]);
+    const nodePorts = ((automatic.spec as Record<string, unknown>).ports as Array<{ nodePort: number }>).map((port) => port.nodePort);
+    expect(nodePorts.sort((left, right) => left - right)).toEqual([30008, 30009]);
+    const asked = service('asked', { type: 'NodePort', ports: [{ port: 80, protocol: 'TCP', nodePort: 30003 }] });
+    expect(allocator.allocate(asked, undefined, [automatic])).toEqual([]);
+  });
+
+  it('falls back to ports the host holds when nothing else of the range is free', () => {
+    const everything = new Set(Array.from({ length: 10 }, (_, index) => 30000 + index));
+    const allocator = new ServiceAllocator({ ...config, hostPortsInUse: () => everything });
+    const created = service('auto', { type: 'NodePort' });
+    expect(allocator.allocate(created, undefined, [])).toEqual([]);
+    expect(((created.spec as Record<string, unknown>).ports as Array<{ nodePort: number }>)[0].nodePort).toBe(30000);
+  });
+
   it('lets one port number over TCP and UDP share a node port', () => {
     const allocator = new ServiceAllocator(config);
     const dns = service('dns', { type: 'NodePort', ports: [{ name: 'udp', port: 53, protocol: 'UDP' }, { name: 'tcp', port: 53, protocol: 'TCP' }] });

@@ -16,6 +16,11 @@ export interface ServiceNetworkConfig {
   /** IPv4 CIDR that ClusterIPs come from, e.g. 10.123.128.0/17 */
   serviceRange: string;
   nodePortRange: { min: number; max: number };
+  /**
+   * Ports something on the host already holds (another local cluster's NodePort listeners among
+   * them): automatic node ports skip them; asked-for ones are still given.
+   */
+  hostPortsInUse?: () => ReadonlySet<number>;
 }
 
 export const defaultNodePortRange = { min: 30000, max: 32767 };
@@ -209,10 +214,14 @@ export class ServiceAllocator {
   private freePort(used: Set<number>, mine: Map<number, string>): number | undefined {
     const { min, max } = this.config.nodePortRange;
     const size = max - min + 1;
+    const held = this.config.hostPortsInUse?.() ?? new Set<number>();
+    const free = (value: number) => !used.has(value) && !mine.has(value) && !held.has(value);
     for (let attempt = 0; attempt < 64; attempt++) {
       const value = min + Math.floor(Math.random() * size);
-      if (!used.has(value) && !mine.has(value)) return value;
+      if (free(value)) return value;
     }
+    for (let value = min; value <= max; value++) if (free(value)) return value;
+    // every port of the range is held on the host: the cluster's own bookkeeping decides alone
     for (let value = min; value <= max; value++) if (!used.has(value) && !mine.has(value)) return value;
     return undefined;
   }

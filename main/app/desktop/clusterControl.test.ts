@@ -2,7 +2,7 @@
 // when 6443 is taken; other start failures are not retried. Cluster.start is a fake here.
 import { describe, expect, it } from 'vitest';
 import type { ClusterOptions } from '../cluster';
-import { countPodHealth, isAddressInUse, startPreferringPort } from './clusterControl';
+import { countPodHealth, isAddressInUse, localClusterControl, startPreferringPort } from './clusterControl';
 
 const options: ClusterOptions = { dataDir: '/tmp/kubedesk-unused', port: 6443, kubeconfigPath: '/tmp/kubeconfig-unused', nodes: 1 };
 
@@ -95,5 +95,29 @@ describe('countPodHealth', () => {
       pod('done', 'Succeeded', [container(false, { terminated: { reason: 'Completed', exitCode: 0 } })]),
     ];
     expect(countPodHealth(pods)).toEqual({ healthy: 1, unhealthy: 2 });
+  });
+});
+
+describe('the tray\'s local clusters', () => {
+  it('shows every local cluster but the default one, which is the app\'s own, and passes Start and Stop on', async () => {
+    const calls: string[] = [];
+    const control = localClusterControl({
+      list: async () => [
+        { name: 'default', context: 'kubedesk', dataDir: '/r', state: 'running', nodes: 1 },
+        { name: 'b', context: 'kubedesk-b', dataDir: '/r/clusters/b', state: 'stopped', nodes: 2 },
+      ],
+      start: async (name) => {
+        calls.push(`start ${name}`);
+        return { name, context: `kubedesk-${name}`, dataDir: '', state: 'running', nodes: 1 };
+      },
+      stop: async (name) => {
+        calls.push(`stop ${name}`);
+        return { name, context: `kubedesk-${name}`, dataDir: '', state: 'stopped', nodes: 1 };
+      },
+    });
+    expect(await control.list()).toEqual([{ name: 'b', state: 'stopped' }]);
+    await control.start('b');
+    await control.stop('b');
+    expect(calls).toEqual(['start b', 'stop b']);
   });
 });

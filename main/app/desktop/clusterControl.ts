@@ -16,7 +16,9 @@ import { resources } from '../../client/resources';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { podHealth } from '../../../shared/printers/podHealth';
 import { SNAPSHOTS_PATH, snapshotSummary, type SnapshotSummary } from '../../../shared/snapshots';
-import type { ClusterControl, RunningCluster } from './desktopShell';
+import type { ClusterControl, LocalClusterControl, RunningCluster } from './desktopShell';
+import { DEFAULT_CLUSTER_NAME } from '../localClusters/localClusterNames';
+import type { LocalClusters } from '../localClusters/localClusters';
 
 export type StartCluster<T> = (options: ClusterOptions) => Promise<T>;
 
@@ -31,6 +33,15 @@ export function clusterControl(
       const { containersError } = await removeCluster(options.dataDir, options.kubeconfigPath);
       if (containersError) log(`could not remove the cluster's containers (is Docker running?): ${containersError}`);
     },
+  };
+}
+
+/** The tray's view of the local clusters: every one but the default cluster, which is the app's own. */
+export function localClusterControl(clusters: Pick<LocalClusters, 'list' | 'start' | 'stop'>): LocalClusterControl {
+  return {
+    list: async () => (await clusters.list()).filter((cluster) => cluster.name !== DEFAULT_CLUSTER_NAME).map(({ name, state }) => ({ name, state })),
+    start: (name) => clusters.start(name),
+    stop: (name) => clusters.stop(name),
   };
 }
 

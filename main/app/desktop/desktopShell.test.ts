@@ -6,7 +6,8 @@ import { desktopChannels } from '../../../shared/desktopBridge';
 import { ensurePki } from '../../apiserver/pki';
 import type { CertificateVerifyRequest } from './certificatePin';
 import { loadDesktopSettings, saveDesktopSettings } from './desktopSettings';
-import { DesktopShell, type ClusterControl, type RunningCluster } from './desktopShell';
+import { DesktopShell, type ClusterControl, type LocalClusterControl, type RunningCluster } from './desktopShell';
+import type { LocalClusterMenuEntry } from './trayMenu';
 import type { ElectronModule, HeadersReceivedDetails, InvokeEvent, MenuItemTemplate, MessageBoxOptions, NavigationEvent, SaveDialogOptions, WindowOptions } from './electronModule';
 
 type Listener = (...args: never[]) => unknown;
@@ -226,7 +227,9 @@ afterEach(() => {
   for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
 });
 
-async function startedShell(options: { lock?: boolean; failStart?: boolean; stopContainersOnQuit?: boolean; platform?: NodeJS.Platform; caPem?: string; snapshotError?: string; notifications?: boolean } = {}) {
+async function startedShell(
+  options: { lock?: boolean; failStart?: boolean; stopContainersOnQuit?: boolean; platform?: NodeJS.Platform; caPem?: string; snapshotError?: string; notifications?: boolean; localClusters?: LocalClusterControl } = {},
+) {
   const dataDir = mkdtempSync(join(tmpdir(), 'kd-shell-'));
   directories.push(dataDir);
   if (options.stopContainersOnQuit !== undefined) saveDesktopSettings(dataDir, { stopContainersOnQuit: options.stopContainersOnQuit });
@@ -245,6 +248,8 @@ async function startedShell(options: { lock?: boolean; failStart?: boolean; stop
     },
     log: (message) => fake.log.push(`log: ${message}`),
     now: () => new Date(2026, 10, 27, 7, 5, 9),
+    localClusters: options.localClusters,
+    localClustersRefreshMs: 0,
   });
   await shell.run();
   return { ...fake, shell, clusters, dataDir, written };
@@ -441,6 +446,67 @@ describe('the desktop shell', () => {
     expect(item).toMatchObject({ label: 'Save snapshot', enabled: false });
     item?.click?.();
     expect(log.filter((line) => line.startsWith('cluster saveSnapshot'))).toEqual([]);
+  });
+
+  it('lists the other local clusters in the tray\'s Clusters submenu, each with Start and Stop', async () => {
+    const entries: LocalClusterMenuEntry[] = [
+      { name: 'b', state: 'running' },
+      { name: 'c', state: 'stopped' },
+    ];
+    const calls: string[] = [];
+    let finishStart: () => void = () => undefined;
+    const localClusters: LocalClusterControl = {
+      list: async () => entries.map((entry) => ({ ...entry })),
+      start: (name) =>
+        new Promise<void>((resolve) => {
+          calls.push(`start ${name}`);
+          finishStart = () => {
+            entries[1].state = 'running';
+            resolve();
+          };
+        }),
+      stop: async (name) => calls.push(`stop ${name}`),
+    };
+    const { trays, shell } = await startedShell({ localClusters });
+    await shell.refreshLocalClusters();
+    const clusters = () => trays[0].menu.find((entry) => entry.id === 'clusters');
+    const item = (id: string) => clusters()?.submenu?.flatMap((entry) => entry.submenu ?? []).find((entry) => entry.id === id);
+    expect(clusters()?.label).toBe('Clusters');
+    expect(clusters()?.submenu?.map((entry) => entry.label)).toEqual(['b — running', 'c — stopped']);
+    expect([item('cluster-b-start')?.enabled, item('cluster-b-stop')?.enabled, item('cluster-c-start')?.enabled, item('cluster-c-stop')?.enabled]).toEqual([false, true, true, false]);
+    const starting = shell.changeLocalCluster('c', 'start');
+    expect(calls).toEqual(['start c']);
+    // while it starts, the tray says so and offers neither action
+    expect(clusters()?.submenu?.[1].label).toBe('c — starting…');
+    expect([item('cluster-c-start')?.enabled, item('cluster-c-stop')?.enabled]).toEqual([false, false]);
+    finishStart();
+    await starting;
+    expect(clusters()?.submenu?.[1].label).toBe('c — running');
+    item('cluster-b-stop')?.click?.();
+    expect(calls).toEqual(['start c', 'stop b']);
+  });
+
+  it('tells why a tray Start failed in a notification, and says when there are no other clusters', async () => {
+    const localClusters: LocalClusterControl = {
+      list: async () => [{ name: 'b', state: 'stopped' }],
+      start: async () => {
+        throw new Error('cluster "b" failed to start (the server exited)');
+      },
+      stop: async () => undefined,
+    };
+    const { notifications, shell, log } = await startedShell({ localClusters });
+    await shell.changeLocalCluster('b', 'start');
+    expect(notifications).toContainEqual({ title: 'Cluster b did not start', body: 'cluster "b" failed to start (the server exited)' });
+    expect(log).toContain('log: starting cluster b: cluster "b" failed to start (the server exited)');
+    const empty = await startedShell({ localClusters: { list: async () => [], start: async () => undefined, stop: async () => undefined } });
+    await empty.shell.refreshLocalClusters();
+    const submenu = empty.trays[0].menu.find((entry) => entry.id === 'clusters')?.submenu;
+    expect(submenu).toEqual([{ id: 'clusters-none', label: 'No other local clusters (kubedesk cluster create NAME)', enabled: false }]);
+  });
+
+  it('has no Clusters submenu without local clusters to show', async () => {
+    const { trays } = await startedShell();
+    expect(trays[0].menu.some((entry) => entry.id === 'clusters')).toBe(false);
   });
 
   it('reports a failed start in the tray, the window and a dialog, and stays open', async () => {

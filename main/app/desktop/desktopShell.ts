@@ -11,7 +11,7 @@ import { pinnedCertificateVerifier } from './certificatePin';
 import { loadDesktopSettings, saveDesktopSettings, type DesktopSettings } from './desktopSettings';
 import type { ElectronModule, InvokeEvent, PreventableEvent, TrayLike, WindowLike } from './electronModule';
 import { isAppUrl, isExternalWebUrl, mayGrantPermission, mayNavigate, originOf, windowOpenDecision, withContentSecurityPolicy } from './navigationPolicy';
-import { trayMenuTemplate, trayToolTip, type ClusterStatus } from './trayMenu';
+import { trayMenuTemplate, trayToolTip, type ClusterStatus, type LocalClusterMenuEntry } from './trayMenu';
 import { datedSnapshotName, type SnapshotSummary } from '../../../shared/snapshots';
 import { formatBytes } from '../../../shared/printers/bytes';
 
@@ -59,6 +59,17 @@ export interface DesktopShellOptions {
   log?: (message: string) => void;
   /** The time a tray snapshot is named after (tests replace it). */
   now?: () => Date;
+  /** The other local clusters, for the tray's Clusters submenu; without it the tray has none. */
+  localClusters?: LocalClusterControl;
+  /** How often the Clusters submenu re-reads their states (ms; default 10 s; 0 = only after a tray action). */
+  localClustersRefreshMs?: number;
+}
+
+/** The local clusters other than the app's own (`kubedesk cluster …`), as the tray drives them. */
+export interface LocalClusterControl {
+  list(): Promise<LocalClusterMenuEntry[]>;
+  start(name: string): Promise<unknown>;
+  stop(name: string): Promise<unknown>;
 }
 
 export const defaultHelpLinks: readonly HelpLink[] = [
@@ -83,6 +94,10 @@ export class DesktopShell {
   private ready = false;
   private shutdown: Promise<void> | undefined;
   private shutdownComplete = false;
+  private localClusterEntries: LocalClusterMenuEntry[] = [];
+  /** local clusters with a tray Start or Stop under way */
+  private readonly localClustersBusy = new Set<string>();
+  private localClustersTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     private readonly electron: ElectronModule,
@@ -273,6 +288,7 @@ export class DesktopShell {
         await this.operation;
         await this.stopCluster(this.settings.stopContainersOnQuit);
       } finally {
+        if (this.localClustersTimer) clearInterval(this.localClustersTimer);
         this.tray?.destroy();
         this.tray = undefined;
         this.shutdownComplete = true;
@@ -441,6 +457,7 @@ export class DesktopShell {
       tray.on('click', () => this.openWindow());
       this.tray = tray;
       this.refreshTray();
+      this.watchLocalClusters();
     } catch (error) {
       // some Linux desktops have no status area; the window and menu still work
       this.log(`no tray icon: ${errorMessage(error)}`);
@@ -458,7 +475,55 @@ export class DesktopShell {
     if (!tray) return;
     tray.setToolTip(trayToolTip(this.status));
     const actions = { open: () => this.openWindow(), quit: () => this.electron.app.quit(), saveSnapshot: () => void this.saveSnapshot() };
-    tray.setContextMenu(this.electron.Menu.buildFromTemplate(trayMenuTemplate(this.status, actions, { savingSnapshot: this.savingSnapshot })));
+    const localClusters = this.options.localClusters
+      ? {
+          entries: this.localClusterEntries.map((entry) => (this.localClustersBusy.has(entry.name) ? { ...entry, busy: true } : entry)),
+          actions: { start: (name: string) => void this.changeLocalCluster(name, 'start'), stop: (name: string) => void this.changeLocalCluster(name, 'stop') },
+        }
+      : undefined;
+    tray.setContextMenu(this.electron.Menu.buildFromTemplate(trayMenuTemplate(this.status, actions, { savingSnapshot: this.savingSnapshot, localClusters })));
+  }
+
+  // ---- the other local clusters (tray "Clusters") ----
+
+  private watchLocalClusters(): void {
+    if (!this.options.localClusters) return;
+    void this.refreshLocalClusters();
+    const every = this.options.localClustersRefreshMs ?? 10_000;
+    if (every > 0) {
+      this.localClustersTimer = setInterval(() => void this.refreshLocalClusters(), every);
+      this.localClustersTimer.unref?.();
+    }
+  }
+
+  /** Re-reads the local clusters' states into the tray (the app's own cluster is not among them). */
+  async refreshLocalClusters(): Promise<void> {
+    const control = this.options.localClusters;
+    if (!control || this.shutdownComplete) return;
+    try {
+      this.localClusterEntries = await control.list();
+    } catch (error) {
+      this.log(`listing local clusters: ${errorMessage(error)}`);
+    }
+    this.refreshTray();
+  }
+
+  /** The tray's Start or Stop of a local cluster; the result in a notification when it failed. */
+  async changeLocalCluster(name: string, action: 'start' | 'stop'): Promise<void> {
+    const control = this.options.localClusters;
+    if (!control || this.localClustersBusy.has(name)) return;
+    this.localClustersBusy.add(name);
+    this.refreshTray();
+    try {
+      await (action === 'start' ? control.start(name) : control.stop(name));
+    } catch (error) {
+      const message = errorMessage(error);
+      this.log(`${action === 'start' ? 'starting' : 'stopping'} cluster ${name}: ${message}`);
+      this.notify(`Cluster ${name} did not ${action}`, message);
+    } finally {
+      this.localClustersBusy.delete(name);
+      await this.refreshLocalClusters();
+    }
   }
 
   private refreshAppMenu(): void {

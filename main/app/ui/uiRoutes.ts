@@ -43,6 +43,8 @@ export interface UiRoutesOptions {
   rendererDirectory?: string;
   /** the relay to other clusters (/ui/clusters…, main/app/relay): true when it answered */
   relay?: { handleRequest(request: IncomingMessage, response: ServerResponse): boolean };
+  /** further routes under /ui/ (e.g. /ui/local-clusters), tried before the static files; each answers (true) or passes */
+  routes?: ReadonlyArray<(request: IncomingMessage, response: ServerResponse) => boolean>;
 }
 
 /** Headers every UI reply carries. */
@@ -149,6 +151,7 @@ export function createUiRoutes(options: UiRoutesOptions): (request: IncomingMess
       });
       return true;
     }
+    for (const route of options.routes ?? []) if (route(request, response)) return true;
     request.resume();
     serveFile(directory(), path, request, response);
     return true;
