@@ -423,6 +423,16 @@ describe('proxy-url', () => {
     await expect(get(wrongPassword)).rejects.toThrow('rejected the username and password');
   });
 
+  it('takes HTTPS_PROXY from the environment when the kubeconfig names no proxy, except for NO_PROXY hosts', async () => {
+    const connect = await proxy(startConnectProxy({ hosts }));
+    const viaEnvironment = open(configOf(byName(), { token: 'good' }), { env: { HTTPS_PROXY: connect.url, NO_PROXY: 'other.example' } });
+    expect(await get(viaEnvironment)).toMatchObject({ status: 200 });
+    expect(connect.targets).toEqual([`cluster.test:${serverPort}`]);
+    const excluded = open(configOf(byName(), { token: 'good' }), { env: { HTTPS_PROXY: connect.url, NO_PROXY: '.test' } });
+    await expect(get(excluded)).rejects.toMatchObject({ code: expect.stringMatching(/^(ENOTFOUND|EAI_AGAIN)$/) });
+    expect(connect.targets).toHaveLength(1);
+  });
+
   it('says which target a SOCKS5 proxy could not reach', async () => {
     const socks = await proxy(startSocks5Proxy({}));
     const connection = open(configOf({ ...trusted(), server: 'https://127.0.0.1:1', 'proxy-url': socks.url }, { token: 'good' }));

@@ -2,12 +2,14 @@
 // transport (rest/transport.go, transport/transport.go, transport/round_trippers.go): one
 // keep-alive agent holding the TLS settings (the context's CA, client certificate and key,
 // tls-server-name as the name the certificate is checked against, insecure-skip-tls-verify), with
-// the cluster's proxy-url tunnel as its connection factory so plain requests, watches and
-// WebSocket upgrades all pass it; then per request the Authorization header (a bearer token —
-// inline, from a tokenFile re-read when the file changes, or from an exec plugin — else Basic
-// credentials) and the impersonation headers (Impersonate-User, -Uid, one Impersonate-Group per
-// group, Impersonate-Extra-<key> with the key percent-escaped). An exec plugin's client certificate
-// replaces the agent (and closes its connections, as client-go does when the certificate rotates).
+// the proxy tunnel as its connection factory so plain requests, watches and WebSocket upgrades all
+// pass it (the cluster's proxy-url, else HTTPS_PROXY/HTTP_PROXY and NO_PROXY from the environment
+// as Go's ProxyFromEnvironment reads them); then per request the Authorization header (a bearer
+// token — inline, from a tokenFile re-read when the file changes, or from an exec plugin — else
+// Basic credentials) and the impersonation headers (Impersonate-User, -Uid, one Impersonate-Group
+// per group, Impersonate-Extra-<key> with the key percent-escaped). An exec plugin's client
+// certificate replaces the agent (and closes its connections, as client-go does when the
+// certificate rotates).
 import { readFile as fsReadFile, stat } from 'node:fs/promises';
 import http from 'node:http';
 import type { OutgoingHttpHeaders } from 'node:http';
@@ -18,7 +20,7 @@ import tls from 'node:tls';
 import { clientConfigOf, KubeconfigError, type ClientConfig, type MergedKubeconfig } from '../cli/kubeconfig';
 import { CredentialError, type ClusterConnection } from './clusterConnection';
 import { ExecCredentialCache, type ExecPluginOptions } from './execCredential';
-import { openTunnel, parseProxyUrl, type ProxySettings } from './proxyTunnel';
+import { openTunnel, parseProxyUrl, proxyFromEnvironment, type ProxySettings } from './proxyTunnel';
 
 export interface ConnectionOptions extends ExecPluginOptions {
   /** reads a token file; default fs.promises.readFile */
@@ -127,9 +129,11 @@ class Connection implements ClusterConnection {
     this.server = server;
     this.secure = server.protocol === 'https:';
     if (!setupError && !this.secure && server.protocol !== 'http:') setupError = new CredentialError('unsupported', `the server ${config.server} of cluster "${config.clusterName}" is neither https:// nor http://`);
-    if (config.proxyUrl) {
+    // client-go: the cluster's proxy-url, else the environment's HTTPS_PROXY/HTTP_PROXY and NO_PROXY.
+    const proxyUrl = config.proxyUrl ?? (setupError ? undefined : proxyFromEnvironment(server, options.env ?? process.env));
+    if (proxyUrl) {
       try {
-        this.proxy = parseProxyUrl(config.proxyUrl);
+        this.proxy = parseProxyUrl(proxyUrl);
       } catch (error) {
         setupError ??= error instanceof CredentialError ? error : new CredentialError('unsupported', String(error));
       }

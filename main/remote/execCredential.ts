@@ -41,7 +41,7 @@ export interface ExecPluginOptions {
   env?: NodeJS.ProcessEnv;
   /** epoch milliseconds; default Date.now */
   now?: () => number;
-  /** a plugin that has not exited by then fails; default 60 s */
+  /** a plugin that has not exited by then fails; default 120 s (a plugin may wait for a browser sign-in) */
   timeoutMs?: number;
 }
 
@@ -119,7 +119,7 @@ export function runExecPlugin(config: ExecConfig, cluster: ExecClusterInfo, opti
     return Promise.reject(error);
   }
   const spawn = options.spawn ?? nodeSpawn;
-  const timeoutMs = options.timeoutMs ?? 60_000;
+  const timeoutMs = options.timeoutMs ?? 120_000;
   const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env) };
   for (const entry of config.env) env[entry.name] = entry.value;
   env.KUBERNETES_EXEC_INFO = execInfo(config, cluster);

@@ -7,5 +7,5 @@ export type { ConnectionOptions } from './connection';
 export { authKindOf, listContexts } from './contexts';
 export { ExecCredentialCache, execInfo, parseExecCredential, runExecPlugin } from './execCredential';
 export type { ExecClusterInfo, ExecCredential, ExecPluginOptions } from './execCredential';
-export { ProxyError, openTunnel, parseProxyUrl } from './proxyTunnel';
+export { ProxyError, openTunnel, parseProxyUrl, proxyFromEnvironment } from './proxyTunnel';
 export type { ProxySettings, ProxyTlsOptions } from './proxyTunnel';

@@ -288,3 +288,61 @@ export async function openTunnel(proxy: ProxySettings, host: string, port: numbe
   socket.setTimeout(0);
   return socket;
 }
+
+function isLoopback(host: string): boolean {
+  if (net.isIPv4(host)) return host.startsWith('127.');
+  return host === '::1';
+}
+
+/**
+ * The proxy a client-go client takes from the environment when the kubeconfig names none (Go's
+ * net/http ProxyFromEnvironment): HTTPS_PROXY for an https:// server, HTTP_PROXY for http://
+ * (upper or lower case; a value without a scheme is http://), never for localhost or a loopback
+ * address, and not for a host NO_PROXY lists — `*`, an IP, a CIDR, a domain (matching it and its
+ * subdomains; a leading dot matches subdomains only), each optionally with `:port`.
+ */
+export function proxyFromEnvironment(server: URL, env: NodeJS.ProcessEnv): string | undefined {
+  const read = (name: string) => env[name] || env[name.toLowerCase()] || undefined;
+  const value = server.protocol === 'https:' ? read('HTTPS_PROXY') : read('HTTP_PROXY');
+  if (!value) return undefined;
+  const host = unbracket(server.hostname).toLowerCase();
+  if (host === 'localhost' || isLoopback(host)) return undefined;
+  const port = server.port || (server.protocol === 'https:' ? '443' : '80');
+  for (const raw of (read('NO_PROXY') ?? '').split(',')) {
+    let entry = raw.trim().toLowerCase();
+    if (entry === '') continue;
+    if (entry === '*') return undefined;
+    if (entry.includes('/')) {
+      const [address = '', bits = ''] = entry.split('/');
+      const family = net.isIPv4(address) ? 'ipv4' : net.isIPv6(address) ? 'ipv6' : undefined;
+      if (!family || net.isIP(host) === 0) continue;
+      const list = new net.BlockList();
+      try {
+        list.addSubnet(address, Number(bits), family);
+      } catch {
+        continue;
+      }
+      if (list.check(host, net.isIPv4(host) ? 'ipv4' : 'ipv6')) return undefined;
+      continue;
+    }
+    let entryPort: string | undefined;
+    const withPort = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(entry);
+    if (withPort) {
+      entry = withPort[1] ?? '';
+      entryPort = withPort[2];
+    }
+    entry = unbracket(entry);
+    if (entryPort && entryPort !== port) continue;
+    if (net.isIP(entry) !== 0) {
+      if (entry === host) return undefined;
+      continue;
+    }
+    if (entry.startsWith('*.')) entry = entry.slice(1);
+    if (entry.startsWith('.')) {
+      if (host.endsWith(entry)) return undefined;
+    } else if (host === entry || host.endsWith(`.${entry}`)) {
+      return undefined;
+    }
+  }
+  return value.includes('://') ? value : `http://${value}`;
+}
