@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -10,7 +11,7 @@ import { makeTestCertificates, type TestCertificates } from '../../test/fixtures
 import { startConnectProxy, startSocks5Proxy, type TestProxy } from '../../test/fixtures/testProxies';
 import { clientConfigOf, loadKubeconfig, type ClientConfig } from '../cli/kubeconfig';
 import { CredentialError, type ClusterConnection } from './clusterConnection';
-import { connectionFor, connectionForContext, escapeHeaderKey, type ConnectionOptions } from './connection';
+import { connectionFor, connectionForContext, escapeHeaderKey, serverCertificate, type ConnectionOptions } from './connection';
 
 let certificates: TestCertificates;
 /** a server certificate for api.internal only, for tls-server-name */
@@ -188,6 +189,16 @@ describe('TLS and static credentials', () => {
     const cluster = { server: `https://127.0.0.1:${internalPort}`, 'certificate-authority-data': base64(internalCertificates.caPem) };
     await expect(get(open(configOf(cluster, { token: 'good' })))).rejects.toMatchObject({ code: 'ERR_TLS_CERT_ALTNAME_INVALID' });
     expect(await get(open(configOf({ ...cluster, 'tls-server-name': 'api.internal' }, { token: 'good' })))).toMatchObject({ status: 200 });
+  });
+
+  it('reads the certificate of a server it does not trust, for its SHA-256 fingerprint, directly and through a proxy', async () => {
+    const expected = new X509Certificate(certificates.certPem).fingerprint256;
+    const untrusted = configOf({ server: `https://127.0.0.1:${serverPort}` }, { token: 'good' });
+    expect(await serverCertificate(untrusted)).toMatchObject({ fingerprint: expected, subject: 'localhost', issuer: 'webhook-test-ca' });
+    expect(expected).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+    const connect = await startConnectProxy({ hosts: { 'cluster.test': '127.0.0.1' } });
+    proxies.push(connect);
+    expect((await serverCertificate(configOf({ server: `https://cluster.test:${serverPort}`, 'proxy-url': connect.url }, { token: 'good' }))).fingerprint).toBe(expected);
   });
 
   it('skips verification with insecure-skip-tls-verify, and says so in its warnings', async () => {

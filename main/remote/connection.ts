@@ -15,6 +15,7 @@ import http from 'node:http';
 import type { OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import type { RequestOptions } from 'node:https';
+import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import { clientConfigOf, KubeconfigError, type ClientConfig, type MergedKubeconfig } from '../cli/kubeconfig';
@@ -99,6 +100,12 @@ interface ClientCertificate {
   key: Buffer;
 }
 
+/** client-go's choice: the cluster's proxy-url, else the environment's HTTPS_PROXY/HTTP_PROXY and NO_PROXY. */
+function proxyOf(config: ClientConfig, server: URL, options: ConnectionOptions): ProxySettings | undefined {
+  const proxyUrl = config.proxyUrl ?? proxyFromEnvironment(server, options.env ?? process.env);
+  return proxyUrl ? parseProxyUrl(proxyUrl) : undefined;
+}
+
 class Connection implements ClusterConnection {
   readonly context: string;
   readonly server: URL;
@@ -129,13 +136,11 @@ class Connection implements ClusterConnection {
     this.server = server;
     this.secure = server.protocol === 'https:';
     if (!setupError && !this.secure && server.protocol !== 'http:') setupError = new CredentialError('unsupported', `the server ${config.server} of cluster "${config.clusterName}" is neither https:// nor http://`);
-    // client-go: the cluster's proxy-url, else the environment's HTTPS_PROXY/HTTP_PROXY and NO_PROXY.
-    const proxyUrl = config.proxyUrl ?? (setupError ? undefined : proxyFromEnvironment(server, options.env ?? process.env));
-    if (proxyUrl) {
+    if (!setupError) {
       try {
-        this.proxy = parseProxyUrl(proxyUrl);
+        this.proxy = proxyOf(config, server, options);
       } catch (error) {
-        setupError ??= error instanceof CredentialError ? error : new CredentialError('unsupported', String(error));
+        setupError = error instanceof CredentialError ? error : new CredentialError('unsupported', String(error));
       }
     }
     if (config.authProvider && !config.exec) {
@@ -268,6 +273,47 @@ class Connection implements ClusterConnection {
 /** The connection of a resolved context (clientConfigOf). It never throws: what cannot work is a CredentialError from requestOptions. */
 export function connectionFor(config: ClientConfig, options: ConnectionOptions = {}): ClusterConnection {
   return new Connection(config, options);
+}
+
+/** The certificate an https:// server presents, read without trusting it. */
+export interface ServerCertificate {
+  /** SHA-256 of the leaf certificate, as `AB:CD:…` */
+  fingerprint: string;
+  subject: string;
+  issuer: string;
+  validTo: string;
+}
+
+/**
+ * Connects to the context's server (through its proxy) without checking the certificate and returns
+ * the one it presents, for a "certificate not trusted" message that names its SHA-256 fingerprint.
+ * Nothing is sent over the connection.
+ */
+export async function serverCertificate(config: ClientConfig, options: ConnectionOptions = {}, timeoutMs = 10_000): Promise<ServerCertificate> {
+  const server = new URL(config.server);
+  if (server.protocol !== 'https:') throw new Error(`the server ${config.server} does not use TLS`);
+  const host = unbracket(server.hostname);
+  const port = Number(server.port) || 443;
+  const proxy = proxyOf(config, server, options);
+  const servername = config.tls.serverName ?? (isIP(host) === 0 ? host : undefined);
+  const base = { ...(servername ? { servername } : {}), rejectUnauthorized: false };
+  const socket = proxy
+    ? tls.connect({ ...base, socket: await openTunnel(proxy, host, port, { ...(config.tls.ca ? { ca: [config.tls.ca] } : {}), rejectUnauthorized: !config.tls.insecureSkipTlsVerify }, options.proxyTimeoutMs) })
+    : tls.connect({ ...base, host, port });
+  return new Promise((resolve, reject) => {
+    socket.setTimeout(timeoutMs, () => socket.destroy(new Error(`${host}:${port} did not complete a TLS handshake within ${Math.round(timeoutMs / 1000)} s`)));
+    socket.once('error', reject);
+    socket.once('secureConnect', () => {
+      const certificate = socket.getPeerCertificate();
+      socket.destroy();
+      if (!certificate || !certificate.fingerprint256) {
+        reject(new Error(`${host}:${port} presented no certificate`));
+        return;
+      }
+      const name = (part: unknown) => (part && typeof part === 'object' && 'CN' in part ? String(part.CN) : '');
+      resolve({ fingerprint: certificate.fingerprint256, subject: name(certificate.subject), issuer: name(certificate.issuer), validTo: certificate.valid_to });
+    });
+  });
 }
 
 /** A connection that refuses every request with `error` (a context whose configuration cannot be used). */

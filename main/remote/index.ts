@@ -2,8 +2,8 @@
 // cluster with that context's credentials, for the app's relay (main/app/relay).
 export { CredentialError } from './clusterConnection';
 export type { ClusterConnection, ContextSummary, CredentialFailure } from './clusterConnection';
-export { connectionFor, connectionForContext, escapeHeaderKey, impersonationHeaders } from './connection';
-export type { ConnectionOptions } from './connection';
+export { connectionFor, connectionForContext, escapeHeaderKey, impersonationHeaders, serverCertificate } from './connection';
+export type { ConnectionOptions, ServerCertificate } from './connection';
 export { authKindOf, listContexts } from './contexts';
 export { ExecCredentialCache, execInfo, parseExecCredential, runExecPlugin } from './execCredential';
 export type { ExecClusterInfo, ExecCredential, ExecPluginOptions } from './execCredential';
