@@ -418,19 +418,20 @@ describe('proxy-url', () => {
     expect(secure.targets).toEqual([`cluster.test:${serverPort}`, `cluster.test:${plainPort}`]);
   });
 
-  it('resolves the server’s name here for socks5 and at the proxy for socks5h, with a username and password', async () => {
+  it('sends the server’s name to a SOCKS5 proxy to resolve, as kubectl does, with a username and password', async () => {
     const socks = await proxy(startSocks5Proxy({ hosts, credentials: { username: 'u', password: 'p' } }));
-    const local = open(configOf({ ...trusted(), server: `https://localhost:${serverPort}`, 'proxy-url': socks.url }, { token: 'good' }));
-    expect(await get(local)).toMatchObject({ status: 200 });
-    expect(socks.addressTypes).toEqual([expect.stringMatching(/^ipv[46]$/)]);
-    const remote = open(configOf({ ...byName(), 'proxy-url': socks.url.replace('socks5://', 'socks5h://') }, { token: 'good' }));
-    expect(await get(remote)).toMatchObject({ status: 200 });
-    expect(await upgrade(remote, 'socks')).toMatchObject({ echoed: 'socks' });
-    expect(socks.targets.slice(1)).toEqual([`cluster.test:${serverPort}`]);
-    expect(socks.addressTypes.slice(1)).toEqual(['domain']);
-    const unresolvable = open(configOf({ ...byName(), 'proxy-url': socks.url }, { token: 'good' }));
-    await expect(get(unresolvable)).rejects.toMatchObject({ code: 'ENOTFOUND' });
-    const wrongPassword = open(configOf({ ...byName(), 'proxy-url': socks.url.replace('u:p@', 'u:wrong@').replace('socks5://', 'socks5h://') }, { token: 'good' }));
+    const byAddress = open(configOf({ ...trusted(), 'proxy-url': socks.url }, { token: 'good' }));
+    expect(await get(byAddress)).toMatchObject({ status: 200 });
+    const byName5 = open(configOf({ ...byName(), 'proxy-url': socks.url }, { token: 'good' }));
+    expect(await get(byName5)).toMatchObject({ status: 200 });
+    const byName5h = open(configOf({ ...byName(), 'proxy-url': socks.url.replace('socks5://', 'socks5h://') }, { token: 'good' }));
+    expect(await get(byName5h)).toMatchObject({ status: 200 });
+    expect(await upgrade(byName5h, 'socks')).toMatchObject({ echoed: 'socks' });
+    expect(socks.targets).toEqual([`127.0.0.1:${serverPort}`, `cluster.test:${serverPort}`, `cluster.test:${serverPort}`]);
+    expect(socks.addressTypes).toEqual(['ipv4', 'domain', 'domain']);
+    const unknown = open(configOf({ ...byName(), server: `https://nowhere.test:${serverPort}`, 'proxy-url': socks.url }, { token: 'good' }));
+    await expect(get(unknown)).rejects.toMatchObject({ code: 'EHOSTUNREACH', message: expect.stringContaining(`could not connect to nowhere.test:${serverPort}: host unreachable`) });
+    const wrongPassword = open(configOf({ ...byName(), 'proxy-url': socks.url.replace('u:p@', 'u:wrong@') }, { token: 'good' }));
     await expect(get(wrongPassword)).rejects.toThrow('rejected the username and password');
   });
 

@@ -1,12 +1,13 @@
 // A kubeconfig cluster's proxy-url, as client-go's transport dials through it (net/http's proxy
-// support plus golang.org/x/net/proxy for SOCKS5): an http:// or https:// proxy gets
-// `CONNECT host:port` (with Proxy-Authorization Basic when the URL has user:password; an https://
-// proxy is reached over TLS first), a socks5:// proxy gets the RFC 1928 handshake (RFC 1929
-// username/password when the URL has them) with the target's address resolved here, socks5h://
-// with the target's name resolved by the proxy. The result is a plain duplex to the target, on
-// which the caller starts TLS to the API server (or speaks HTTP to an http:// server). CONNECT is
-// used for http:// servers too, so watches and WebSocket upgrades pass any proxy alike.
-import { lookup } from 'node:dns/promises';
+// support, whose SOCKS5 dialer is golang.org/x/net/internal/socks): an http:// or https:// proxy
+// gets `CONNECT host:port` (with Proxy-Authorization Basic when the URL has user:password; an
+// https:// proxy is reached over TLS first); a socks5:// proxy gets the RFC 1928 handshake (RFC
+// 1929 username/password when the URL has them) and the server's host name to resolve itself —
+// kubectl sends the name, not an address, for socks5:// — and socks5h:// is taken as the same
+// (kubectl refuses that scheme; curl's name for remote resolution, so it is accepted here). The
+// result is a plain duplex to the target, on which the caller starts TLS to the API server (or
+// speaks HTTP to an http:// server). CONNECT is used for http:// servers too, so watches and
+// WebSocket upgrades pass any proxy alike.
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
@@ -195,15 +196,8 @@ async function socks5Connect(socket: Duplex, proxy: ProxySettings, host: string,
   } else if (method !== 0) {
     throw new ProxyError(`${what} accepts none of the offered authentication methods${withPassword ? '' : ' (it may need a username and password in proxy-url)'}`, 'EPROXY');
   }
-  // socks5: the name is resolved here and the proxy gets an address; socks5h: the proxy resolves it.
-  let address = host;
-  if (proxy.protocol === 'socks5:' && net.isIP(host) === 0) {
-    try {
-      address = (await lookup(host)).address;
-    } catch (error) {
-      throw new ProxyError(`dial tcp: lookup ${host}: ${error instanceof Error ? error.message : String(error)}`, 'ENOTFOUND');
-    }
-  }
+  // As Go's SOCKS5 dialer: an address is sent as one, a name is sent for the proxy to resolve.
+  const address = host;
   let addressBytes: Buffer;
   if (net.isIPv4(address)) addressBytes = Buffer.from([1, ...address.split('.').map(Number)]);
   else if (net.isIPv6(address)) addressBytes = Buffer.concat([Buffer.from([4]), ipv6Bytes(address)]);
