@@ -181,6 +181,7 @@ contexts:
       tls: { serverName: 'api.remote', insecureSkipTlsVerify: true },
       proxyUrl: 'socks5h://proxy.example:1080',
       exec: {
+        userName: 'sso',
         apiVersion: 'client.authentication.k8s.io/v1beta1',
         command: join(dir, 'nested', 'bin', 'sso-plugin'),
         args: ['token', '--cluster', 'remote'],
@@ -204,9 +205,11 @@ contexts:
     expect(config).toMatchObject({ auth: { token: 'from-file' }, tokenFile: join(dir, 'token') });
   });
 
-  it('refuses impersonated groups without an impersonated user, as clientcmd validates', () => {
+  it('refuses what kubectl refuses: impersonated groups without a user, a CA with insecure-skip-tls-verify', () => {
     const file = write('config', everything);
     expect(() => clientConfigOf(loadKubeconfig([file], true), { context: 'groups-only' })).toThrow('requesting uid, groups or user-extra for groups-only without impersonating a user');
+    const both = write('both', everything.replace('insecure-skip-tls-verify: true', 'insecure-skip-tls-verify: true\n    certificate-authority-data: QQ=='));
+    expect(() => clientConfigOf(loadKubeconfig([both], true), { context: 'groups-only' })).toThrow('specifying a root certificates file with the insecure flag is not allowed');
   });
 
   it('refuses, for kubedesk’s commands, what their client does not do: plugins, proxy-url and impersonation', () => {

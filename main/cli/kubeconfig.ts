@@ -80,6 +80,8 @@ export interface ClientConfig {
 
 /** A user's exec credential plugin (clientcmd's ExecConfig). */
 export interface ExecConfig {
+  /** the kubeconfig user whose plugin it is (for messages) */
+  userName: string;
   /** client.authentication.k8s.io/v1 or v1beta1 (others are refused when the plugin would run) */
   apiVersion: string;
   /** the command: a name looked up on PATH, or an absolute path (a relative path in the kubeconfig is resolved against its folder) */
@@ -213,7 +215,7 @@ function textList(value: unknown): string[] | undefined {
 }
 
 /** The user's exec stanza, its command resolved against the folder of the kubeconfig that names it. */
-function execConfigOf(user: KubeconfigEntry, exec: Record<string, unknown>, cluster: KubeconfigEntry): ExecConfig {
+function execConfigOf(userName: string, user: KubeconfigEntry, exec: Record<string, unknown>, cluster: KubeconfigEntry): ExecConfig {
   let command = typeof exec.command === 'string' ? exec.command : '';
   if (command && !isAbsolute(command) && (command.includes('/') || command.includes(sep))) command = resolve(dirname(user.file), command);
   const env: { name: string; value: string }[] = [];
@@ -232,6 +234,7 @@ function execConfigOf(user: KubeconfigEntry, exec: Record<string, unknown>, clus
   }
   const installHint = text(exec, 'installHint');
   return {
+    userName,
     apiVersion,
     command,
     args: textList(exec.args) ?? [],
@@ -312,7 +315,9 @@ export function clientConfigOf(merged: MergedKubeconfig, flags: KubeconfigFlags 
   if ((cert === undefined) !== (key === undefined)) throw new KubeconfigError(`user "${userName}": client-certificate and client-key must be given together`);
   const serverName = text(cluster.value, 'tls-server-name');
   const ca = material(cluster, 'certificate-authority-data', 'certificate-authority');
-  const exec = user && isRecord(user.value.exec) ? execConfigOf(user, user.value.exec, cluster) : undefined;
+  const exec = user && isRecord(user.value.exec) ? execConfigOf(userName, user, user.value.exec, cluster) : undefined;
+  // clientcmd's validation and rest.Config's TLS checks, in kubectl's words
+  if (ca && cluster.value['insecure-skip-tls-verify'] === true) throw new KubeconfigError('specifying a root certificates file with the insecure flag is not allowed');
   const authProviderValue = user ? user.value['auth-provider'] : undefined;
   const authProvider = isRecord(authProviderValue) ? (text(authProviderValue, 'name') ?? 'unnamed') : undefined;
   const proxyUrl = text(cluster.value, 'proxy-url');

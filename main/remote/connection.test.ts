@@ -346,7 +346,7 @@ describe('exec credential plugins', () => {
   it('says the plugin is missing, with its install hint', async () => {
     const connection = open(configOf(trusted(), { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'kubedesk-no-such-plugin', interactiveMode: 'IfAvailable', installHint: 'install it with: brew install no-such-plugin' } }));
     const error = await credentialError(get(connection));
-    expect(error).toMatchObject({ failure: 'exec-missing', message: 'exec: executable kubedesk-no-such-plugin not found\n\ninstall it with: brew install no-such-plugin' });
+    expect(error).toMatchObject({ failure: 'exec-missing', message: 'exec: executable kubedesk-no-such-plugin not found\n\nIt looks like you are trying to use a client-go credential plugin that is not installed.\n\ninstall it with: brew install no-such-plugin' });
   });
 
   it('reports a failing plugin with its stderr, and runs it again on the next request', async () => {
@@ -373,15 +373,15 @@ describe('exec credential plugins', () => {
     }) as unknown as typeof import('node:child_process').spawn;
     const interactive = open(configOf(trusted(), { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: silent, interactiveMode: 'Always' } }), { spawn });
     expect(await credentialError(get(interactive))).toMatchObject({ failure: 'exec-interactive', message: expect.stringContaining('needs a terminal') });
-    expect(await credentialError(get(open(configOf(trusted(), { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: silent } }), { spawn })))).toMatchObject({ failure: 'unsupported', message: expect.stringContaining('interactiveMode must be specified') });
+    expect(await credentialError(get(open(configOf(trusted(), { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: silent } }), { spawn })))).toMatchObject({ failure: 'unsupported', message: 'interactiveMode must be specified for u to use exec authentication plugin' });
     expect(spawned).toBe(0);
   });
 
   it('kills a plugin that does not finish in time', async () => {
     const slow = join(dir, 'bin', 'slow');
-    writeFileSync(slow, `#!${process.execPath}\nprocess.stderr.write('waiting for the browser\\n');\nsetInterval(() => {}, 1000);\n`);
+    writeFileSync(slow, '#!/bin/sh\necho waiting for the browser >&2\nexec sleep 60\n');
     chmodSync(slow, 0o755);
-    const connection = open(configOf(trusted(), { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: slow, interactiveMode: 'IfAvailable' } }), { timeoutMs: 300 });
+    const connection = open(configOf(trusted(), { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: slow, interactiveMode: 'IfAvailable' } }), { timeoutMs: 1000 });
     expect(await credentialError(get(connection))).toMatchObject({ failure: 'exec-failed', message: expect.stringContaining('did not finish within'), stderr: 'waiting for the browser' });
   });
 });

@@ -102,7 +102,7 @@ export function checkExecConfig(config: ExecConfig): void {
     throw new CredentialError('unsupported', `exec plugin ${config.command || '(no command)'}: apiVersion ${JSON.stringify(config.apiVersion)} is not supported (client.authentication.k8s.io/v1 and v1beta1 are)`);
   }
   if (!config.command) throw new CredentialError('unsupported', 'exec plugin: command must be specified');
-  if (config.interactiveMode === '') throw new CredentialError('unsupported', `exec plugin ${config.command}: interactiveMode must be specified for ${config.apiVersion}`);
+  if (config.interactiveMode === '') throw new CredentialError('unsupported', `interactiveMode must be specified for ${config.userName} to use exec authentication plugin`);
   if (config.interactiveMode === 'Always') {
     throw new CredentialError('exec-interactive', `exec plugin ${config.command} needs a terminal (interactiveMode Always) and the kubedesk app has none; run kubectl with this context in a terminal, or set interactiveMode to IfAvailable`);
   }
@@ -156,7 +156,8 @@ export function runExecPlugin(config: ExecConfig, cluster: ExecClusterInfo, opti
       finish(() => {
         if (error.code === 'ENOENT' || error.code === 'EACCES') {
           const words = error.code === 'ENOENT' ? 'not found' : 'is not executable';
-          throw new CredentialError('exec-missing', `exec: executable ${config.command} ${words}${config.installHint ? `\n\n${config.installHint}` : ''}`);
+          const hint = 'It looks like you are trying to use a client-go credential plugin that is not installed.';
+          throw new CredentialError('exec-missing', `exec: executable ${config.command} ${words}\n\n${hint}${config.installHint ? `\n\n${config.installHint}` : ''}`);
         }
         throw new CredentialError('exec-failed', `exec plugin ${config.command}: ${error.message}`, stderr.trim() || undefined);
       }),
