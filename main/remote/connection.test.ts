@@ -445,9 +445,11 @@ describe('proxy-url', () => {
     expect(connect.targets).toHaveLength(1);
   });
 
-  it('says which target a SOCKS5 proxy could not reach', async () => {
+  it('says which target a SOCKS5 proxy could not reach, and when the proxy itself is down', async () => {
     const socks = await proxy(startSocks5Proxy({}));
     const connection = open(configOf({ ...trusted(), server: 'https://127.0.0.1:1', 'proxy-url': socks.url }, { token: 'good' }));
     await expect(get(connection)).rejects.toMatchObject({ code: 'ECONNREFUSED', message: expect.stringContaining('could not connect to 127.0.0.1:1: connection refused') });
+    const proxyDown = open(configOf({ ...trusted(), 'proxy-url': 'http://127.0.0.1:1' }, { token: 'good' }));
+    await expect(get(proxyDown)).rejects.toMatchObject({ code: 'ECONNREFUSED', message: expect.stringContaining('proxy http://127.0.0.1:1: connect ECONNREFUSED') });
   });
 });
