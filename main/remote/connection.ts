@@ -21,7 +21,7 @@ import tls from 'node:tls';
 import { clientConfigOf, KubeconfigError, type ClientConfig, type MergedKubeconfig } from '../cli/kubeconfig';
 import { CredentialError, type ClusterConnection } from './clusterConnection';
 import { ExecCredentialCache, type ExecPluginOptions } from './execCredential';
-import { openTunnel, parseProxyUrl, proxyFromEnvironment, type ProxySettings } from './proxyTunnel';
+import { openTunnel, parseProxyUrl, proxyFromEnvironment, unbracket, type ProxySettings } from './proxyTunnel';
 
 export interface ConnectionOptions extends ExecPluginOptions {
   /** reads a token file; default fs.promises.readFile */
@@ -90,10 +90,6 @@ export function impersonationHeaders(impersonate: ClientConfig['impersonate']): 
 }
 
 const droppedHeader = /^(authorization|impersonate-.*|proxy-authorization)$/i;
-
-function unbracket(host: string): string {
-  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-}
 
 interface ClientCertificate {
   certificate: Buffer;

@@ -31,7 +31,8 @@ export interface ProxyTlsOptions {
 
 const defaultPorts: Record<ProxySettings['protocol'], number> = { 'http:': 80, 'https:': 443, 'socks5:': 1080, 'socks5h:': 1080 };
 
-function unbracket(host: string): string {
+/** A URL's hostname without the brackets of an IPv6 address. */
+export function unbracket(host: string): string {
   return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 
