@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KubeconfigError, kubeconfigFiles, resolveClientConfig } from './kubeconfig';
+import { clientConfigOf, KubeconfigError, kubeconfigFiles, loadKubeconfig, resolveClientConfig } from './kubeconfig';
 
 let dir: string;
 
@@ -126,5 +126,99 @@ describe('resolveClientConfig', () => {
   it('refuses credential plugins by name rather than running them', () => {
     const env = { KUBECONFIG: write('exec', first.replace('user: { token: dev-token }', 'user: { exec: { command: aws, apiVersion: client.authentication.k8s.io/v1 } }')) };
     expect(() => resolveClientConfig({}, { env })).toThrow('user "dev-user" gets its credentials from an exec plugin');
+  });
+});
+
+describe('clientConfigOf', () => {
+  const everything = `
+current-context: remote
+clusters:
+- name: remote
+  cluster:
+    server: https://remote.example:6443
+    tls-server-name: api.remote
+    insecure-skip-tls-verify: true
+    proxy-url: socks5h://proxy.example:1080
+    extensions:
+    - name: client.authentication.k8s.io/exec
+      extension: { audience: remote }
+users:
+- name: sso
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: ./bin/sso-plugin
+      args: [token, --cluster, remote]
+      env: [{ name: SSO_PROFILE, value: dev }]
+      provideClusterInfo: true
+      installHint: install sso-plugin
+    as: jane
+    as-uid: "42"
+    as-groups: [developers, viewers]
+    as-user-extra: { scopes: [view] }
+- name: on-path
+  user: { exec: { apiVersion: client.authentication.k8s.io/v1, command: gke-gcloud-auth-plugin, interactiveMode: Never } }
+- name: cloud
+  user: { auth-provider: { name: oidc, config: { idp-issuer-url: https://issuer } } }
+- name: groups-only
+  user: { token: t, as-groups: [admins] }
+contexts:
+- name: remote
+  context: { cluster: remote, user: sso }
+- name: on-path
+  context: { cluster: remote, user: on-path }
+- name: cloud
+  context: { cluster: remote, user: cloud }
+- name: groups-only
+  context: { cluster: remote, user: groups-only }
+`;
+
+  it('describes an exec plugin (its command resolved against the kubeconfig’s folder), proxy-url and impersonation', () => {
+    const file = write('nested/config', everything);
+    const config = clientConfigOf(loadKubeconfig([file], true));
+    expect(config).toMatchObject({
+      server: 'https://remote.example:6443',
+      tls: { serverName: 'api.remote', insecureSkipTlsVerify: true },
+      proxyUrl: 'socks5h://proxy.example:1080',
+      exec: {
+        userName: 'sso',
+        apiVersion: 'client.authentication.k8s.io/v1beta1',
+        command: join(dir, 'nested', 'bin', 'sso-plugin'),
+        args: ['token', '--cluster', 'remote'],
+        env: [{ name: 'SSO_PROFILE', value: 'dev' }],
+        interactiveMode: 'IfAvailable',
+        provideClusterInfo: true,
+        installHint: 'install sso-plugin',
+        clusterConfig: { audience: 'remote' },
+      },
+      impersonate: { user: 'jane', uid: '42', groups: ['developers', 'viewers'], extra: { scopes: ['view'] } },
+    });
+    const onPath = clientConfigOf(loadKubeconfig([file], true), { context: 'on-path' });
+    expect(onPath.exec).toMatchObject({ command: 'gke-gcloud-auth-plugin', interactiveMode: 'Never', provideClusterInfo: false });
+    expect(clientConfigOf(loadKubeconfig([file], true), { context: 'cloud' }).authProvider).toBe('oidc');
+  });
+
+  it('keeps the absolute path of a token file so it can be re-read', () => {
+    write('token', 'from-file\n');
+    write('certs/ca.crt', 'CA');
+    const config = clientConfigOf(loadKubeconfig([write('config', second.replace('user: { username: admin, password: secret }', 'user: { tokenFile: token }'))], true), { context: 'basic' });
+    expect(config).toMatchObject({ auth: { token: 'from-file' }, tokenFile: join(dir, 'token') });
+  });
+
+  it('refuses what kubectl refuses: impersonated groups without a user, a CA with insecure-skip-tls-verify', () => {
+    const file = write('config', everything);
+    expect(() => clientConfigOf(loadKubeconfig([file], true), { context: 'groups-only' })).toThrow('requesting uid, groups or user-extra for groups-only without impersonating a user');
+    const both = write('both', everything.replace('insecure-skip-tls-verify: true', 'insecure-skip-tls-verify: true\n    certificate-authority-data: QQ=='));
+    expect(() => clientConfigOf(loadKubeconfig([both], true), { context: 'groups-only' })).toThrow('specifying a root certificates file with the insecure flag is not allowed');
+  });
+
+  it('refuses, for kubedesk’s commands, what their client does not do: plugins, proxy-url and impersonation', () => {
+    const env = { KUBECONFIG: write('config', everything) };
+    expect(() => resolveClientConfig({ context: 'cloud' }, { env })).toThrow('user "cloud" gets its credentials from an auth-provider plugin');
+    expect(() => resolveClientConfig({ context: 'on-path' }, { env })).toThrow('user "on-path" gets its credentials from an exec plugin');
+    const noPlugin = write('config2', everything.replace(/ {4}exec:\n(?: {6}.*\n)+/, '    token: t\n'));
+    expect(() => resolveClientConfig({ context: 'remote' }, { env: { KUBECONFIG: noPlugin } })).toThrow('is reached through proxy-url socks5h://proxy.example:1080');
+    const noProxy = write('config3', everything.replace(/ {4}exec:\n(?: {6}.*\n)+/, '    token: t\n').replace('    proxy-url: socks5h://proxy.example:1080\n', ''));
+    expect(() => resolveClientConfig({ context: 'remote' }, { env: { KUBECONFIG: noProxy } })).toThrow('user "sso" impersonates another user');
   });
 });

@@ -10,11 +10,19 @@
 //   are relative to that file's folder;
 // - `--context` picks the context (else current-context); `--cluster`/`--user` override its parts;
 //   the namespace is `-n`, else the context's, else "default";
-// - errors use clientcmd's words ("context was not found for specified context: x").
-// Exec and auth-provider credential plugins are not run; a user that needs one is refused by name.
+// - errors use clientcmd's words ("context was not found for specified context: x");
+// - clientConfigOf describes everything a context asks for — token, tokenFile (the path is kept so
+//   the token can be re-read when it rotates), basic credentials, client certificate, an exec
+//   credential plugin (its command resolved against the kubeconfig's folder when it names a path,
+//   as clientcmd's ResolveLocalPaths does), auth-provider (named, not run), proxy-url,
+//   tls-server-name, insecure-skip-tls-verify and impersonation (as, as-uid, as-groups,
+//   as-user-extra) — for main/remote's ClusterConnection, which runs exec plugins;
+// - resolveClientConfig is the entry of kubedesk's own client commands (why, history, get,
+//   snapshot), whose HTTPS client does none of exec, auth-provider, proxy-url or impersonation:
+//   a context that needs one is refused by name rather than used half-way.
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { parse } from 'yaml';
 import { isRecord } from '../../shared/kubernetes/types';
 
@@ -56,13 +64,51 @@ export interface ClientConfig {
     username?: string;
     password?: string;
   };
+  /** the absolute path of the user's tokenFile when the token was read from it (re-read when it changes) */
+  tokenFile?: string;
+  /** the user's exec credential plugin */
+  exec?: ExecConfig;
+  /** the name of the user's auth-provider (gcp, oidc, azure…): described, never run */
+  authProvider?: string;
+  /** the cluster's proxy-url (http, https, socks5 or socks5h) */
+  proxyUrl?: string;
+  /** whom the user acts as (Impersonate-* headers) */
+  impersonate?: Impersonation;
   /** the kubeconfig files that were read, in precedence order */
   files: string[];
 }
 
+/** A user's exec credential plugin (clientcmd's ExecConfig). */
+export interface ExecConfig {
+  /** the kubeconfig user whose plugin it is (for messages) */
+  userName: string;
+  /** client.authentication.k8s.io/v1 or v1beta1 (others are refused when the plugin would run) */
+  apiVersion: string;
+  /** the command: a name looked up on PATH, or an absolute path (a relative path in the kubeconfig is resolved against its folder) */
+  command: string;
+  args: string[];
+  /** added to the app's environment */
+  env: { name: string; value: string }[];
+  /** Never, IfAvailable or Always; v1beta1 defaults to IfAvailable, v1 requires it ('' when absent) */
+  interactiveMode: string;
+  /** pass the cluster's details to the plugin in KUBERNETES_EXEC_INFO */
+  provideClusterInfo: boolean;
+  /** the user-facing hint printed when the command is missing */
+  installHint?: string;
+  /** the cluster's `client.authentication.k8s.io/exec` extension, handed to the plugin as spec.cluster.config */
+  clusterConfig?: unknown;
+}
+
+export interface Impersonation {
+  user?: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+
 export class KubeconfigError extends Error {}
 
-interface Entry {
+export interface KubeconfigEntry {
   value: Record<string, unknown>;
   /** the file that defined it: relative paths in it are relative to this file's folder */
   file: string;
@@ -72,9 +118,9 @@ interface Entry {
 export interface MergedKubeconfig {
   files: string[];
   currentContext: string;
-  clusters: Map<string, Entry>;
-  users: Map<string, Entry>;
-  contexts: Map<string, Entry>;
+  clusters: Map<string, KubeconfigEntry>;
+  users: Map<string, KubeconfigEntry>;
+  contexts: Map<string, KubeconfigEntry>;
 }
 
 /** The files kubectl would read, in precedence order, and whether they were named explicitly. */
@@ -132,7 +178,7 @@ function text(record: Record<string, unknown>, key: string): string | undefined 
 }
 
 /** A `*-data` field (base64) or the file its sibling names (relative to the kubeconfig's folder). */
-function material(entry: Entry, dataKey: string, fileKey: string): Buffer | undefined {
+function material(entry: KubeconfigEntry, dataKey: string, fileKey: string): Buffer | undefined {
   const data = text(entry.value, dataKey);
   if (data) return Buffer.from(data, 'base64');
   const path = text(entry.value, fileKey);
@@ -149,7 +195,73 @@ function material(entry: Entry, dataKey: string, fileKey: string): Buffer | unde
 export function resolveClientConfig(flags: KubeconfigFlags = {}, environment: KubeconfigEnvironment = {}): ClientConfig {
   const { files, explicit } = kubeconfigFiles(flags, environment);
   const merged = loadKubeconfig(files, explicit);
-  return clientConfigOf(merged, flags);
+  const config = clientConfigOf(merged, flags);
+  refuseWhatCommandsCannotDo(config);
+  return config;
+}
+
+/** kubedesk's client commands speak HTTPS with a token, basic credentials or a client certificate only. */
+function refuseWhatCommandsCannotDo(config: ClientConfig): void {
+  if (config.exec || config.authProvider) {
+    throw new KubeconfigError(`user "${config.userName}" gets its credentials from an ${config.exec ? 'exec' : 'auth-provider'} plugin, which kubedesk's commands do not run; use a context with a token or a client certificate (the kubedesk app's cluster picker runs exec plugins)`);
+  }
+  if (config.proxyUrl) throw new KubeconfigError(`cluster "${config.clusterName}" is reached through proxy-url ${config.proxyUrl}, which kubedesk's commands do not use; use the kubedesk app's cluster picker or kubectl`);
+  if (config.impersonate) throw new KubeconfigError(`user "${config.userName}" impersonates another user (as/as-groups), which kubedesk's commands do not do; use kubectl --as, or a context without impersonation`);
+}
+
+function textList(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  return value.filter((item): item is string => typeof item === 'string');
+}
+
+/** The user's exec stanza, its command resolved against the folder of the kubeconfig that names it. */
+function execConfigOf(userName: string, user: KubeconfigEntry, exec: Record<string, unknown>, cluster: KubeconfigEntry): ExecConfig {
+  let command = typeof exec.command === 'string' ? exec.command : '';
+  if (command && !isAbsolute(command) && (command.includes('/') || command.includes(sep))) command = resolve(dirname(user.file), command);
+  const env: { name: string; value: string }[] = [];
+  if (Array.isArray(exec.env)) {
+    for (const item of exec.env) if (isRecord(item) && typeof item.name === 'string') env.push({ name: item.name, value: typeof item.value === 'string' ? item.value : '' });
+  }
+  const apiVersion = typeof exec.apiVersion === 'string' ? exec.apiVersion : '';
+  let interactiveMode = typeof exec.interactiveMode === 'string' ? exec.interactiveMode : '';
+  // clientcmd's defaulting: only the beta versions default to IfAvailable; v1 must say.
+  if (!interactiveMode && apiVersion !== 'client.authentication.k8s.io/v1') interactiveMode = 'IfAvailable';
+  let clusterConfig: unknown;
+  if (Array.isArray(cluster.value.extensions)) {
+    for (const extension of cluster.value.extensions) {
+      if (isRecord(extension) && extension.name === 'client.authentication.k8s.io/exec') clusterConfig = extension.extension;
+    }
+  }
+  const installHint = text(exec, 'installHint');
+  return {
+    userName,
+    apiVersion,
+    command,
+    args: textList(exec.args) ?? [],
+    env,
+    interactiveMode,
+    provideClusterInfo: exec.provideClusterInfo === true,
+    ...(installHint ? { installHint } : {}),
+    ...(clusterConfig !== undefined ? { clusterConfig } : {}),
+  };
+}
+
+/** as, as-uid, as-groups, as-user-extra; clientcmd refuses groups, uid or extra without a user. */
+function impersonationOf(userName: string, value: Record<string, unknown>): Impersonation | undefined {
+  const user = text(value, 'as');
+  const uid = text(value, 'as-uid');
+  const groups = textList(value['as-groups']) ?? [];
+  const extra: Record<string, string[]> = {};
+  if (isRecord(value['as-user-extra'])) {
+    for (const [key, values] of Object.entries(value['as-user-extra'])) {
+      const list = textList(values) ?? (typeof values === 'string' ? [values] : []);
+      if (list.length > 0) extra[key] = list;
+    }
+  }
+  const hasExtra = Object.keys(extra).length > 0;
+  if (!user && (uid || groups.length > 0 || hasExtra)) throw new KubeconfigError(`requesting uid, groups or user-extra for ${userName} without impersonating a user`);
+  if (!user) return undefined;
+  return { user, ...(uid ? { uid } : {}), ...(groups.length > 0 ? { groups } : {}), ...(hasExtra ? { extra } : {}) };
 }
 
 export function clientConfigOf(merged: MergedKubeconfig, flags: KubeconfigFlags = {}): ClientConfig {
@@ -170,25 +282,25 @@ export function clientConfigOf(merged: MergedKubeconfig, flags: KubeconfigFlags 
   }
   const server = text(cluster.value, 'server');
   if (!server) throw new KubeconfigError(`no server found for cluster "${clusterName}"`);
-  let user: Entry | undefined;
+  let user: KubeconfigEntry | undefined;
   if (userName) {
     user = merged.users.get(userName);
     if (!user) {
       if (flags.user) throw new KubeconfigError(`auth info "${userName}" does not exist`);
       throw new KubeconfigError(`user "${userName}" was not found for context "${contextName}"`);
     }
-    if (isRecord(user.value.exec) || isRecord(user.value['auth-provider'])) {
-      throw new KubeconfigError(`user "${userName}" gets its credentials from an ${isRecord(user.value.exec) ? 'exec' : 'auth-provider'} plugin, which kubedesk does not run; use a context with a token or a client certificate`);
-    }
   }
   const contextNamespace = text(contextValue, 'namespace');
   const namespace = flags.namespace || contextNamespace || 'default';
   let token: string | undefined;
+  let tokenFilePath: string | undefined;
   if (user) {
     token = text(user.value, 'token');
     const tokenFile = text(user.value, 'tokenFile');
+    // clientcmd: an inline token wins; a tokenFile is read (and later re-read) only without one.
     if (!token && tokenFile) {
       const path = resolve(dirname(user.file), tokenFile);
+      tokenFilePath = path;
       try {
         token = readFileSync(path, 'utf8').trim();
       } catch (error) {
@@ -203,6 +315,13 @@ export function clientConfigOf(merged: MergedKubeconfig, flags: KubeconfigFlags 
   if ((cert === undefined) !== (key === undefined)) throw new KubeconfigError(`user "${userName}": client-certificate and client-key must be given together`);
   const serverName = text(cluster.value, 'tls-server-name');
   const ca = material(cluster, 'certificate-authority-data', 'certificate-authority');
+  const exec = user && isRecord(user.value.exec) ? execConfigOf(userName, user, user.value.exec, cluster) : undefined;
+  // clientcmd's validation and rest.Config's TLS checks, in kubectl's words
+  if (ca && cluster.value['insecure-skip-tls-verify'] === true) throw new KubeconfigError('specifying a root certificates file with the insecure flag is not allowed');
+  const authProviderValue = user ? user.value['auth-provider'] : undefined;
+  const authProvider = isRecord(authProviderValue) ? (text(authProviderValue, 'name') ?? 'unnamed') : undefined;
+  const proxyUrl = text(cluster.value, 'proxy-url');
+  const impersonate = user ? impersonationOf(userName, user.value) : undefined;
   return {
     contextName,
     clusterName,
@@ -212,6 +331,11 @@ export function clientConfigOf(merged: MergedKubeconfig, flags: KubeconfigFlags 
     namespaceExplicit: Boolean(flags.namespace || contextNamespace),
     tls: { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}), insecureSkipTlsVerify: cluster.value['insecure-skip-tls-verify'] === true, ...(serverName ? { serverName } : {}) },
     auth: { ...(token ? { token } : {}), ...(username ? { username } : {}), ...(password ? { password } : {}) },
+    ...(tokenFilePath ? { tokenFile: tokenFilePath } : {}),
+    ...(exec ? { exec } : {}),
+    ...(authProvider ? { authProvider } : {}),
+    ...(proxyUrl ? { proxyUrl } : {}),
+    ...(impersonate ? { impersonate } : {}),
     files: merged.files,
   };
 }
