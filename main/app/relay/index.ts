@@ -4,7 +4,7 @@
 import { kubeconfigFiles } from '../../cli/kubeconfig';
 import type { ClientConfig, MergedKubeconfig } from '../../cli/kubeconfig';
 import type { ClusterConnection, ContextSummary } from '../../remote/clusterConnection';
-import { staticConnection, summarizeContexts } from './staticConnection';
+import { connectionFor as remoteConnection, listContexts as remoteContexts } from '../../remote';
 import { UiRelay, type UiRelayOptions } from './uiRelay';
 import type { PortForwardEmulationFactory } from './portForwardHandOff';
 import { createPortForwardEmulation } from './portForwards';
@@ -18,12 +18,10 @@ export type UiRelayWiring = Omit<UiRelayOptions, 'connectionFor' | 'listContexts
   env?: NodeJS.ProcessEnv;
 };
 
-// ---- how contexts are reached: the relay's defaults ----
-// `staticConnection` serves contexts with a CA, a client certificate and key, a token or basic
-// auth; main/remote's `connectionFor` (exec plugins, token files, proxies, impersonation) and
-// `listContexts` take these two places when it provides them.
-const connectionFor: (config: ClientConfig) => ClusterConnection = staticConnection;
-const listContexts: (merged: MergedKubeconfig) => ContextSummary[] = summarizeContexts;
+// ---- how contexts are reached: as client-go would with each context (main/remote): CA, client
+// certificate, token or token file, exec plugin, proxy-url, tls-server-name, impersonation ----
+const connectionFor: (config: ClientConfig) => ClusterConnection = (config) => remoteConnection(config);
+const listContexts: (merged: MergedKubeconfig) => ContextSummary[] = remoteContexts;
 // PortForwards for clusters without kubedesk's own kind: the app forwards itself, as kubectl does.
 const portForwardEmulation: PortForwardEmulationFactory = createPortForwardEmulation;
 

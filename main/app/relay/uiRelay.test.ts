@@ -17,7 +17,7 @@ import { startHttpsApiServer, type HttpsApiServer } from '../../../test/fixtures
 import { until } from '../../../test/fixtures/until';
 import type { ClientConfig } from '../../cli/kubeconfig';
 import type { ClusterConnection } from '../../remote/clusterConnection';
-import { staticConnection, summarizeContexts } from './staticConnection';
+import { connectionFor as staticConnection, listContexts as summarizeContexts } from '../../remote';
 import { UiRelay } from './uiRelay';
 import type { PortForwardEmulation } from './portForwardHandOff';
 
@@ -77,7 +77,8 @@ function refreshingConnection(config: ClientConfig, counter: { rejected: number 
     server: inner.server,
     warnings: inner.warnings,
     async requestOptions(method, path, headers = {}) {
-      return inner.requestOptions(method, path, { ...headers, Authorization: `Bearer ${token}` });
+      const options = await inner.requestOptions(method, path, headers);
+      return { ...options, headers: { ...options.headers, Authorization: `Bearer ${token}` } };
     },
     credentialsRejected() {
       counter.rejected++;
@@ -201,16 +202,16 @@ describe('UiRelay', () => {
   const session = (extra: Record<string, string> = {}) => ({ cookie: SESSION, ...extra });
   const json = (reply: Reply) => JSON.parse(reply.body) as Record<string, unknown> & { details?: { causes?: { reason: string; field?: string; message: string }[] } };
 
-  it('lists every context with its base path, the serving cluster first when the kubeconfig lacks it', async () => {
+  it('lists every context with its base path, the serving cluster first (also when the kubeconfig lacks it), the others by name as kubectl lists them', async () => {
     const reply = await send('GET', '/ui/clusters', session());
     expect(reply.status).toBe(200);
     const list = json(reply) as { self: string; kubeconfigFiles: string[]; clusters: { name: string; self: boolean; basePath: string; readOnly: boolean; server: string; authKind: string; current: boolean; namespace?: string }[] };
     expect(list.self).toBe('kubedesk');
     expect(list.kubeconfigFiles).toEqual([kubeconfig]);
-    expect(list.clusters.map((cluster) => cluster.name)).toEqual(['kubedesk', 'remote', 'insecure', 'untrusted', 'echo', 'down', 'bad-token']);
+    expect(list.clusters.map((cluster) => cluster.name)).toEqual(['kubedesk', 'bad-token', 'down', 'echo', 'insecure', 'remote', 'untrusted']);
     expect(list.clusters[0]).toMatchObject({ self: true, basePath: '', server: `https://127.0.0.1:${port}`, readOnly: false });
-    expect(list.clusters[1]).toMatchObject({ self: false, basePath: '/ui/clusters/remote', authKind: 'token', current: true, namespace: 'team' });
-    expect(list.clusters[4]).toMatchObject({ name: 'echo', authKind: 'token' });
+    expect(list.clusters.find((cluster) => cluster.name === 'remote')).toMatchObject({ self: false, basePath: '/ui/clusters/remote', authKind: 'token', current: true, namespace: 'team' });
+    expect(list.clusters.find((cluster) => cluster.name === 'echo')).toMatchObject({ name: 'echo', authKind: 'token' });
   });
 
   it('reads the kubeconfig again when it changed', async () => {
@@ -220,7 +221,7 @@ describe('UiRelay', () => {
     try {
       const list = json(await send('GET', '/ui/clusters', session())) as { clusters: { name: string; self: boolean; basePath: string }[] };
       expect(list.clusters.filter((cluster) => cluster.self)).toEqual([expect.objectContaining({ name: 'kubedesk', basePath: '' })]);
-      expect(list.clusters.map((cluster) => cluster.name)).toEqual(['kubedesk', 'remote', 'insecure', 'untrusted', 'echo', 'down', 'bad-token']);
+      expect(list.clusters.map((cluster) => cluster.name)).toEqual(['kubedesk', 'bad-token', 'down', 'echo', 'insecure', 'remote', 'untrusted']);
     } finally {
       writeFileSync(kubeconfig, text);
     }

@@ -155,10 +155,10 @@ export class UiRelay {
     const reading = this.kubeconfig.read();
     const self = this.options.selfContext();
     const summaries = this.options.listContexts(reading.merged);
-    const clusters: RelayCluster[] = summaries.map((summary) => this.entryOf(summary, summary.name === self));
-    if (!clusters.some((cluster) => cluster.self)) {
-      clusters.unshift(this.entryOf({ name: self, cluster: self, user: self, server: this.options.selfServer(), insecure: false, authKind: 'token', current: false }, true));
-    }
+    // the serving cluster first, then the contexts in kubectl's order (`kubectl config get-contexts`: by name)
+    const others: RelayCluster[] = summaries.filter((summary) => summary.name !== self).map((summary) => this.entryOf(summary, false));
+    const own = summaries.find((summary) => summary.name === self);
+    const clusters = [this.entryOf(own ?? { name: self, cluster: self, user: self, server: this.options.selfServer(), insecure: false, authKind: 'token', current: false }, true), ...others];
     return { self, kubeconfigFiles: [...this.kubeconfig.files], clusters, ...(reading.error ? { error: reading.error } : {}) };
   }
 
