@@ -22,6 +22,7 @@ import { UsageCard } from '../usage/UsageCharts';
 import { DiagnosisBanner } from '../diagnosis/DiagnosisBanner';
 import { YamlTab } from './YamlTab';
 import { HistoryTab } from '../history/HistoryTab';
+import { usePermissions } from '../permissions/usePermissions';
 
 const TABS = ['summary', 'yaml', 'events', 'history'] as const;
 type Tab = (typeof TABS)[number];
@@ -97,13 +98,15 @@ export function ResourceDetail({ config, namespace, name, tab }: { config: KindC
 function useActionContext(): { context: ActionContext; element: ReactNode } {
   const services = useServices();
   const dialogs = useDialogs();
-  const context = useMemo<ActionContext>(() => ({ ...services, confirm: dialogs.confirm, prompt: dialogs.prompt }), [services, dialogs.confirm, dialogs.prompt]);
+  const can = usePermissions();
+  const context = useMemo<ActionContext>(() => ({ ...services, confirm: dialogs.confirm, prompt: dialogs.prompt, can }), [services, dialogs.confirm, dialogs.prompt, can]);
   return { context, element: dialogs.element };
 }
 
 function DetailHeader({ config, object, deleted }: { config: KindConfig; object: KubeObject; deleted: boolean }) {
   const { context, element } = useActionContext();
-  const actions = useMemo(() => actionsFor(config, object), [config, object]);
+  const can = usePermissions();
+  const actions = useMemo(() => actionsFor(config, object, can), [config, object, can]);
   const tone = config.tone?.(object);
   const statusField = config.summary?.(object).find((field) => field.tone !== undefined);
   const run = (action: Action) => void action.run(context);

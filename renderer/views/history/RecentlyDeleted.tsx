@@ -12,6 +12,9 @@ import { HistoryPages } from './ChangesPage';
 import { applyRestore, historyPath, kindKeyOf, previewRestore, readRevisions, restoreFailure, type Revision } from './historyModel';
 import { targetName, writtenBy } from '../../../shared/history/historyFormat';
 
+import { usePermissions } from '../permissions/usePermissions';
+import { refusal } from '../permissions/permissionsModel';
+
 export function RecentlyDeleted() {
   const { client } = useServices();
   const notify = useAppState((state) => state.notify);
@@ -23,6 +26,7 @@ export function RecentlyDeleted() {
   const [result, setResult] = useState<{ tone: 'ok' | 'error'; text: string } | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const [reloads, setReloads] = useState(0);
+  const can = usePermissions();
 
   useEffect(() => {
     const abort = new AbortController();
@@ -80,6 +84,7 @@ export function RecentlyDeleted() {
           {(deleted ?? []).map((revision) => {
             const { target } = revision;
             const object = targetName(revision);
+            const refused = refusal(can, [{ verb: 'create', group: target.group, resource: target.resource, namespace: target.namespace || undefined }]);
             return (
               <tr key={`${object}/${target.namespace}`} data-object={object} data-namespace={target.namespace}>
                 <td title={revision.time}>
@@ -94,7 +99,7 @@ export function RecentlyDeleted() {
                   </a>
                 </td>
                 <td className="row-actions">
-                  <button className="primary" disabled={busy} onClick={() => void undelete(revision)} aria-label={`Undelete ${object}`} data-testid="deleted-undelete">
+                  <button className="primary" disabled={busy || refused !== undefined} title={refused} onClick={() => void undelete(revision)} aria-label={`Undelete ${object}`} data-testid="deleted-undelete">
                     Undelete
                   </button>
                 </td>
