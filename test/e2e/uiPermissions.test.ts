@@ -82,6 +82,8 @@ describe('permissions in the UI in Chromium', () => {
   it('disables what a view user may not do, with the reason in the user’s name', async () => {
     await actAsViewer(page);
     await page.goto(`${ui.origin}/ui/#/deployments.apps/default/web`);
+    // a fresh page: nothing it learnt as the admin stays
+    await page.reload();
     await expect.poll(() => page.getByTestId('identity-chip').innerText(), { timeout: 30_000 }).toBe(VIEWER);
     const remove = page.getByTestId('action-delete');
     await expect.poll(() => remove.getAttribute('title'), { timeout: 30_000 }).toBe(`You (${VIEWER}) may not delete deployments.apps "web" in "default"`);
@@ -125,7 +127,8 @@ describe('permissions in the UI in Chromium', () => {
     await page.reload();
     const toggle = page.getByTestId('read-only-switch-kubedesk');
     await toggle.waitFor({ timeout: 30_000 });
-    await toggle.check();
+    // the switch follows the stored setting, so it turns once the server answered
+    await toggle.click();
     await page.getByTestId('read-only-chip').waitFor({ timeout: 10_000 });
     expect(readOnly).toBe(true);
     await ui.screenshot('permissions-04-read-only-settings');
@@ -134,7 +137,7 @@ describe('permissions in the UI in Chromium', () => {
     expect(await page.getByTestId('action-scale').isDisabled()).toBe(true);
     await ui.screenshot('permissions-05-read-only-detail');
     await page.goto(`${ui.origin}/ui/#/settings`);
-    await page.getByTestId('read-only-switch-kubedesk').uncheck();
+    await page.getByTestId('read-only-switch-kubedesk').click();
     await page.getByTestId('read-only-chip').waitFor({ state: 'detached', timeout: 10_000 });
     await page.unrouteAll({ behavior: 'ignoreErrors' });
   });
@@ -146,7 +149,8 @@ describe('permissions in the UI in Chromium', () => {
     await page.reload();
     await page.getByTestId('usage-metrics-source').waitFor({ timeout: 30_000 });
     await page.getByTestId('usage-chart-cpu').waitFor({ timeout: 60_000 });
-    await expect.poll(() => page.getByTestId('usage-metrics-source').innerText(), { timeout: 10_000 }).toContain('from metrics.k8s.io, since you opened this page');
+    // a second sample 15 s after the first: the chart is a series, not a level
+    await expect.poll(() => page.getByTestId('usage-metrics-source').innerText(), { timeout: 40_000 }).toMatch(/^from metrics\.k8s\.io, since you opened this page \([2-9] samples, every 15 s\)$/);
     await ui.screenshot('permissions-06-metrics-charts');
     await page.route('**/apis/metrics.k8s.io/v1beta1', (route) => json(route, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'the server could not find the requested resource' }));
     await page.reload();

@@ -137,7 +137,7 @@ function MetricsUsageCard({ target, object, selector }: { target: 'pod' | 'workl
   return (
     <Card title="Resource usage" wide testId="usage-card">
       <div className="usage-toolbar">
-        <span className="hint">{target === 'workload' ? 'Sum over the pods it selects, ' : ''}</span>
+        {target === 'workload' && <span className="hint">Sum over the pods it selects,</span>}
         <MetricsSourceNote samples={samples} />
       </div>
       {error && <div className="hint">Usage is not available: {error}</div>}
