@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page, Route } from 'playwright-core';
 import type { TestCluster } from '../support/cluster';
-import { destroyUiCluster, startUiCluster, type UiSession } from '../support/browser';
+import { destroyUiCluster, gotoThroughNetworkChanges, startUiCluster, type UiSession } from '../support/browser';
 import { busyboxImage } from '../support/images';
 import { kubectlOk } from '../support/wait';
 
@@ -59,6 +59,12 @@ async function actAsViewer(page: Page): Promise<void> {
   });
 }
 
+/** Loads the UI afresh at `url` (nothing the page learnt before stays), through Chromium's network-change aborts. */
+async function openFresh(page: Page, url: string): Promise<void> {
+  await page.goto('about:blank');
+  expect(await gotoThroughNetworkChanges(page, url)).toBe(true);
+}
+
 async function setEditor(page: Page, text: string): Promise<void> {
   await page.waitForFunction(() => (window as unknown as { __kubedeskEditor?: unknown }).__kubedeskEditor !== undefined, undefined, { timeout: 30_000 });
   await page.evaluate((value) => (window as unknown as { __kubedeskEditor: { setValue(text: string): void } }).__kubedeskEditor.setValue(value), text);
@@ -81,9 +87,8 @@ describe('permissions in the UI in Chromium', () => {
 
   it('disables what a view user may not do, with the reason in the user’s name', async () => {
     await actAsViewer(page);
-    await page.goto(`${ui.origin}/ui/#/deployments.apps/default/web`);
     // a fresh page: nothing it learnt as the admin stays
-    await page.reload();
+    await openFresh(page, `${ui.origin}/ui/#/deployments.apps/default/web`);
     await expect.poll(() => page.getByTestId('identity-chip').innerText(), { timeout: 30_000 }).toBe(VIEWER);
     const remove = page.getByTestId('action-delete');
     await expect.poll(() => remove.getAttribute('title'), { timeout: 30_000 }).toBe(`You (${VIEWER}) may not delete deployments.apps "web" in "default"`);
@@ -95,7 +100,7 @@ describe('permissions in the UI in Chromium', () => {
     await expect.poll(() => page.getByTestId('yaml-apply').getAttribute('title'), { timeout: 30_000 }).toBe(`You (${VIEWER}) may not patch deployments.apps "web" in "default"`);
     await ui.screenshot('permissions-01-view-user-detail');
     // the list's row menu says the same
-    await page.goto(`${ui.origin}/ui/#/deployments.apps`);
+    expect(await gotoThroughNetworkChanges(page, `${ui.origin}/ui/#/deployments.apps`)).toBe(true);
     await page.locator('[data-testid=list-body] [role=row][data-name=web]').click({ button: 'right' });
     const menuDelete = page.getByTestId('menu-delete');
     await expect.poll(() => menuDelete.getAttribute('aria-disabled'), { timeout: 30_000 }).toBe('true');
@@ -105,7 +110,7 @@ describe('permissions in the UI in Chromium', () => {
   });
 
   it('says who was refused what when the server refuses a write', async () => {
-    await page.goto(`${ui.origin}/ui/#/create`);
+    expect(await gotoThroughNetworkChanges(page, `${ui.origin}/ui/#/create`)).toBe(true);
     await setEditor(page, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: default\ndata:\n  a: "1"\n');
     await page.getByTestId('create-apply').click();
     const line = page.getByTestId('create-result-line').first();
@@ -123,8 +128,7 @@ describe('permissions in the UI in Chromium', () => {
       readOnly = body.readOnly;
       await json(route, 200, { name: 'kubedesk', self: true, basePath: '', readOnly });
     });
-    await page.goto(`${ui.origin}/ui/#/settings`);
-    await page.reload();
+    await openFresh(page, `${ui.origin}/ui/#/settings`);
     const toggle = page.getByTestId('read-only-switch-kubedesk');
     await toggle.waitFor({ timeout: 30_000 });
     // the switch follows the stored setting, so it turns once the server answered
@@ -132,11 +136,11 @@ describe('permissions in the UI in Chromium', () => {
     await page.getByTestId('read-only-chip').waitFor({ timeout: 10_000 });
     expect(readOnly).toBe(true);
     await ui.screenshot('permissions-04-read-only-settings');
-    await page.goto(`${ui.origin}/ui/#/deployments.apps/default/web`);
+    expect(await gotoThroughNetworkChanges(page, `${ui.origin}/ui/#/deployments.apps/default/web`)).toBe(true);
     await expect.poll(() => page.getByTestId('action-delete').getAttribute('title'), { timeout: 30_000 }).toBe('read-only: the cluster "kubedesk" is read-only in kubedesk (turn it off in Settings → Clusters)');
     expect(await page.getByTestId('action-scale').isDisabled()).toBe(true);
     await ui.screenshot('permissions-05-read-only-detail');
-    await page.goto(`${ui.origin}/ui/#/settings`);
+    expect(await gotoThroughNetworkChanges(page, `${ui.origin}/ui/#/settings`)).toBe(true);
     await page.getByTestId('read-only-switch-kubedesk').click();
     await page.getByTestId('read-only-chip').waitFor({ state: 'detached', timeout: 10_000 });
     await page.unrouteAll({ behavior: 'ignoreErrors' });
@@ -145,15 +149,14 @@ describe('permissions in the UI in Chromium', () => {
   it('draws charts from metrics.k8s.io when the usage history is not served, and says so when neither is', async () => {
     const node = (await kubectlOk(cluster, ['get', 'nodes', '-o', 'jsonpath={.items[0].metadata.name}'])).trim();
     await page.route('**/apis/usage.kubedesk.dev/v1', (route) => json(route, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'the server could not find the requested resource' }));
-    await page.goto(`${ui.origin}/ui/#/nodes/_/${node}`);
-    await page.reload();
+    await openFresh(page, `${ui.origin}/ui/#/nodes/_/${node}`);
     await page.getByTestId('usage-metrics-source').waitFor({ timeout: 30_000 });
     await page.getByTestId('usage-chart-cpu').waitFor({ timeout: 60_000 });
     // a second sample 15 s after the first: the chart is a series, not a level
     await expect.poll(() => page.getByTestId('usage-metrics-source').innerText(), { timeout: 40_000 }).toMatch(/^from metrics\.k8s\.io, since you opened this page \([2-9] samples, every 15 s\)$/);
     await ui.screenshot('permissions-06-metrics-charts');
     await page.route('**/apis/metrics.k8s.io/v1beta1', (route) => json(route, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'the server could not find the requested resource' }));
-    await page.reload();
+    await openFresh(page, `${ui.origin}/ui/#/nodes/_/${node}`);
     await expect.poll(() => page.getByTestId('usage-no-metrics').innerText(), { timeout: 30_000 }).toBe('This cluster serves no metrics API — install metrics-server for charts.');
     await ui.screenshot('permissions-07-no-metrics');
     await page.unrouteAll({ behavior: 'ignoreErrors' });
