@@ -23,6 +23,7 @@ import { DiagnosisBanner } from '../diagnosis/DiagnosisBanner';
 import { YamlTab } from './YamlTab';
 import { HistoryTab } from '../history/HistoryTab';
 import { usePermissions } from '../permissions/usePermissions';
+import { refusal } from '../permissions/permissionsModel';
 
 const TABS = ['summary', 'yaml', 'events', 'history'] as const;
 type Tab = (typeof TABS)[number];
@@ -141,10 +142,12 @@ function WorkloadLogsButton({ config, object }: { config: KindConfig; object: Ku
   const openDockTab = useAppState((state) => state.openDockTab);
   const selector = config.podSelector?.(object);
   const podNames = useMemo(() => podsMatching(Object.values(podCollection.items), object.metadata.namespace, config.podSelector?.(object)).map((pod) => pod.metadata.name ?? ''), [podCollection.items, config, object]);
+  const can = usePermissions();
+  const refused = refusal(can, [{ verb: 'get', group: '', resource: 'pods', subresource: 'log', namespace: object.metadata.namespace }]);
   return (
     <button
-      disabled={podNames.length === 0}
-      title={podNames.length === 0 ? 'No pods yet' : `Logs of ${podNames.length} pod(s), merged`}
+      disabled={podNames.length === 0 || refused !== undefined}
+      title={refused ?? (podNames.length === 0 ? 'No pods yet' : `Logs of ${podNames.length} pod(s), merged`)}
       onClick={() => openDockTab({ id: `logs:${config.key}/${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`, type: 'logs', namespace: object.metadata.namespace ?? 'default', pods: podNames, selector, title: `logs ${config.kind.toLowerCase()}/${object.metadata.name ?? ''}` })}
       data-testid="action-logs"
     >
