@@ -21,6 +21,7 @@ import { PullProgress } from './components/PullProgress';
 import { Notices } from './components/Notices';
 import { ConnectionBanner } from './components/ConnectionBanner';
 import { SignIn } from './components/SignIn';
+import { PermissionsStatus } from './views/permissions/PermissionsStatus';
 import { ShortcutHelp } from './components/ShortcutHelp';
 import { opensShortcutHelp } from './components/shortcuts';
 import { formatRoute, type Route } from './store/routes';
@@ -191,6 +192,7 @@ function TopBar({ onHelp }: { onHelp(): void }) {
         Search or jump to… <kbd>Ctrl K</kbd>
       </button>
       <div className="spacer" />
+      <PermissionsStatus />
       <div className="tasks" role="status">
         <PullProgress />
         {tasks.map((task) => (

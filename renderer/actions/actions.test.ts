@@ -226,7 +226,7 @@ describe('the object actions', () => {
     expect(store.getState().notices.at(-1)).toEqual({
       id: expect.any(Number),
       tone: 'error',
-      text: 'node/node-1: 3 of 4 pod(s) not drained\neviction refused by a PodDisruptionBudget until the deadline: default/guarded, default/also-guarded\nerror when evicting default/forbidden: no',
+      text: 'node/node-1: 3 of 4 pod(s) not drained\neviction refused by a PodDisruptionBudget until the deadline: default/guarded, default/also-guarded\nerror when evicting default/forbidden: Refused: you may not do this. The server said: no',
     });
   });
 

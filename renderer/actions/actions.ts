@@ -13,6 +13,8 @@ import { containersOf } from '../kinds/pods';
 import { execAvailability } from '../kinds/podExec';
 import { resourcePath, type KindConfig } from '../kinds/kindConfig';
 import { deployments, pods, replicaSets } from '../kinds';
+import { canAnything, forbiddenText, refusal, requestTarget, type Can, type PermissionCheck } from '../views/permissions/permissionsModel';
+import { currentIdentity, permissionsFor } from '../views/permissions/permissionsStore';
 import { EVICTION_RETRY_MS, FIELD_MANAGER, TERMINATION_SLACK_MS, cordonPatch, deleteOptions, drainSkipReason, drainSummary, drainWaitTitle, evictionBody, evictionStep, jobFromCronJob, manualJobName, parseReplicas, podKey, podsRemaining, podsToEvict, randomSuffix, restartPatch, revisionRollbackPlan, rollbackPlan, scalePatch, suspendPatch, terminationWaitMs, type DrainOutcome } from './actionBodies';
 
 export interface ActionContext extends AppServices {
@@ -20,6 +22,8 @@ export interface ActionContext extends AppServices {
   confirm(message: string, detail?: string): Promise<boolean>;
   /** asks for a value (e.g. the replica count); undefined = cancelled */
   prompt(message: string, initial: string): Promise<string | undefined>;
+  /** the user's permissions (bulk actions skip the objects it refuses); everything when left out */
+  can?: Can;
 }
 
 export interface Action {
@@ -46,8 +50,14 @@ export function describeObject(config: KindConfig, object: KubeObject): string {
   return `${config.kind} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${name}`;
 }
 
-/** A readable message of a failed call, with the field causes upstream attaches to Invalid/Conflict. */
+/**
+ * A readable message of a failed call, with the field causes upstream attaches to Invalid/Conflict;
+ * a refused one (403) says who the user is and what was refused, then the server's message.
+ */
 export function errorText(error: unknown): string {
+  if (error instanceof KubeApiError && error.code === 403) {
+    return forbiddenText(currentIdentity(), error.request ? requestTarget(error.request.method, error.request.path, error.request.query) : undefined, error.message);
+  }
   if (error instanceof KubeApiError) {
     const causes = error.causes.map((cause) => `  ${cause.field ? `${cause.field}: ` : ''}${cause.message ?? cause.reason ?? ''}`);
     return [error.message, ...causes].join('\n');
@@ -69,7 +79,50 @@ export function actionIdsFor(config: KindConfig, object: KubeObject): string[] {
   return ids;
 }
 
-export function actionsFor(config: KindConfig, object: KubeObject): Action[] {
+/** What an action asks of the API server, for the permission checks that disable it beforehand. */
+export function actionChecks(config: KindConfig, object: KubeObject, id: string): PermissionCheck[] {
+  const namespace = object.metadata.namespace;
+  const name = object.metadata.name ?? '';
+  const on = (verb: string, subresource?: string): PermissionCheck => ({ verb, group: config.group, resource: config.plural, subresource, namespace, name });
+  switch (id) {
+    case 'shell':
+      // an exec WebSocket is authorised as create on pods/exec (and get; create is the one roles omit)
+      return [on('create', 'exec')];
+    case 'logs':
+      return [on('get', 'log')];
+    case 'scale':
+      return [on('patch', 'scale')];
+    case 'restart':
+    case 'rollback':
+    case 'cordon':
+    case 'uncordon':
+    case 'suspend':
+    case 'resume':
+      return [on('patch')];
+    case 'drain':
+      return [on('patch'), { verb: 'create', group: '', resource: 'pods', subresource: 'eviction' }];
+    case 'trigger':
+      return [{ verb: 'create', group: 'batch', resource: 'jobs', namespace }];
+    case 'delete':
+      return [on('delete')];
+    default:
+      return [];
+  }
+}
+
+/**
+ * The kind's actions on the object; `can` (the user's permissions) disables those the user may not
+ * perform, with the reason — an object's own reason (a pod without a running container) comes first.
+ */
+export function actionsFor(config: KindConfig, object: KubeObject, can: Can = canAnything): Action[] {
+  return actionsOf(config, object).map((action) => {
+    if (action.disabled !== undefined) return action;
+    const refused = refusal(can, actionChecks(config, object, action.id));
+    return refused === undefined ? action : { ...action, disabled: refused };
+  });
+}
+
+function actionsOf(config: KindConfig, object: KubeObject): Action[] {
   const label = describeObject(config, object);
   const name = object.metadata.name ?? '';
   const namespace = object.metadata.namespace;
@@ -196,6 +249,8 @@ async function report(context: ActionContext, work: () => Promise<string>): Prom
     context.store.getState().notify('ok', await work());
   } catch (error) {
     context.store.getState().notify('error', errorText(error));
+    // permissions may have changed since they were read: read them again
+    if (error instanceof KubeApiError && error.code === 403) permissionsFor(context.client).invalidate();
   }
 }
 

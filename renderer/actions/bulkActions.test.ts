@@ -4,7 +4,8 @@ import { KubeApiError, type KubeClient } from '../api/kubeClient';
 import { cronJobs, deployments, nodes, pods } from '../kinds';
 import { createAppStore } from '../store/store';
 import { WatchManager } from '../store/watchManager';
-import type { ActionContext } from './actions';
+import { actionsFor, type ActionContext } from './actions';
+import type { Can } from '../views/permissions/permissionsModel';
 import { bulkActionsFor, bulkSummary, countLabel, namesList, runBulkAction } from './bulkActions';
 
 interface Call {
@@ -109,7 +110,8 @@ describe('bulk actions', () => {
     await runBulkAction(context, deployments, [deployment('a'), deployment('b')], 'delete');
     const [notice] = store.getState().notices;
     expect(notice.tone).toBe('error');
-    expect(notice.text).toBe('Delete: 1 of 2 done; failed:\n  deployments.apps "b" is forbidden');
+    // a refusal (403) says so, then the server's message
+    expect(notice.text).toBe('Delete: 1 of 2 done; failed:\n  Refused: you may not do this. The server said: deployments.apps "b" is forbidden');
   });
 
   it('names the objects and counts them for people', () => {
@@ -117,5 +119,22 @@ describe('bulk actions', () => {
     expect(countLabel(pods, 12)).toBe('12 Pods');
     expect(namesList([deployment('a'), deployment('b'), deployment('c')], 2)).toBe('default/a, default/b and 1 more');
     expect(bulkSummary('Restart', '2 Deployments', [{ tone: 'ok', text: 'x' }, { tone: 'ok', text: 'y' }])).toEqual({ tone: 'ok', text: 'Restart: done for 2 Deployments' });
+  });
+
+  it('disables what the user may not do with the reason, and skips the objects refused among allowed ones', async () => {
+    // a user who may scale and restart in "default" but delete nothing, and nothing at all in "shop"
+    const can: Can = (check) =>
+      check.namespace === 'default' && check.verb === 'patch' ? { state: 'allowed' } : { state: 'denied', reason: `You (viewer) may not ${check.verb} ${check.resource}${check.subresource ? `/${check.subresource}` : ''} in "${check.namespace ?? ''}"` };
+    const objects = [deployment('a'), deployment('b')];
+    const offered = bulkActionsFor(deployments, objects, can);
+    expect(offered.find((action) => action.id === 'delete')?.disabled).toBe('You (viewer) may not delete deployments in "default"');
+    expect(offered.find((action) => action.id === 'restart')?.disabled).toBeUndefined();
+    expect(actionsFor(deployments, deployment('a'), can).find((action) => action.id === 'scale')?.disabled).toBeUndefined();
+    const elsewhere = { ...deployment('c'), metadata: { name: 'c', namespace: 'shop' } };
+    expect(actionsFor(deployments, elsewhere, can).find((action) => action.id === 'scale')?.disabled).toBe('You (viewer) may not patch deployments/scale in "shop"');
+    const { calls, context, store } = fakeContext();
+    await runBulkAction({ ...context, can }, deployments, [deployment('a'), elsewhere], 'restart');
+    expect(calls.map((call) => call.path)).toEqual(['/apis/apps/v1/namespaces/default/deployments/a']);
+    expect(store.getState().notices[0].text).toBe('Restart: 1 of 2 done; failed:\n  Deployment shop/c: You (viewer) may not patch deployments in "shop"');
   });
 });

@@ -7,7 +7,8 @@
 import type { KubeObject } from '../../shared/kubernetes/types';
 import type { AppState, AppStore, Notice } from '../store/store';
 import type { KindConfig } from '../kinds/kindConfig';
-import { actionIdsFor, actionsFor, describeObject, type ActionContext } from './actions';
+import { actionChecks, actionIdsFor, actionsFor, describeObject, type ActionContext } from './actions';
+import { canAnything, refusal, type Can } from '../views/permissions/permissionsModel';
 import { parseReplicas } from './actionBodies';
 
 /** Actions that make sense for many objects at once, in the order they are offered. */
@@ -27,13 +28,22 @@ export interface BulkAction {
   id: string;
   title: string;
   danger?: boolean;
+  /** why it cannot run: the user may not perform it on any of the objects */
+  disabled?: string;
 }
 
-/** The bulk actions every one of the objects offers (none for an empty selection). */
-export function bulkActionsFor(config: KindConfig, objects: KubeObject[]): BulkAction[] {
+/**
+ * The bulk actions every one of the objects offers (none for an empty selection); one the user's
+ * permissions refuse for every object is disabled with the first object's reason (objects refused
+ * among allowed ones are reported in the summary).
+ */
+export function bulkActionsFor(config: KindConfig, objects: KubeObject[], can: Can = canAnything): BulkAction[] {
   if (objects.length === 0) return [];
   const common = objects.map((object) => new Set(actionIdsFor(config, object)));
-  return BULK_ACTIONS.filter((action) => common.every((ids) => ids.has(action.id)));
+  return BULK_ACTIONS.filter((action) => common.every((ids) => ids.has(action.id))).map((action) => {
+    const reasons = objects.map((object) => refusal(can, actionChecks(config, object, action.id)));
+    return reasons.every((reason) => reason !== undefined) ? { ...action, disabled: reasons[0] } : action;
+  });
 }
 
 /** `3 Deployments` / `1 Pod`. */
@@ -87,7 +97,7 @@ export async function runBulkAction(context: ActionContext, config: KindConfig, 
         reported = true;
         outcomes.push({ tone: tone === 'error' ? 'error' : 'ok', text });
       });
-      const single = actionsFor(config, current).find((candidate) => candidate.id === id);
+      const single = actionsFor(config, current, context.can).find((candidate) => candidate.id === id);
       if (!single || single.disabled !== undefined) {
         outcomes.push({ tone: 'error', text: `${describeObject(config, current)}: ${single?.disabled ?? `cannot ${id}`}` });
         continue;

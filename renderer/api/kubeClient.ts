@@ -18,6 +18,9 @@ export class KubeApiError extends Error {
     this.name = 'KubeApiError';
   }
 
+  /** the request that failed (a refused one is shown with its verb and resource) */
+  request?: { method: string; path: string; query: string };
+
   static fromStatus(code: number, body: unknown): KubeApiError {
     if (isRecord(body) && body.kind === 'Status') {
       const status = body as unknown as Status;
@@ -132,7 +135,7 @@ export class HttpKubeClient implements KubeClient {
   async text(path: string, options: RequestOptions = {}): Promise<string> {
     const response = await send(`${this.origin}${path}${queryString(options.query)}`, { credentials: 'same-origin', signal: options.signal });
     const body = await response.text();
-    if (!response.ok) throw KubeApiError.fromStatus(response.status, parseJson(body) ?? body);
+    if (!response.ok) throw withRequest(KubeApiError.fromStatus(response.status, parseJson(body) ?? body), 'GET', path, options.query);
     return body;
   }
 
@@ -184,9 +187,14 @@ export class HttpKubeClient implements KubeClient {
     const response = await send(`${this.origin}${path}${queryString(options.query)}`, { method, headers, body, credentials: 'same-origin', signal: options.signal });
     const text = await response.text();
     const parsed = parseJson(text);
-    if (!response.ok) throw KubeApiError.fromStatus(response.status, parsed ?? text);
+    if (!response.ok) throw withRequest(KubeApiError.fromStatus(response.status, parsed ?? text), method, path, options.query);
     return parsed;
   }
+}
+
+function withRequest(error: KubeApiError, method: string, path: string, query: RequestOptions['query']): KubeApiError {
+  error.request = { method, path, query: queryString(query).slice(1) };
+  return error;
 }
 
 /** fetch, with a rejection (nothing answered) turned into a ConnectionError; aborts stay aborts. */

@@ -13,6 +13,7 @@ import type { KubeClient } from '../api/kubeClient';
 import { rank } from './fuzzy';
 import { actionEntries, entryBoost, kindEntries, kindsToIndex, namespaceEntries, navigationEntries, objectEntries, themeEntries, type PaletteEntry } from './paletteModel';
 import { PaletteSearchIndex } from './searchIndex';
+import { usePermissions } from '../views/permissions/usePermissions';
 
 const MAX_RESULTS = 50;
 
@@ -59,6 +60,7 @@ function PaletteDialog({ confirm, prompt }: { confirm(message: string, detail?: 
 
   const close = () => services.store.getState().setPaletteOpen(false);
 
+  const can = usePermissions();
   const currentObject = useMemo(() => {
     if (route.view !== 'detail') return undefined;
     const kind = kinds.find((candidate) => candidate.key === route.kindKey);
@@ -70,7 +72,7 @@ function PaletteDialog({ confirm, prompt }: { confirm(message: string, detail?: 
     let actions: PaletteEntry[] = [];
     if (currentObject) {
       try {
-        actions = actionEntries(actionsFor(currentObject.kind, currentObject.object), currentObject.object.metadata.name ?? '');
+        actions = actionEntries(actionsFor(currentObject.kind, currentObject.object, can), currentObject.object.metadata.name ?? '');
       } catch {
         actions = [];
       }
@@ -78,7 +80,7 @@ function PaletteDialog({ confirm, prompt }: { confirm(message: string, detail?: 
     const namespaceNames = Object.values(namespaceCollection.items).map((namespace) => namespace.metadata.name ?? '');
     return [...actions, ...navigationEntries(), ...kindEntries(kinds), ...namespaceEntries(namespaceNames, selectedNamespaces), ...themeEntries(theme), ...objectEntries(collections, kinds, (kindKey) => index.get(kindKey)?.items)];
     // indexVersion: a listing arrived
-  }, [currentObject, namespaceCollection.items, kinds, selectedNamespaces, theme, collections, index, indexVersion]);
+  }, [currentObject, can, namespaceCollection.items, kinds, selectedNamespaces, theme, collections, index, indexVersion]);
 
   const results = useMemo(() => rank(entries, query, (entry) => entry.key, MAX_RESULTS, (entry) => entryBoost(entry, query)), [entries, query]);
   const truncated = useMemo(() => toIndex.filter((kind) => index.get(kind.key)?.truncated).map((kind) => kind.title), [toIndex, index, indexVersion]);

@@ -12,6 +12,8 @@ import { bulkActionsFor, runBulkAction } from '../actions/bulkActions';
 import { ActionMenu, type MenuItem } from '../components/ActionMenu';
 import { useDialogs } from '../components/Modal';
 import { useAppState, useNamespacedItems, useNow, useServices } from '../context';
+import { useCurrentCluster, usePermissions } from './permissions/usePermissions';
+import { readOnlyReason, refusal } from './permissions/permissionsModel';
 import type { KindConfig } from '../kinds/kindConfig';
 import { EmptyState } from '../components/EmptyState';
 import { EventTimeline } from './events/EventTimeline';
@@ -44,12 +46,14 @@ function activationBelongsElsewhere(target: EventTarget | null): boolean {
 function useActionContext(): { context: ActionContext; element: ReactNode } {
   const services = useServices();
   const dialogs = useDialogs();
-  const context = useMemo<ActionContext>(() => ({ ...services, confirm: dialogs.confirm, prompt: dialogs.prompt }), [services, dialogs.confirm, dialogs.prompt]);
+  const can = usePermissions();
+  const context = useMemo<ActionContext>(() => ({ ...services, confirm: dialogs.confirm, prompt: dialogs.prompt, can }), [services, dialogs.confirm, dialogs.prompt, can]);
   return { context, element: dialogs.element };
 }
 
 export function ResourceList({ config }: { config: KindConfig }) {
   const { items: liveItems, collection } = useNamespacedItems(config);
+  const can = usePermissions();
   const selectedNamespaces = useAppState((state) => state.selectedNamespaces);
   // the time slider: undefined = live; a time = the list as it was then, read-only
   const [sliderOpen, setSliderOpen] = useState(false);
@@ -83,6 +87,10 @@ export function ResourceList({ config }: { config: KindConfig }) {
   const diagnosisWatches = useMemo(() => (diagnosed ? listDiagnosisKeys(config.kind) : []), [diagnosed, config.kind]);
   const diagnosisContext = useDiagnosisContext(diagnosed ? config.kind : '', diagnosisWatches, config.kind === 'Pod' ? POD_LIST_LEAVES_OUT : []);
 
+  // Create is checked where it would land: the one selected namespace, or cluster-wide for a cluster-scoped kind
+  const createNamespace = config.namespaced ? (selectedNamespaces.length === 1 ? selectedNamespaces[0] : undefined) : '';
+  const cluster = useCurrentCluster();
+  const createRefused = cluster.readOnly ? readOnlyReason(cluster.name) : createNamespace === undefined ? undefined : refusal(can, [{ verb: 'create', group: config.group, resource: config.plural, namespace: createNamespace || undefined }]);
   const columns = useMemo(() => listColumns(config, { wide, showNamespace: selectedNamespaces.length !== 1 }), [config, wide, selectedNamespaces.length]);
   const order = useMemo(() => orderOf(columns, sort), [columns, sort]);
   // sorted once per change of the items or the order; a keystroke in the filter only filters
@@ -101,7 +109,7 @@ export function ResourceList({ config }: { config: KindConfig }) {
   }, [sortedRows, filter, config, quick]);
   const chosen = useMemo(() => selectedRows(rows, selected), [rows, selected]);
   const chosenObjects = useMemo(() => chosen.map((row) => row.object), [chosen]);
-  const bulk = useMemo(() => bulkActionsFor(config, chosenObjects), [config, chosenObjects]);
+  const bulk = useMemo(() => bulkActionsFor(config, chosenObjects, can), [config, chosenObjects, can]);
 
   useEffect(() => setCursor(0), [config.key, filter, quick]);
   useLayoutEffect(() => {
@@ -212,9 +220,9 @@ export function ResourceList({ config }: { config: KindConfig }) {
     return [
       { id: 'open', title: 'Open', run: () => navigate(route) },
       { id: 'yaml', title: 'Edit YAML', run: () => navigate({ ...route, tab: 'yaml' }) },
-      ...actionsFor(config, object).map((action) => ({ id: action.id, title: action.title, danger: action.danger, disabled: action.disabled, run: () => void action.run(context) })),
+      ...actionsFor(config, object, can).map((action) => ({ id: action.id, title: action.title, danger: action.danger, disabled: action.disabled, run: () => void action.run(context) })),
     ];
-  }, [menuRow, config, navigate, context]);
+  }, [menuRow, config, navigate, context, can]);
 
   const { start, end } = visibleRange(scrollTop, viewportHeight, ROW_HEIGHT, rows.length);
   const usage = config.usage === 'pod' || config.usage === 'workload' ? config : undefined;
@@ -232,7 +240,7 @@ export function ResourceList({ config }: { config: KindConfig }) {
         <span className="count" data-testid="list-count">
           {collection.phase === 'loading' && rows.length === 0 ? 'loading…' : `${rows.length}${rows.length !== items.length ? ` of ${items.length}` : ''}`}
         </span>
-        <button className="primary" disabled={isPast} onClick={() => navigate({ view: 'create', kindKey: config.key })} title={isPast ? 'A past view is read-only' : `Create a ${config.kind} from a YAML template`} data-testid="list-create">
+        <button className="primary" disabled={isPast || createRefused !== undefined} onClick={() => navigate({ view: 'create', kindKey: config.key })} title={isPast ? 'A past view is read-only' : (createRefused ?? `Create a ${config.kind} from a YAML template`)} data-testid="list-create">
           Create
         </button>
         <button
@@ -298,7 +306,7 @@ export function ResourceList({ config }: { config: KindConfig }) {
         <div className="bulk-bar" role="toolbar" aria-label={`Actions on ${chosen.length} selected`} data-testid="bulk-bar">
           <span data-testid="bulk-count">{chosen.length} selected</span>
           {bulk.map((action) => (
-            <button key={action.id} className={action.danger ? 'danger-outline' : ''} onClick={() => void runBulkAction(context, config, chosenObjects, action.id)} data-testid={`bulk-${action.id}`}>
+            <button key={action.id} className={action.danger ? 'danger-outline' : ''} disabled={action.disabled !== undefined} title={action.disabled} onClick={() => void runBulkAction(context, config, chosenObjects, action.id)} data-testid={`bulk-${action.id}`}>
               {action.title}
             </button>
           ))}

@@ -8,6 +8,10 @@
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import type { RequestInfo } from './requestInfo';
+import { nonResourceUrlMatches, resourceRuleAllows, verbMatches, type PolicyRule } from '../../../shared/kubernetes/policyRules';
+
+// the rule matching is shared with the UI (which reads SelfSubjectRulesReviews with it)
+export { apiGroupMatches, nonResourceUrlMatches, resourceMatches, resourceNameMatches, resourceRuleAllows, verbMatches, type PolicyRule } from '../../../shared/kubernetes/policyRules';
 
 export interface UserIdentity {
   name: string;
@@ -25,14 +29,6 @@ export interface Decision {
   allowed: boolean;
   /** why a request was denied (missing roles), '' when there is nothing to say */
   reason: string;
-}
-
-export interface PolicyRule {
-  verbs: string[];
-  apiGroups?: string[];
-  resources?: string[];
-  resourceNames?: string[];
-  nonResourceURLs?: string[];
 }
 
 export interface Subject {
@@ -79,41 +75,9 @@ export interface Authorizer {
 export const SYSTEM_MASTERS = 'system:masters';
 const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 
-export function verbMatches(rule: PolicyRule, verb: string): boolean {
-  return rule.verbs.some((ruleVerb) => ruleVerb === '*' || ruleVerb === verb);
-}
-
-export function apiGroupMatches(rule: PolicyRule, group: string): boolean {
-  return (rule.apiGroups ?? []).some((ruleGroup) => ruleGroup === '*' || ruleGroup === group);
-}
-
-// A rule resource of * matches everything, one of the form "*" + "/sub" that subresource of any resource, else resource[/subresource] must be equal.
-export function resourceMatches(rule: PolicyRule, combinedResource: string, subresource: string): boolean {
-  for (const ruleResource of rule.resources ?? []) {
-    if (ruleResource === '*' || ruleResource === combinedResource) return true;
-    if (subresource === '') continue;
-    if (ruleResource.length === subresource.length + 2 && ruleResource.startsWith('*/') && ruleResource.endsWith(subresource)) return true;
-  }
-  return false;
-}
-
-export function resourceNameMatches(rule: PolicyRule, name: string): boolean {
-  const names = rule.resourceNames ?? [];
-  return names.length === 0 || names.includes(name);
-}
-
-export function nonResourceUrlMatches(rule: PolicyRule, path: string): boolean {
-  for (const url of rule.nonResourceURLs ?? []) {
-    if (url === '*' || url === path) return true;
-    if (url.endsWith('*') && path.startsWith(url.slice(0, -1))) return true;
-  }
-  return false;
-}
-
 export function ruleAllows(attributes: Attributes, rule: PolicyRule): boolean {
   if (attributes.isResourceRequest) {
-    const combined = attributes.subresource ? `${attributes.resource}/${attributes.subresource}` : attributes.resource;
-    return verbMatches(rule, attributes.verb) && apiGroupMatches(rule, attributes.apiGroup) && resourceMatches(rule, combined, attributes.subresource) && resourceNameMatches(rule, attributes.name);
+    return resourceRuleAllows(attributes, rule);
   }
   return verbMatches(rule, attributes.verb) && nonResourceUrlMatches(rule, attributes.path);
 }

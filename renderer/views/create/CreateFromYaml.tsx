@@ -16,6 +16,8 @@ import { applyAsUi } from '../../editor/uiApply';
 import { defaultNamespaceOf, planApply, planLabel, splitDocuments, STARTER_YAML } from './createModel';
 import { kindByKey } from '../../kinds';
 import { templateFor } from './templates';
+import { useCurrentCluster } from '../permissions/usePermissions';
+import { readOnlyReason } from '../permissions/permissionsModel';
 
 interface DocumentResult {
   index: number;
@@ -107,6 +109,9 @@ export function CreateFromYaml({ kindKey }: { kindKey?: string }) {
   };
 
   const failures = results?.filter((result) => result.tone === 'error').length ?? 0;
+  // each object's permission is its own (the documents name their kinds and namespaces): a refused one is reported in its line
+  const cluster = useCurrentCluster();
+  const readOnly = cluster.readOnly ? readOnlyReason(cluster.name) : undefined;
   return (
     <section className="create-view" aria-label="Create from YAML">
       <header className="view-header">
@@ -118,10 +123,10 @@ export function CreateFromYaml({ kindKey }: { kindKey?: string }) {
           <button onClick={() => change(STARTER_YAML)} disabled={busy} data-testid="create-reset">
             Example
           </button>
-          <button onClick={() => void run(true)} disabled={busy || problems.length > 0} data-testid="create-dry-run" title="Server-side dry run: validation and admission, nothing is stored">
+          <button onClick={() => void run(true)} disabled={busy || problems.length > 0 || readOnly !== undefined} data-testid="create-dry-run" title={readOnly ?? 'Server-side dry run: validation and admission, nothing is stored'}>
             Dry run
           </button>
-          <button className="primary" onClick={() => void run(false)} disabled={busy || problems.length > 0} data-testid="create-apply">
+          <button className="primary" onClick={() => void run(false)} disabled={busy || problems.length > 0 || readOnly !== undefined} title={readOnly} data-testid="create-apply">
             Apply
           </button>
         </div>

@@ -11,6 +11,8 @@ import type { DataEntry, DetailCell, DetailSection, KindConfig, ObjectLookup } f
 import { mountText, type ContainerDetail } from '../../kinds/podDetails';
 import { openExternalLink } from '../../terminals/ShellTerminal';
 import { Age } from '../ResourceList';
+import { usePermissions } from '../permissions/usePermissions';
+import { refusal } from '../permissions/permissionsModel';
 import { Card, CopyButton, FieldRow, linkHref, MiniTable, SecretValue } from './cards';
 
 /** The related kinds' caches as an ObjectLookup (watched while the page shows). */
@@ -159,6 +161,9 @@ function ContainersSection({ title, pod, containers }: { title: string; pod: Kub
   const openDockTab = useAppState((state) => state.openDockTab);
   const namespace = pod.metadata.namespace ?? 'default';
   const name = pod.metadata.name ?? '';
+  const can = usePermissions();
+  const shellRefused = refusal(can, [{ verb: 'create', group: '', resource: 'pods', subresource: 'exec', namespace, name }]);
+  const logsRefused = refusal(can, [{ verb: 'get', group: '', resource: 'pods', subresource: 'log', namespace, name }]);
   return (
     <Card title={title} wide testId="detail-containers">
       {containers.map((container) => (
@@ -175,14 +180,14 @@ function ContainersSection({ title, pod, containers }: { title: string; pod: Kub
             </span>
             <span className="container-actions">
               <button
-                disabled={!container.exec.enabled}
-                title={container.exec.enabled ? `Open a shell in ${container.name}` : container.exec.reason}
+                disabled={!container.exec.enabled || shellRefused !== undefined}
+                title={!container.exec.enabled ? container.exec.reason : (shellRefused ?? `Open a shell in ${container.name}`)}
                 onClick={() => openDockTab({ id: `shell:${namespace}/${name}/${container.name}`, type: 'shell', namespace, pod: name, container: container.name, title: `sh ${name}/${container.name}` })}
                 data-testid={`container-shell-${container.name}`}
               >
                 Shell
               </button>
-              <button onClick={() => openDockTab({ id: `logs:${namespace}/${name}/${container.name}`, type: 'logs', namespace, pods: [name], container: container.name, title: `logs ${name}/${container.name}` })} data-testid={`container-logs-${container.name}`}>
+              <button disabled={logsRefused !== undefined} title={logsRefused} onClick={() => openDockTab({ id: `logs:${namespace}/${name}/${container.name}`, type: 'logs', namespace, pods: [name], container: container.name, title: `logs ${name}/${container.name}` })} data-testid={`container-logs-${container.name}`}>
                 Logs
               </button>
             </span>

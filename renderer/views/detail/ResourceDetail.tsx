@@ -22,6 +22,8 @@ import { UsageCard } from '../usage/UsageCharts';
 import { DiagnosisBanner } from '../diagnosis/DiagnosisBanner';
 import { YamlTab } from './YamlTab';
 import { HistoryTab } from '../history/HistoryTab';
+import { usePermissions } from '../permissions/usePermissions';
+import { refusal } from '../permissions/permissionsModel';
 
 const TABS = ['summary', 'yaml', 'events', 'history'] as const;
 type Tab = (typeof TABS)[number];
@@ -97,13 +99,15 @@ export function ResourceDetail({ config, namespace, name, tab }: { config: KindC
 function useActionContext(): { context: ActionContext; element: ReactNode } {
   const services = useServices();
   const dialogs = useDialogs();
-  const context = useMemo<ActionContext>(() => ({ ...services, confirm: dialogs.confirm, prompt: dialogs.prompt }), [services, dialogs.confirm, dialogs.prompt]);
+  const can = usePermissions();
+  const context = useMemo<ActionContext>(() => ({ ...services, confirm: dialogs.confirm, prompt: dialogs.prompt, can }), [services, dialogs.confirm, dialogs.prompt, can]);
   return { context, element: dialogs.element };
 }
 
 function DetailHeader({ config, object, deleted }: { config: KindConfig; object: KubeObject; deleted: boolean }) {
   const { context, element } = useActionContext();
-  const actions = useMemo(() => actionsFor(config, object), [config, object]);
+  const can = usePermissions();
+  const actions = useMemo(() => actionsFor(config, object, can), [config, object, can]);
   const tone = config.tone?.(object);
   const statusField = config.summary?.(object).find((field) => field.tone !== undefined);
   const run = (action: Action) => void action.run(context);
@@ -138,10 +142,12 @@ function WorkloadLogsButton({ config, object }: { config: KindConfig; object: Ku
   const openDockTab = useAppState((state) => state.openDockTab);
   const selector = config.podSelector?.(object);
   const podNames = useMemo(() => podsMatching(Object.values(podCollection.items), object.metadata.namespace, config.podSelector?.(object)).map((pod) => pod.metadata.name ?? ''), [podCollection.items, config, object]);
+  const can = usePermissions();
+  const refused = refusal(can, [{ verb: 'get', group: '', resource: 'pods', subresource: 'log', namespace: object.metadata.namespace }]);
   return (
     <button
-      disabled={podNames.length === 0}
-      title={podNames.length === 0 ? 'No pods yet' : `Logs of ${podNames.length} pod(s), merged`}
+      disabled={podNames.length === 0 || refused !== undefined}
+      title={refused ?? (podNames.length === 0 ? 'No pods yet' : `Logs of ${podNames.length} pod(s), merged`)}
       onClick={() => openDockTab({ id: `logs:${config.key}/${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`, type: 'logs', namespace: object.metadata.namespace ?? 'default', pods: podNames, selector, title: `logs ${config.kind.toLowerCase()}/${object.metadata.name ?? ''}` })}
       data-testid="action-logs"
     >

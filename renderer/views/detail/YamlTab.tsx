@@ -13,6 +13,8 @@ import { YamlEditor } from '../../editor/YamlEditor';
 import { YamlProblems } from '../../editor/YamlProblems';
 import { applyAsUi } from '../../editor/uiApply';
 import { applyConfiguration, hasUnsavedEdits, objectToYaml, parseYamlObject, validationBody, type YamlProblem } from '../../editor/yamlModel';
+import { usePermissions } from '../permissions/usePermissions';
+import { refusal } from '../permissions/permissionsModel';
 import { FIELD_MANAGER, resultOfError, type OperationResult } from './operationResult';
 
 export function YamlTab({ config, object, deleted }: { config: KindConfig; object: KubeObject; deleted: boolean }) {
@@ -46,6 +48,10 @@ export function YamlTab({ config, object, deleted }: { config: KindConfig; objec
   }, [object.metadata.resourceVersion]);
 
   const path = resourcePath(config, object.metadata.namespace, object.metadata.name);
+  const can = usePermissions();
+  const target = { group: config.group, resource: config.plural, namespace: object.metadata.namespace, name: object.metadata.name };
+  const applyRefused = refusal(can, [{ verb: 'patch', ...target }]);
+  const validateRefused = refusal(can, [{ verb: 'update', ...target }]);
 
   const parsedOrReport = (): Record<string, unknown> | undefined => {
     const parsed = parseYamlObject(text);
@@ -91,10 +97,10 @@ export function YamlTab({ config, object, deleted }: { config: KindConfig; objec
   return (
     <div className="yaml-tab">
       <div className="yaml-toolbar">
-        <button className="primary" disabled={busy || deleted} onClick={() => void apply(false)} data-testid="yaml-apply" title="Server-side apply as field manager kubedesk-ui">
+        <button className="primary" disabled={busy || deleted || applyRefused !== undefined} onClick={() => void apply(false)} data-testid="yaml-apply" title={applyRefused ?? 'Server-side apply as field manager kubedesk-ui'}>
           Apply
         </button>
-        <button disabled={busy || deleted} onClick={() => void validate()} data-testid="yaml-validate" title="Server-side dry run: validation and admission, nothing is stored">
+        <button disabled={busy || deleted || validateRefused !== undefined} onClick={() => void validate()} data-testid="yaml-validate" title={validateRefused ?? 'Server-side dry run: validation and admission, nothing is stored'}>
           Validate
         </button>
         <button disabled={!dirty || busy} onClick={() => { load(object); setResult(undefined); }} data-testid="yaml-revert">

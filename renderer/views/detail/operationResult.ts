@@ -3,6 +3,8 @@
 // server-side apply conflict (409 with FieldManagerConflict causes) the managers and fields in
 // conflict, so the user can decide to force.
 import { KubeApiError } from '../../api/kubeClient';
+import { forbiddenText, requestTarget } from '../permissions/permissionsModel';
+import { currentIdentity } from '../permissions/permissionsStore';
 
 export { FIELD_MANAGER } from '../../actions/actionBodies';
 
@@ -21,6 +23,8 @@ export function resultOfError(error: unknown): OperationResult {
     const field = cause.field ? `${cause.field}: ` : '';
     return `${field}${cause.message ?? cause.reason ?? cause.type ?? ''}`;
   });
+  // refused: who the user is, what was refused and the server's message
+  if (error.code === 403) return { tone: 'error', title: forbiddenText(currentIdentity(), error.request ? requestTarget(error.request.method, error.request.path, error.request.query) : undefined, error.message), lines };
   if (conflict) {
     return { tone: 'error', title: `Apply conflict (${error.reason}): other field managers own these fields. Apply with force to take them over, or change your YAML to keep their values.`, lines, conflict: true };
   }

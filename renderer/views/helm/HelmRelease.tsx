@@ -7,6 +7,8 @@ import { useEffect, useMemo, useState } from 'react';
 import { chartLabel, computedValues, releaseHistories, type HelmRelease } from '../../../shared/helm/releaseStorage';
 import { translateTimestampSince } from '../../../shared/printers/duration';
 import { errorText } from '../../actions/actions';
+import { usePermissions } from '../permissions/usePermissions';
+import { refusal } from '../permissions/permissionsModel';
 import { KubeApiError } from '../../api/kubeClient';
 import { rollbackRelease, uninstallRelease } from '../../actions/helmReleaseActions';
 import { useDialogs } from '../../components/Modal';
@@ -78,6 +80,9 @@ function ReleaseHeader({ release }: { release: HelmRelease }) {
   const dialogs = useDialogs();
   const [keepHistory, setKeepHistory] = useState(false);
   const [busy, setBusy] = useState(false);
+  const can = usePermissions();
+  // helm keeps a release's revisions as Secrets in its namespace: uninstall deletes them (or, keeping history, updates the last)
+  const uninstallRefused = refusal(can, [{ verb: keepHistory ? 'update' : 'delete', group: '', resource: 'secrets', namespace: release.namespace }]);
   const uninstall = async () => {
     const detail =
       release.status === 'uninstalled'
@@ -114,8 +119,8 @@ function ReleaseHeader({ release }: { release: HelmRelease }) {
         </label>
         <button
           className="danger-outline"
-          disabled={busy || (release.status === 'uninstalled' && keepHistory)}
-          title={release.status === 'uninstalled' ? 'Uninstalled with its history kept: uninstalling again removes the history' : undefined}
+          disabled={busy || (release.status === 'uninstalled' && keepHistory) || uninstallRefused !== undefined}
+          title={uninstallRefused ?? (release.status === 'uninstalled' ? 'Uninstalled with its history kept: uninstalling again removes the history' : undefined)}
           onClick={() => void uninstall()}
           data-testid="helm-uninstall"
         >
@@ -231,6 +236,12 @@ function HistoryTab({ history }: { history: HelmRelease[] }) {
   const dialogs = useDialogs();
   const [busy, setBusy] = useState(false);
   const current = history[history.length - 1];
+  const can = usePermissions();
+  // a rollback writes a new revision Secret and marks the others superseded
+  const rollbackRefused = refusal(can, [
+    { verb: 'create', group: '', resource: 'secrets', namespace: current.namespace },
+    { verb: 'update', group: '', resource: 'secrets', namespace: current.namespace },
+  ]);
   const rollback = async (target: HelmRelease) => {
     const ok = await dialogs.confirm(`Roll back ${current.name} to revision ${target.version}?`, `Writes revision ${current.version + 1} with the chart, values and manifest of revision ${target.version} (${chartLabel(target)}), as helm rollback does.`);
     if (!ok) return;
@@ -259,7 +270,7 @@ function HistoryTab({ history }: { history: HelmRelease[] }) {
             <td>{release.description}</td>
             <td className="row-actions">
               {(release.version !== current.version || current.status === 'uninstalled') && (
-                <button disabled={busy} onClick={() => void rollback(release)} data-testid={`helm-rollback-${release.version}`} aria-label={`Roll back to revision ${release.version}`}>
+                <button disabled={busy || rollbackRefused !== undefined} title={rollbackRefused} onClick={() => void rollback(release)} data-testid={`helm-rollback-${release.version}`} aria-label={`Roll back to revision ${release.version}`}>
                   Roll back
                 </button>
               )}

@@ -13,6 +13,8 @@ import type { KindConfig } from '../../kinds/kindConfig';
 import { objectToYaml } from '../../editor/yamlModel';
 import { Age } from '../ResourceList';
 import { MiniTable } from '../detail/cards';
+import { usePermissions } from '../permissions/usePermissions';
+import { refusal } from '../permissions/permissionsModel';
 import { DiffEditor } from './DiffEditor';
 import { useHistoryRead } from './useHistoryRead';
 import { applyRestore, changeBetween, diffable, objectRevisions, previewRestore, restoreFailure, timelineRows, type Revision } from './historyModel';
@@ -36,6 +38,10 @@ export function HistoryTab({ config, namespace, name, version }: { config: KindC
   const to = revisions?.find((revision) => revision.revision === pick.to) ?? newest;
   const from = revisions?.find((revision) => revision.revision === pick.from) ?? (revisions && revisions.length > 1 ? revisions[revisions.length - 2] : newest);
   const deleted = newest?.removed === true;
+  const can = usePermissions();
+  const target = { group: config.group, resource: config.plural, namespace, name };
+  // Undelete creates the object again, Restore updates it
+  const writeRefused = refusal(can, [{ verb: deleted ? 'create' : 'update', ...target }]);
 
   const restore = useCallback(
     async (chosen: Revision | undefined) => {
@@ -77,7 +83,7 @@ export function HistoryTab({ config, namespace, name, version }: { config: KindC
           Refresh
         </button>
         {deleted && (
-          <button className="primary" onClick={() => void restore(undefined)} disabled={busy} data-testid="history-undelete">
+          <button className="primary" onClick={() => void restore(undefined)} disabled={busy || writeRefused !== undefined} title={writeRefused} data-testid="history-undelete">
             Undelete
           </button>
         )}
@@ -112,7 +118,7 @@ export function HistoryTab({ config, namespace, name, version }: { config: KindC
                 </td>
                 <td className="row-actions">
                   {!revision.removed && !(isLast && !deleted) && (
-                    <button onClick={() => void restore(revision)} disabled={busy} data-testid="history-restore" aria-label={`${deleted ? 'Undelete from' : 'Restore'} revision ${revision.revision}`}>
+                    <button onClick={() => void restore(revision)} disabled={busy || writeRefused !== undefined} title={writeRefused} data-testid="history-restore" aria-label={`${deleted ? 'Undelete from' : 'Restore'} revision ${revision.revision}`}>
                       {deleted ? 'Undelete from here' : 'Restore'}
                     </button>
                   )}

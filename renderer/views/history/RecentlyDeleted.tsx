@@ -13,6 +13,9 @@ import { useHistoryRead } from './useHistoryRead';
 import { applyRestore, historyPath, kindKeyOf, previewRestore, readRevisions, restoreFailure, type Revision } from './historyModel';
 import { targetName, writtenBy } from '../../../shared/history/historyFormat';
 
+import { usePermissions } from '../permissions/usePermissions';
+import { refusal } from '../permissions/permissionsModel';
+
 export function RecentlyDeleted() {
   const { client } = useServices();
   const notify = useAppState((state) => state.notify);
@@ -21,6 +24,7 @@ export function RecentlyDeleted() {
   const dialogs = useDialogs();
   const [result, setResult] = useState<{ tone: 'ok' | 'error'; text: string } | undefined>(undefined);
   const [busy, setBusy] = useState(false);
+  const can = usePermissions();
 
   const { data: deleted, error, reload } = useHistoryRead((signal) => readRevisions(client, historyPath('deletedobjects', namespace), {}, signal), [client, namespace]);
 
@@ -66,6 +70,7 @@ export function RecentlyDeleted() {
           {(deleted ?? []).map((revision) => {
             const { target } = revision;
             const object = targetName(revision);
+            const refused = refusal(can, [{ verb: 'create', group: target.group, resource: target.resource, namespace: target.namespace || undefined }]);
             return (
               <tr key={`${object}/${target.namespace}`} data-object={object} data-namespace={target.namespace}>
                 <td title={revision.time}>
@@ -80,7 +85,7 @@ export function RecentlyDeleted() {
                   </a>
                 </td>
                 <td className="row-actions">
-                  <button className="primary" disabled={busy} onClick={() => void undelete(revision)} aria-label={`Undelete ${object}`} data-testid="deleted-undelete">
+                  <button className="primary" disabled={busy || refused !== undefined} title={refused} onClick={() => void undelete(revision)} aria-label={`Undelete ${object}`} data-testid="deleted-undelete">
                     Undelete
                   </button>
                 </td>

@@ -2,6 +2,7 @@
 // the change feed and the deleted objects; the rows the History tab, the Changes page and
 // Recently deleted show; restore and undelete through the same plan as `kubedesk history restore`
 // (shared/history); and the time slider's choices, whose past list is the API's `pastobjects`.
+import { errorText } from '../../actions/actions';
 import { changeSummary, diffObject, HISTORY_API, planRestore, restoreUpdate, RESTORE_FIELD_MANAGER, asRevision, revisionChanges, targetName, writtenBy, type RestorePlan, type Revision } from '../../../shared/history/historyFormat';
 import { isRecord, type KubeObject } from '../../../shared/kubernetes/types';
 import { KubeApiError, type KubeClient } from '../../api/kubeClient';
@@ -153,7 +154,7 @@ export function restoreFailure(error: unknown): string {
       ? `Not undeleted: ${error.message} — an object of that name exists again.`
       : `Conflict: the object changed since it was read (${error.message}). Nothing was overwritten; look at the newest revision and restore again.`;
   }
-  return error instanceof Error ? error.message : String(error);
+  return errorText(error);
 }
 
 /** Spans the time slider covers back from now; `all` = since the history starts. */

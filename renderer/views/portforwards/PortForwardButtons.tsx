@@ -8,6 +8,9 @@ import { useAppState, useCollection, useServices } from '../../context';
 import { resourcePath, type KindConfig } from '../../kinds/kindConfig';
 import { localAddress, portForwardPhase, portForwards, portForwardTone } from '../../kinds/portForwards';
 import { openExternalLink } from '../../terminals/ShellTerminal';
+import { errorText } from '../../actions/actions';
+import { usePermissions } from '../permissions/usePermissions';
+import { refusal } from '../permissions/permissionsModel';
 import { findForward, forwardablePorts, forwardUrl, parsePortInput, portForwardBody, type TargetKind } from './portForwardModel';
 
 function targetKindOf(config: KindConfig): TargetKind | undefined {
@@ -34,9 +37,15 @@ export function PortForwardButtons({ config, object }: { config: KindConfig; obj
   const collection = useCollection(portForwards);
   const [busy, setBusy] = useState<string | undefined>(undefined);
   const [customPort, setCustomPort] = useState('');
+  const can = usePermissions();
+  const discovered = useAppState((state) => state.discovered);
+  const discoveryLoaded = useAppState((state) => state.discoveryLoaded);
   const kind = targetKindOf(config);
   if (!kind) return null;
   const namespace = object.metadata.namespace ?? 'default';
+  // a PortForward object where the cluster serves the kind; elsewhere kubedesk forwards through pods/portforward itself
+  const servesKind = !discoveryLoaded || discovered.some((resource) => resource.group === portForwards.group && resource.plural === portForwards.plural);
+  const refused = refusal(can, [servesKind ? { verb: 'create', group: portForwards.group, resource: portForwards.plural, namespace } : { verb: 'create', group: '', resource: 'pods', subresource: 'portforward', namespace }]);
   const target = { kind, name: object.metadata.name ?? '' };
   const forwards = Object.values(collection.items);
   const ports = forwardablePorts(kind, object);
@@ -47,7 +56,7 @@ export function PortForwardButtons({ config, object }: { config: KindConfig; obj
       const created = await startForward(client, namespace, target, port);
       notify('ok', `Forwarding ${kind.toLowerCase()}/${target.name} port ${port} (${created.metadata.name ?? ''})`);
     } catch (error) {
-      notify('error', `Could not forward port ${port}: ${error instanceof Error ? error.message : String(error)}`);
+      notify('error', `Could not forward port ${port}: ${errorText(error)}`);
     } finally {
       setBusy(undefined);
     }
@@ -64,7 +73,7 @@ export function PortForwardButtons({ config, object }: { config: KindConfig; obj
             {existing ? (
               <ForwardStatus forward={existing} port={port.port} label={label} />
             ) : (
-              <button onClick={() => void start(port.port)} disabled={busy !== undefined} title={port.container ? `container ${port.container}` : undefined} data-testid={`forward-${port.port}`}>
+              <button onClick={() => void start(port.port)} disabled={busy !== undefined || refused !== undefined} title={refused ?? (port.container ? `container ${port.container}` : undefined)} data-testid={`forward-${port.port}`}>
                 {busy === String(port.port) ? <span className="spinner" /> : '⇄'} Forward {label}
               </button>
             )}
@@ -82,7 +91,7 @@ export function PortForwardButtons({ config, object }: { config: KindConfig; obj
         }}
       >
         <input value={customPort} onChange={(event) => setCustomPort(event.target.value)} placeholder="port" aria-label="Port to forward" size={7} data-testid="forward-custom-port" />
-        <button type="submit" disabled={custom === undefined || busy !== undefined} data-testid="forward-custom">
+        <button type="submit" disabled={custom === undefined || busy !== undefined || refused !== undefined} title={refused} data-testid="forward-custom">
           Forward
         </button>
       </form>

@@ -9,6 +9,10 @@ import { localAddress, portForwardPhase, portForwards, portForwardTarget, portFo
 import { openExternalLink } from '../../terminals/ShellTerminal';
 import { compareForwards, forwardUrl } from './portForwardModel';
 
+import { errorText } from '../../actions/actions';
+import { usePermissions } from '../permissions/usePermissions';
+import { refusal } from '../permissions/permissionsModel';
+
 export function PortForwards() {
   const collection = useCollection(portForwards);
   const forwards = useMemo(() => Object.values(collection.items).sort(compareForwards), [collection.items]);
@@ -50,6 +54,8 @@ function ForwardRow({ forward }: { forward: KubeObject }) {
   const target = portForwardTarget(forward);
   const namespace = forward.metadata.namespace ?? 'default';
   const name = forward.metadata.name ?? '';
+  const can = usePermissions();
+  const stopRefused = refusal(can, [{ verb: 'delete', group: portForwards.group, resource: portForwards.plural, namespace, name }]);
   const phase = portForwardPhase(forward);
   const url = forwardUrl(forward);
   const status = (forward.status ?? {}) as Record<string, unknown>;
@@ -62,7 +68,7 @@ function ForwardRow({ forward }: { forward: KubeObject }) {
       await client.delete(resourcePath(portForwards, namespace, name));
     } catch (error) {
       setStopping(false);
-      notify('error', `Could not stop ${name}: ${error instanceof Error ? error.message : String(error)}`);
+      notify('error', `Could not stop ${name}: ${errorText(error)}`);
     }
   };
   return (
@@ -103,7 +109,7 @@ function ForwardRow({ forward }: { forward: KubeObject }) {
         <button className="primary" disabled={phase !== 'Active' || !url} onClick={() => url && openExternalLink(url)} data-testid="portforward-open">
           Open
         </button>
-        <button className="danger" disabled={stopping} onClick={() => void stop()} data-testid="portforward-stop">
+        <button className="danger" disabled={stopping || stopRefused !== undefined} title={stopRefused} onClick={() => void stop()} data-testid="portforward-stop">
           Stop
         </button>
       </span>

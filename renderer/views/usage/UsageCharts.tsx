@@ -1,4 +1,5 @@
-// Resource usage in the UI, from usage.kubedesk.dev (the kubelets' history): sparklines for the pod
+// Resource usage in the UI, from usage.kubedesk.dev (the kubelets' history) — or, on a cluster
+// without it, from metrics.k8s.io samples (MetricsCharts.tsx): sparklines for the pod
 // and workload lists (tiny SVG paths, data fetched in batches for the rows on screen only by
 // sparklineStore), charts on pod, workload and node pages with requests, limits and allocatable
 // drawn as lines, and the cluster's load on the overview. Colours are the theme's variables, so
@@ -10,6 +11,8 @@ import { latestValue, type NodeUsage, type PodUsage } from '../../../shared/usag
 import { useServices } from '../../context';
 import { Card } from '../detail/cards';
 import { sparklineStoreFor } from './sparklineStore';
+import { MetricsSourceNote, useClusterMetricsCharts, useMetricsCharts, useUsageSource } from './MetricsCharts';
+import { NO_METRICS_NOTE } from './metricsSampling';
 import { describeChart, formatFigure, linePath, maxOf, nodeChart, podChart, resourceScale, timeLabels, usagePath, workloadUsage, type ChartData, type ChartLine, type ChartResource } from './usageModel';
 
 const SPARK_WIDTH = 72;
@@ -112,8 +115,45 @@ const RESOURCES: Array<{ resource: ChartResource; title: string }> = [
   { resource: 'fs', title: 'Filesystem I/O' },
 ];
 
-/** The usage card of a pod, a workload (its pods summed) or a node. */
+/**
+ * The usage card of a pod, a workload (its pods summed) or a node: from kubedesk's usage history,
+ * else from metrics.k8s.io samples, else a note that the cluster serves no metrics API.
+ */
 export function UsageCard({ target, object, selector }: { target: 'pod' | 'workload' | 'node'; object: KubeObject; selector?: Record<string, string> }) {
+  const source = useUsageSource();
+  if (source === 'history') return <HistoryUsageCard target={target} object={object} selector={selector} />;
+  if (source === 'metrics') return <MetricsUsageCard target={target} object={object} selector={selector} />;
+  return (
+    <Card title="Resource usage" wide testId="usage-card">
+      <div className="hint" data-testid={source === 'none' ? 'usage-no-metrics' : undefined}>
+        {source === 'none' ? NO_METRICS_NOTE : 'Loading…'}
+      </div>
+    </Card>
+  );
+}
+
+function MetricsUsageCard({ target, object, selector }: { target: 'pod' | 'workload' | 'node'; object: KubeObject; selector?: Record<string, string> }) {
+  const { charts, error, samples } = useMetricsCharts(target, object, selector);
+  return (
+    <Card title="Resource usage" wide testId="usage-card">
+      <div className="usage-toolbar">
+        {target === 'workload' && <span className="hint">Sum over the pods it selects,</span>}
+        <MetricsSourceNote samples={samples} />
+      </div>
+      {error && <div className="hint">Usage is not available: {error}</div>}
+      {!error && !charts && <div className="hint">Waiting for the first sample…</div>}
+      {charts && (
+        <div className="usage-charts">
+          {charts.map(({ resource, title, chart }) => (
+            <UsageChart key={resource} title={title} resource={resource} chart={chart} />
+          ))}
+        </div>
+      )}
+    </Card>
+  );
+}
+
+function HistoryUsageCard({ target, object, selector }: { target: 'pod' | 'workload' | 'node'; object: KubeObject; selector?: Record<string, string> }) {
   const [window, setWindow] = useState<WindowId>('1h');
   const namespace = object.metadata.namespace ?? '';
   const name = object.metadata.name ?? '';
@@ -227,8 +267,47 @@ function ChartLegend({ lines, resource }: { lines: ChartLine[]; resource: ChartR
   );
 }
 
-/** The overview's cluster load: every node's usage summed against their allocatable. */
+/** The overview's cluster load: every node's usage summed against their allocatable (from whichever API the cluster serves). */
 export function ClusterLoad() {
+  const source = useUsageSource();
+  if (source === 'history') return <HistoryClusterLoad />;
+  if (source === 'metrics') return <MetricsClusterLoad />;
+  return (
+    <div className="overview-panel wide" data-testid="cluster-load">
+      <h2>Cluster load</h2>
+      <p className="hint" data-testid={source === 'none' ? 'usage-no-metrics' : undefined}>
+        {source === 'none' ? NO_METRICS_NOTE : 'Loading…'}
+      </p>
+    </div>
+  );
+}
+
+function MetricsClusterLoad() {
+  const { charts, error, nodes } = useClusterMetricsCharts();
+  const samples = charts?.[0]?.chart.lines[0]?.values?.length ?? 0;
+  return (
+    <div className="overview-panel wide" data-testid="cluster-load">
+      <h2>
+        Cluster load <span className="count">{nodes ? `${nodes} node${nodes === 1 ? '' : 's'}` : ''}</span>
+      </h2>
+      <div className="usage-toolbar">
+        <span className="hint">CPU and memory of every node against what the nodes can allocate,</span>
+        <MetricsSourceNote samples={samples} />
+      </div>
+      {error && <p className="hint">Usage is not available: {error}</p>}
+      {!error && !charts && <p className="hint">Waiting for the first sample…</p>}
+      {charts && (
+        <div className="usage-charts">
+          {charts.map(({ resource, chart }) => (
+            <UsageChart key={resource} title={resource === 'cpu' ? 'CPU' : 'Memory'} resource={resource} chart={chart} />
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function HistoryClusterLoad() {
   const [window, setWindow] = useState<WindowId>('1h');
   const { data, error } = usePolled<{ items: NodeUsage[] }>(usagePath({ kind: 'nodes' }), window);
   const charts = useMemo(() => {
