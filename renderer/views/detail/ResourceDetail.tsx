@@ -22,6 +22,7 @@ import { UsageCard } from '../usage/UsageCharts';
 import { DiagnosisBanner } from '../diagnosis/DiagnosisBanner';
 import { YamlTab } from './YamlTab';
 import { HistoryTab } from '../history/HistoryTab';
+import { KubedeskOnly } from '../clusters/KubedeskOnly';
 
 const TABS = ['summary', 'yaml', 'events', 'history'] as const;
 type Tab = (typeof TABS)[number];
@@ -49,7 +50,9 @@ export function ResourceDetail({ config, namespace, name, tab }: { config: KindC
             <span className="status-pill tone-muted">Does not exist now</span>
           </header>
           <div className="detail-body">
-            <HistoryTab config={config} namespace={namespace} name={name} />
+            <KubedeskOnly feature="History">
+              <HistoryTab config={config} namespace={namespace} name={name} />
+            </KubedeskOnly>
           </div>
         </section>
       );
@@ -88,7 +91,11 @@ export function ResourceDetail({ config, namespace, name, tab }: { config: KindC
         {currentTab === 'summary' && <SummaryTab config={config} object={object} />}
         {currentTab === 'yaml' && <YamlTab key={object.metadata.uid} config={config} object={object} deleted={deleted} />}
         {currentTab === 'events' && <EventsSection object={object} />}
-        {currentTab === 'history' && <HistoryTab config={config} namespace={namespace} name={name} version={live?.metadata.resourceVersion} />}
+        {currentTab === 'history' && (
+          <KubedeskOnly feature="History">
+            <HistoryTab config={config} namespace={namespace} name={name} version={live?.metadata.resourceVersion} />
+          </KubedeskOnly>
+        )}
       </div>
     </section>
   );

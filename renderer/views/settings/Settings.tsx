@@ -5,6 +5,7 @@ import { useMemo, useState } from 'react';
 import { useAppState, useCollection } from '../../context';
 import { namespaces as namespacesKind } from '../../kinds';
 import { DEFAULT_DOCK_HEIGHT, type ThemePreference } from '../../store/store';
+import { ClusterSettings } from '../clusters/ClusterSettings';
 
 /** sessionStorage key: the next sign-in page says that the user signed out. */
 export const SIGNED_OUT_KEY = 'kubedesk.signedOut';
@@ -91,6 +92,8 @@ export function Settings() {
           </select>
         </label>
       </fieldset>
+
+      <ClusterSettings />
 
       <fieldset className="settings-group">
         <legend>Session</legend>
