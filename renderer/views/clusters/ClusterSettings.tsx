@@ -6,7 +6,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useAppState, useServices } from '../../context';
 import { useDialogs } from '../../components/Modal';
-import { choiceName, clusterGroup, serverHost, type ClusterEntry } from '../../api/clusters';
+import { choiceName, clusterGroup, orderClusters, serverHost, type ClusterEntry } from '../../api/clusters';
 import { localClusterActions, localClusterNameProblem, parseLocalClusters, statusMessage, type LocalCluster } from './clusterModel';
 import { loadClusterList } from './ClusterPicker';
 import { ReadOnlySwitch } from './ReadOnlySwitch';
@@ -58,7 +58,7 @@ function KubeconfigClusters() {
               </tr>
             </thead>
             <tbody>
-              {list.clusters.map((entry) => (
+              {orderClusters(list.clusters).map((entry) => (
                 <tr key={entry.name} data-testid={`settings-cluster-${entry.name}`}>
                   <td>
                     {entry.name}

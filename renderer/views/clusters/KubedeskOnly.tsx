@@ -14,9 +14,23 @@ export function useKubedeskFeatures(): KubedeskFeatures {
   return kubedeskFeatures({ cluster, discoveryLoaded, discovered, status });
 }
 
-/** The plain sentence for a feature on a cluster that is not a kubedesk. */
-export function NotOnThisCluster({ feature }: { feature: string }) {
+/** The kubeconfig context of the cluster shown (kubectl's name for it): the serving cluster's own, or the one picked. */
+export function useShownContext(): string {
   const cluster = useAppState((state) => state.cluster);
+  const self = useAppState((state) => state.clusterList?.self);
+  return cluster || self || 'kubedesk';
+}
+
+/** The plain sentence for a feature on a cluster that is not a kubedesk. */
+export function NotOnThisCluster({ feature, compact }: { feature: string; compact?: boolean }) {
+  const cluster = useAppState((state) => state.cluster);
+  if (compact) {
+    return (
+      <p className="hint" data-testid="kubedesk-only">
+        {feature} belongs to local kubedesk clusters ({cluster} does not serve history.kubedesk.dev).
+      </p>
+    );
+  }
   return (
     <div className="empty kubedesk-only" data-testid="kubedesk-only">
       <p>
@@ -29,14 +43,14 @@ export function NotOnThisCluster({ feature }: { feature: string }) {
   );
 }
 
-/** Renders `children` on a kubedesk cluster; elsewhere says the feature belongs to kubedesk clusters. */
-export function KubedeskOnly({ feature, children }: { feature: string; children: ReactNode }) {
+/** Renders `children` on a kubedesk cluster; elsewhere says the feature belongs to kubedesk clusters (in one line when `compact`, inside a page). */
+export function KubedeskOnly({ feature, children, compact }: { feature: string; children: ReactNode; compact?: boolean }) {
   const features = useKubedeskFeatures();
   const wantDiscovery = useAppState((state) => state.wantDiscovery);
   useEffect(() => {
     if (features === 'unknown') wantDiscovery();
   }, [features, wantDiscovery]);
-  if (features === 'unknown') return <div className="empty">Checking what this cluster serves…</div>;
-  if (features === 'absent') return <NotOnThisCluster feature={feature} />;
+  if (features === 'unknown') return compact ? null : <div className="empty">Checking what this cluster serves…</div>;
+  if (features === 'absent') return <NotOnThisCluster feature={feature} compact={compact} />;
   return <>{children}</>;
 }

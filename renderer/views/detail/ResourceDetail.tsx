@@ -207,7 +207,11 @@ function SummaryTab({ config, object }: { config: KindConfig; object: KubeObject
           </dl>
         </Card>
       )}
-      {config.usage && !object.metadata.deletionTimestamp && <UsageCard target={config.usage} object={object} selector={config.podSelector?.(object)} />}
+      {config.usage && !object.metadata.deletionTimestamp && (
+        <KubedeskOnly feature="Usage history" compact>
+          <UsageCard target={config.usage} object={object} selector={config.podSelector?.(object)} />
+        </KubedeskOnly>
+      )}
       <DetailSections config={config} object={object} />
       {(config.key === 'pods' || config.key === 'services') && (
         <Card title="Port forwarding">
