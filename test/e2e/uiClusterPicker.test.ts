@@ -7,7 +7,10 @@
 // the chosen context's base path, a switch starting afresh (namespaces remembered per cluster),
 // the cluster in the address and across a reload, plain words for a context's trouble with Retry,
 // kubedesk-only pages saying so, the palette's "Switch to cluster …", and Settings → Clusters.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AxeResults } from 'axe-core';
 import type { Page, Route, WebSocketRoute } from 'playwright-core';
 import { WebSocket } from 'ws';
 import type { TestCluster } from '../support/cluster';
@@ -23,6 +26,18 @@ interface FakeContext {
 }
 
 const connected = { state: 'connected', message: '', kubedesk: false, warnings: [] };
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious and critical WCAG 2.x A/AA findings on the page as it is now, one line each. */
+async function seriousAxeFindings(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+  const results = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<AxeResults> } }).axe;
+    return axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa'] }, resultTypes: ['violations'] });
+  });
+  return results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${violation.help} — ${violation.nodes.map((node) => node.html.slice(0, 120)).join(' | ')}`);
+}
 
 describe('the cluster picker (UI model, relay played by the test)', () => {
   let cluster: TestCluster;
@@ -134,6 +149,7 @@ describe('the cluster picker (UI model, relay played by the test)', () => {
     expect(await page.getByTestId('cluster-option-broken').innerText()).toContain('prod.example.com:443');
     expect(await page.getByTestId('cluster-option-kubedesk').getAttribute('aria-selected')).toBe('true');
     await ui.screenshot('cluster-picker-open');
+    expect(await seriousAxeFindings(page)).toEqual([]);
     await page.keyboard.press('Escape');
   });
 
@@ -208,6 +224,7 @@ describe('the cluster picker (UI model, relay played by the test)', () => {
     expect(await page.getByTestId('cluster-state-stderr').innerText()).toContain('Unable to locate credentials.');
     expect(await page.getByTestId('cluster-state-stderr').evaluate((element) => element.tagName)).toBe('PRE');
     await ui.screenshot('cluster-state-exec');
+    expect(await seriousAxeFindings(page)).toEqual([]);
   });
 
   it('switches clusters from the command palette', async () => {
