@@ -12,6 +12,7 @@
 // the same back-off, with the status kept in the store for the strip's plain words.
 import type { AppStore } from '../store/store';
 import { parseClusterStatus, type ClusterStatus } from './clusters';
+import { parseJson } from './kubeClient';
 
 export interface BackoffOptions {
   initialMs: number;
@@ -57,13 +58,7 @@ export async function probeClusterStatus(basePath: string, fetchImpl: typeof fet
   try {
     const response = await fetchImpl(`${basePath}/-/status`, { credentials: 'same-origin', cache: 'no-store' });
     if (response.status === 401 || response.status === 403) return { result: 'unauthorized' };
-    const text = await response.text();
-    let body: unknown;
-    try {
-      body = JSON.parse(text) as unknown;
-    } catch {
-      body = undefined;
-    }
+    const body = parseJson(await response.text());
     const status = response.ok ? parseClusterStatus(body) : undefined;
     if (!status) {
       const message = typeof body === 'object' && body !== null && typeof (body as { message?: unknown }).message === 'string' ? (body as { message: string }).message : `the relay answered ${response.status}`;

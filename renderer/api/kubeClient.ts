@@ -203,7 +203,8 @@ async function send(url: string, init: RequestInit): Promise<Response> {
   }
 }
 
-function parseJson(text: string): unknown {
+/** The JSON in a reply's text, or undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {

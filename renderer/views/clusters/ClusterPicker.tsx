@@ -3,8 +3,9 @@
 // server's host:port; a context that skips TLS verification is marked. A combobox like the
 // namespace picker (typing filters, ↑/↓, Enter picks, Escape closes). The list is read when the
 // page signs in and again each time the picker opens (the relay re-reads a changed kubeconfig).
-import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useAppState, useServices } from '../../context';
+import { PickerButton, useActiveOptionInView, useCloseOnOutsidePress } from '../../components/pickerMenu';
 import { choiceName, clusterDescription, clusterGroup, clusterLabel, orderClusters, parseClusterList, type ClusterEntry, type ClusterGroup } from '../../api/clusters';
 import type { AppStore } from '../../store/store';
 
@@ -40,22 +41,13 @@ export function ClusterPicker() {
   useEffect(() => {
     if (open) void loadClusterList(store);
   }, [open, store]);
-  useEffect(() => {
-    if (!open) return;
-    const close = (event: MouseEvent) => {
-      if (root.current && !root.current.contains(event.target as Node)) setOpen(false);
-    };
-    document.addEventListener('mousedown', close);
-    return () => document.removeEventListener('mousedown', close);
-  }, [open]);
+  useCloseOnOutsidePress(root, open, useCallback(() => setOpen(false), []));
 
   const ordered = useMemo(() => orderClusters(list?.clusters ?? []), [list]);
   const typed = query.trim().toLowerCase();
   const shown = ordered.filter((entry) => !typed || `${entry.name} ${entry.server}`.toLowerCase().includes(typed));
   useEffect(() => setActive(0), [query]);
-  useEffect(() => {
-    listRef.current?.querySelector(`[data-index="${active}"]`)?.scrollIntoView({ block: 'nearest' });
-  }, [active]);
+  useActiveOptionInView(listRef, active);
 
   const currentEntry = ordered.find((entry) => choiceName(entry) === cluster);
   const label = clusterLabel(cluster, list);
@@ -90,25 +82,10 @@ export function ClusterPicker() {
   let previousGroup: ClusterGroup | undefined;
   return (
     <div className="namespace-picker cluster-picker" ref={root}>
-      <button
-        ref={button}
-        className="picker-button"
-        onClick={() => setOpen(!open)}
-        onKeyDown={(event) => {
-          if (event.key === 'ArrowDown' && !open) {
-            event.preventDefault();
-            setOpen(true);
-          }
-        }}
-        aria-haspopup="listbox"
-        aria-expanded={open}
-        aria-label={`Cluster: ${label}`}
-        title={currentEntry ? clusterDescription(currentEntry) : undefined}
-        data-testid="cluster-picker"
-      >
+      <PickerButton buttonRef={button} open={open} setOpen={setOpen} label={`Cluster: ${label}`} title={currentEntry ? clusterDescription(currentEntry) : undefined} testId="cluster-picker">
         {currentEntry?.insecure && <span className="tone-warn" aria-hidden="true">⚠ </span>}
         {label} ▾
-      </button>
+      </PickerButton>
       {open && (
         <div className="picker-menu cluster-menu">
           <input

@@ -9,6 +9,7 @@ import { useDialogs } from '../../components/Modal';
 import { choiceName, clusterGroup, orderClusters, serverHost, type ClusterEntry } from '../../api/clusters';
 import { localClusterActions, localClusterNameProblem, parseLocalClusters, statusMessage, type LocalCluster } from './clusterModel';
 import { loadClusterList } from './ClusterPicker';
+import { parseJson } from '../../api/kubeClient';
 import { ReadOnlySwitch } from './ReadOnlySwitch';
 
 const AUTH_WORDS: Record<ClusterEntry['authKind'], string> = {
@@ -128,14 +129,7 @@ function LocalClusters() {
     try {
       const response = await fetch(path, { method, credentials: 'same-origin', headers: body === undefined ? {} : { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
       if (!response.ok) {
-        const text = await response.text();
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text) as unknown;
-        } catch {
-          parsed = text;
-        }
-        throw new Error(statusMessage(parsed, response.status));
+        throw new Error(statusMessage(parseJson(await response.text()), response.status));
       }
       return true;
     } catch (failure) {
