@@ -23,6 +23,8 @@ import { ConnectionBanner } from './components/ConnectionBanner';
 import { SignIn } from './components/SignIn';
 import { PermissionsStatus } from './views/permissions/PermissionsStatus';
 import { ShortcutHelp } from './components/ShortcutHelp';
+import { ClusterPicker } from './views/clusters/ClusterPicker';
+import { KubedeskOnly, useKubedeskFeatures } from './views/clusters/KubedeskOnly';
 import { opensShortcutHelp } from './components/shortcuts';
 import { formatRoute, type Route } from './store/routes';
 import type { KindConfig, Section } from './kinds/kindConfig';
@@ -52,7 +54,13 @@ export function App() {
   }, [setPaletteOpen]);
   if (session === 'unknown') return <div className="splash">kubedesk</div>;
   if (session === 'signed-out') return <SignIn />;
-  return <SignedIn help={help} setHelp={setHelp} />;
+  return <SignedInOnCluster help={help} setHelp={setHelp} />;
+}
+
+/** Another cluster is a fresh page: every view's own state starts anew (the store dropped the caches). */
+function SignedInOnCluster(props: { help: boolean; setHelp: (open: boolean) => void }) {
+  const cluster = useAppState((state) => state.cluster);
+  return <SignedIn key={cluster} {...props} />;
 }
 
 function SignedIn({ help, setHelp }: { help: boolean; setHelp: (open: boolean) => void }) {
@@ -95,23 +103,43 @@ function RouteView() {
     case 'settings':
       return <Settings />;
     case 'changes':
-      return <ChangesPage />;
+      return (
+        <KubedeskOnly feature="History">
+          <ChangesPage />
+        </KubedeskOnly>
+      );
     case 'deleted':
-      return <RecentlyDeleted />;
+      return (
+        <KubedeskOnly feature="History">
+          <RecentlyDeleted />
+        </KubedeskOnly>
+      );
     case 'helm':
       return <HelmReleases />;
     case 'helmRelease':
       return <HelmReleaseView key={`${route.namespace}/${route.name}`} namespace={route.namespace} name={route.name} tab={route.tab} />;
     case 'images':
-      return <Images />;
+      return (
+        <KubedeskOnly feature="Images">
+          <Images />
+        </KubedeskOnly>
+      );
     case 'snapshots':
-      return <Snapshots />;
+      return <SnapshotsPage />;
     // a link to the Snapshot kind itself (the palette's kinds): it has no watch, its page is Snapshots
     case 'list':
-      return route.kindKey === SNAPSHOT_KIND_KEY ? <Snapshots /> : <KindList kindKey={route.kindKey} />;
+      return route.kindKey === SNAPSHOT_KIND_KEY ? <SnapshotsPage /> : <KindList kindKey={route.kindKey} />;
     case 'detail':
-      return route.kindKey === SNAPSHOT_KIND_KEY ? <Snapshots /> : <KindDetail route={route} />;
+      return route.kindKey === SNAPSHOT_KIND_KEY ? <SnapshotsPage /> : <KindDetail route={route} />;
   }
+}
+
+function SnapshotsPage() {
+  return (
+    <KubedeskOnly feature="Snapshots">
+      <Snapshots />
+    </KubedeskOnly>
+  );
 }
 
 /** A route to a kind without a configuration asks for discovery at once (it may be a kind only discovery knows). */
@@ -153,6 +181,8 @@ function Sidebar() {
     );
   };
   const bySection = (section: Section): KindConfig[] => kinds.filter((kind) => kind.section === section && kind.inSidebar !== false);
+  // on a cluster that is not a kubedesk its own pages are left out (their routes say why)
+  const kubedesk = useKubedeskFeatures() !== 'absent';
   return (
     <nav className="sidebar" aria-label="Kinds">
       <div className="brand">
@@ -161,10 +191,10 @@ function Sidebar() {
       {link({ view: 'overview' }, 'Overview', 'nav-overview')}
       {link({ view: 'create' }, 'Create from YAML', 'nav-create')}
       {link({ view: 'portforwards' }, 'Port forwards', 'nav-portforwards')}
-      {link({ view: 'changes' }, 'History', 'nav-history')}
+      {kubedesk && link({ view: 'changes' }, 'History', 'nav-history')}
       {link({ view: 'helm' }, 'Helm releases', 'nav-helm')}
-      {link({ view: 'images' }, 'Images', 'nav-images')}
-      {link({ view: 'snapshots' }, 'Snapshots', 'nav-snapshots')}
+      {kubedesk && link({ view: 'images' }, 'Images', 'nav-images')}
+      {kubedesk && link({ view: 'snapshots' }, 'Snapshots', 'nav-snapshots')}
       {SECTIONS.map((section) => {
         const sectionKinds = bySection(section);
         if (sectionKinds.length === 0) return null;
@@ -187,6 +217,7 @@ function TopBar({ onHelp }: { onHelp(): void }) {
   const next = theme === 'system' ? 'light' : theme === 'light' ? 'dark' : 'system';
   return (
     <header className="topbar">
+      <ClusterPicker />
       <NamespacePicker />
       <button className="palette-button" onClick={() => setPaletteOpen(true)} data-testid="open-palette">
         Search or jump to… <kbd>Ctrl K</kbd>

@@ -2,7 +2,7 @@
 // the sign-in page when the session is gone.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAppStore } from '../store/store';
-import { backoffDelay, ConnectionMonitor, probeSession, SESSION_ENDED_REASON, type ProbeResult } from './connection';
+import { backoffDelay, ConnectionMonitor, probeClusterStatus, probeSession, SESSION_ENDED_REASON, type ProbeReport, type ProbeResult } from './connection';
 
 afterEach(() => vi.useRealTimers());
 
@@ -115,5 +115,59 @@ describe('probeSession', () => {
       throw new TypeError('Failed to fetch');
     }) as unknown as typeof fetch;
     expect(await probeSession(refused)).toBe('unreachable');
+  });
+});
+
+describe('probeClusterStatus', () => {
+  const answering = (status: number, body: unknown, seen: string[] = []) =>
+    (async (url: string) => {
+      seen.push(url);
+      return new Response(typeof body === 'string' ? body : JSON.stringify(body), { status });
+    }) as unknown as typeof fetch;
+
+  it('asks the context’s status under its base path and reads connected as ok', async () => {
+    const seen: string[] = [];
+    const report = await probeClusterStatus('/ui/clusters/prod', answering(200, { state: 'connected', message: '', kubedesk: false, warnings: [] }, seen));
+    expect(seen).toEqual(['/ui/clusters/prod/-/status']);
+    expect(report).toEqual({ result: 'ok', status: { state: 'connected', message: '', kubedesk: false, warnings: [] } });
+  });
+
+  it('counts a context the relay cannot use as not answering, with the reason', async () => {
+    const report = await probeClusterStatus('/ui/clusters/prod', answering(200, { state: 'certificate-not-trusted', message: 'x509: unknown authority', fingerprint: 'AB:CD', kubedesk: false, warnings: [] }));
+    expect(report.result).toBe('unreachable');
+    expect(report.status).toMatchObject({ state: 'certificate-not-trusted', fingerprint: 'AB:CD' });
+  });
+
+  it('reads 401 as this page’s session gone, not the context’s credentials', async () => {
+    expect(await probeClusterStatus('/ui/clusters/prod', answering(401, { kind: 'Status', code: 401 }))).toEqual({ result: 'unauthorized' });
+  });
+
+  it('turns an unknown context (404 Status) into an error state with the relay’s message', async () => {
+    const report = await probeClusterStatus('/ui/clusters/gone', answering(404, { kind: 'Status', code: 404, reason: 'NotFound', message: 'context "gone" not found in the kubeconfig' }));
+    expect(report).toEqual({ result: 'unreachable', status: { state: 'error', message: 'context "gone" not found in the kubeconfig', kubedesk: false, warnings: [] } });
+  });
+});
+
+describe('ConnectionMonitor on a relayed cluster', () => {
+  it('keeps the status the probe read, goes offline while the context cannot be used and back online when it can', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const store = createAppStore({ preferences: { get: () => null, set: () => undefined } });
+    store.getState().setSession('signed-in');
+    const reports: ProbeReport[] = [
+      { result: 'unreachable', status: { state: 'unauthorized', message: 'token expired', kubedesk: false, warnings: [] } },
+      { result: 'ok', status: { state: 'connected', message: '', kubedesk: true, warnings: [] } },
+    ];
+    const monitor = new ConnectionMonitor(store, async () => reports.shift() ?? { result: 'ok' }, { now: () => Date.now() });
+    monitor.checkNow();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(store.getState().connection).toMatchObject({ state: 'offline', attempts: 0 });
+    expect(store.getState().clusterStatus?.state).toBe('unauthorized');
+    // the context refused the credentials: the page stays signed in to its own cluster
+    expect(store.getState().session).toBe('signed-in');
+    monitor.retryNow();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(store.getState().connection.state).toBe('online');
+    expect(store.getState().clusterStatus).toMatchObject({ state: 'connected', kubedesk: true });
+    monitor.dispose();
   });
 });

@@ -6,7 +6,13 @@
 // one request per step instead of a reconnect storm; when it answers again every watch relists
 // and watches anew (a resync, as an informer does after a watch gap). The session is gone (the
 // cluster restarted, or signed out elsewhere): the UI goes back to the sign-in page and says why.
+// A window on another kubeconfig context probes that context through the relay instead
+// (GET <basePath>/-/status): the relay answers for it, and a context it cannot use (unreachable,
+// certificate not trusted, credentials refused, exec plugin failing) counts as not answering —
+// the same back-off, with the status kept in the store for the strip's plain words.
 import type { AppStore } from '../store/store';
+import { parseClusterStatus, type ClusterStatus } from './clusters';
+import { parseJson } from './kubeClient';
 
 export interface BackoffOptions {
   initialMs: number;
@@ -25,6 +31,12 @@ export function backoffDelay(attempt: number, options: BackoffOptions = DEFAULT_
 /** What one probe of the server found. */
 export type ProbeResult = 'ok' | 'unauthorized' | 'unreachable';
 
+/** A probe's finding with the relayed cluster's status, when the probe read one. */
+export interface ProbeReport {
+  result: ProbeResult;
+  status?: ClusterStatus;
+}
+
 /** The probe the page uses: its own session, on the server that serves the page. */
 export async function probeSession(fetchImpl: typeof fetch = fetch): Promise<ProbeResult> {
   try {
@@ -34,6 +46,27 @@ export async function probeSession(fetchImpl: typeof fetch = fetch): Promise<Pro
     return response.status === 401 || response.status === 403 ? 'unauthorized' : 'unreachable';
   } catch {
     return 'unreachable';
+  }
+}
+
+/**
+ * The probe of a relayed context: its status through the relay. 401/403 = this page's session is
+ * gone (the relay wants the session too); a context the relay cannot use is 'unreachable' with
+ * the status saying why; an answer that is no status (an unknown context, a relay error) too.
+ */
+export async function probeClusterStatus(basePath: string, fetchImpl: typeof fetch = fetch): Promise<ProbeReport> {
+  try {
+    const response = await fetchImpl(`${basePath}/-/status`, { credentials: 'same-origin', cache: 'no-store' });
+    if (response.status === 401 || response.status === 403) return { result: 'unauthorized' };
+    const body = parseJson(await response.text());
+    const status = response.ok ? parseClusterStatus(body) : undefined;
+    if (!status) {
+      const message = typeof body === 'object' && body !== null && typeof (body as { message?: unknown }).message === 'string' ? (body as { message: string }).message : `the relay answered ${response.status}`;
+      return { result: 'unreachable', status: { state: 'error', message, kubedesk: false, warnings: [] } };
+    }
+    return { result: status.state === 'connected' ? 'ok' : 'unreachable', status };
+  } catch {
+    return { result: 'unreachable' };
   }
 }
 
@@ -54,7 +87,7 @@ export class ConnectionMonitor {
 
   constructor(
     private readonly store: AppStore,
-    private readonly probe: () => Promise<ProbeResult> = () => probeSession(),
+    private readonly probe: () => Promise<ProbeResult | ProbeReport> = () => probeSession(),
     options: ConnectionMonitorOptions = {},
   ) {
     this.backoff = options.backoff ?? DEFAULT_BACKOFF;
@@ -82,6 +115,11 @@ export class ConnectionMonitor {
     if (connection.state !== 'offline') void this.check();
   }
 
+  /** Probe now without marking the page as checking: a window that just switched to a relayed cluster learns its state. */
+  checkNow(): void {
+    if (!this.disposed) void this.check();
+  }
+
   /** The user asked to try again now. */
   retryNow(): void {
     if (this.disposed || this.store.getState().connection.state !== 'offline') return;
@@ -99,13 +137,16 @@ export class ConnectionMonitor {
   private async check(): Promise<void> {
     if (this.probing) return;
     this.probing = true;
-    let result: ProbeResult;
+    let report: ProbeReport;
     try {
-      result = await this.probe();
+      const answer = await this.probe();
+      report = typeof answer === 'string' ? { result: answer } : answer;
     } finally {
       this.probing = false;
     }
     if (this.disposed) return;
+    const { result } = report;
+    if (report.status) this.store.getState().setClusterStatus(report.status);
     const state = this.store.getState();
     const wasOffline = state.connection.state === 'offline';
     if (result === 'unreachable') {

@@ -1,5 +1,6 @@
 // The UI's Kubernetes client: REST calls and watches against the API server that serves the UI,
-// on the same origin. The session cookie authenticates (the server checks Origin on writes and
+// on the same origin — or, under a base path (`/ui/clusters/<context>`), against another
+// kubeconfig context through the serving cluster's relay, which adds that context's credentials. The session cookie authenticates (the server checks Origin on writes and
 // WebSocket upgrades), so no token lives in the page. Watches run over WebSocket, as the API
 // server allows for any watch (upstream endpoints/handlers/watch.go), so many of them do not use
 // up the browser's six HTTP/1.1 connections per host.
@@ -101,9 +102,12 @@ export function queryString(query: Record<string, string | undefined> | undefine
   return text ? `?${text}` : '';
 }
 
-/** The client for the page's own origin, over fetch and WebSocket. */
+/** The client for the page's own origin, over fetch and WebSocket; every path goes under `basePath` ('' = the serving cluster). */
 export class HttpKubeClient implements KubeClient {
-  constructor(private readonly origin: string = globalThis.location?.origin ?? 'https://127.0.0.1') {}
+  constructor(
+    private readonly origin: string = globalThis.location?.origin ?? 'https://127.0.0.1',
+    readonly basePath: string = '',
+  ) {}
 
   async get<T>(path: string, options: RequestOptions = {}): Promise<T> {
     return (await this.request('GET', path, undefined, undefined, options)) as T;
@@ -133,7 +137,7 @@ export class HttpKubeClient implements KubeClient {
   }
 
   async text(path: string, options: RequestOptions = {}): Promise<string> {
-    const response = await send(`${this.origin}${path}${queryString(options.query)}`, { credentials: 'same-origin', signal: options.signal });
+    const response = await send(`${this.origin}${this.basePath}${path}${queryString(options.query)}`, { credentials: 'same-origin', signal: options.signal });
     const body = await response.text();
     if (!response.ok) throw withRequest(KubeApiError.fromStatus(response.status, parseJson(body) ?? body), 'GET', path, options.query);
     return body;
@@ -178,13 +182,13 @@ export class HttpKubeClient implements KubeClient {
   openSocket(path: string, query: URLSearchParams, protocols: string[]): WebSocket {
     const base = this.origin.replace(/^http/, 'ws');
     const text = query.toString();
-    return new WebSocket(`${base}${path}${text ? `?${text}` : ''}`, protocols);
+    return new WebSocket(`${base}${this.basePath}${path}${text ? `?${text}` : ''}`, protocols);
   }
 
   private async request(method: string, path: string, body: string | undefined, contentType: string | undefined, options: RequestOptions): Promise<unknown> {
     const headers: Record<string, string> = { Accept: options.accept ?? 'application/json' };
     if (contentType) headers['Content-Type'] = contentType;
-    const response = await send(`${this.origin}${path}${queryString(options.query)}`, { method, headers, body, credentials: 'same-origin', signal: options.signal });
+    const response = await send(`${this.origin}${this.basePath}${path}${queryString(options.query)}`, { method, headers, body, credentials: 'same-origin', signal: options.signal });
     const text = await response.text();
     const parsed = parseJson(text);
     if (!response.ok) throw withRequest(KubeApiError.fromStatus(response.status, parsed ?? text), method, path, options.query);
@@ -207,7 +211,8 @@ async function send(url: string, init: RequestInit): Promise<Response> {
   }
 }
 
-function parseJson(text: string): unknown {
+/** The JSON in a reply's text, or undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -2,10 +2,13 @@
 // some (from the UI, or with kubectl pointed at kubedesk).
 import type { KindConfig } from '../kinds/kindConfig';
 import { useAppState } from '../context';
+import { useShownContext } from '../views/clusters/KubedeskOnly';
 
 export function EmptyState({ kind, filtered }: { kind: KindConfig; filtered: boolean }) {
   const navigate = useAppState((state) => state.navigate);
   const namespaces = useAppState((state) => state.selectedNamespaces);
+  const shownContext = useShownContext();
+  const own = useAppState((state) => state.cluster === '');
   if (filtered) return <div className="empty">No {kind.title} match the filter.</div>;
   const where = kind.namespaced && namespaces.length > 0 ? ` in ${namespaces.join(', ')}` : '';
   return (
@@ -20,7 +23,7 @@ export function EmptyState({ kind, filtered }: { kind: KindConfig; filtered: boo
         </button>
       </p>
       <p className="hint">
-        Or use kubectl: kubedesk wrote a <code>kubedesk</code> context into your kubeconfig — run <code>kubectl config use-context kubedesk</code>, then{' '}
+        Or use kubectl: {own && <>kubedesk wrote a <code>{shownContext}</code> context into your kubeconfig — </>}run <code>kubectl config use-context {shownContext}</code>, then{' '}
         <code>kubectl apply -f your-manifest.yaml</code>.
       </p>
     </div>

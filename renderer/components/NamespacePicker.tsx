@@ -2,9 +2,10 @@
 // (WAI-ARIA pattern): typing filters, ↑/↓ move through the options, Enter picks only the active
 // one, Space adds or removes it (several namespaces), Escape closes. With the mouse, a name picks
 // only that namespace and its box adds it to the selection.
-import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useAppState, useCollection } from '../context';
 import { namespaces as namespacesKind } from '../kinds';
+import { PickerButton, useActiveOptionInView, useCloseOnOutsidePress } from './pickerMenu';
 
 export function NamespacePicker() {
   const collection = useCollection(namespacesKind);
@@ -22,19 +23,10 @@ export function NamespacePicker() {
   // option 0 is "All namespaces", then the names shown
   const optionCount = shown.length + 1;
 
-  useEffect(() => {
-    if (!open) return;
-    const close = (event: MouseEvent) => {
-      if (root.current && !root.current.contains(event.target as Node)) setOpen(false);
-    };
-    document.addEventListener('mousedown', close);
-    return () => document.removeEventListener('mousedown', close);
-  }, [open]);
+  useCloseOnOutsidePress(root, open, useCallback(() => setOpen(false), []));
   // typing moves to the first match
   useEffect(() => setActive(query.trim() && shown.length > 0 ? 1 : 0), [query]);
-  useEffect(() => {
-    listRef.current?.querySelector(`[data-index="${active}"]`)?.scrollIntoView({ block: 'nearest' });
-  }, [active]);
+  useActiveOptionInView(listRef, active);
 
   const label = selected.length === 0 ? 'All namespaces' : selected.length === 1 ? selected[0] : `${selected.length} namespaces`;
   const toggle = (name: string) => setNamespaces(selected.includes(name) ? selected.filter((item) => item !== name) : [...selected, name]);
@@ -75,23 +67,9 @@ export function NamespacePicker() {
 
   return (
     <div className="namespace-picker" ref={root}>
-      <button
-        ref={button}
-        className="picker-button"
-        onClick={() => setOpen(!open)}
-        onKeyDown={(event) => {
-          if (event.key === 'ArrowDown' && !open) {
-            event.preventDefault();
-            setOpen(true);
-          }
-        }}
-        aria-haspopup="listbox"
-        aria-expanded={open}
-        aria-label={`Namespaces: ${label}`}
-        data-testid="namespace-picker"
-      >
+      <PickerButton buttonRef={button} open={open} setOpen={setOpen} label={`Namespaces: ${label}`} testId="namespace-picker">
         {label} ▾
-      </button>
+      </PickerButton>
       {open && (
         <div className="picker-menu">
           <input

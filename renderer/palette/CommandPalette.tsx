@@ -11,7 +11,7 @@ import { useAppState, useCollection, useKinds, useServices } from '../context';
 import { namespaces as namespacesKind } from '../kinds';
 import type { KubeClient } from '../api/kubeClient';
 import { rank } from './fuzzy';
-import { actionEntries, entryBoost, kindEntries, kindsToIndex, namespaceEntries, navigationEntries, objectEntries, themeEntries, type PaletteEntry } from './paletteModel';
+import { actionEntries, clusterEntries, entryBoost, kindEntries, kindsToIndex, namespaceEntries, navigationEntries, objectEntries, themeEntries, type PaletteEntry } from './paletteModel';
 import { PaletteSearchIndex } from './searchIndex';
 import { usePermissions } from '../views/permissions/usePermissions';
 
@@ -45,6 +45,8 @@ function PaletteDialog({ confirm, prompt }: { confirm(message: string, detail?: 
   const route = useAppState((state) => state.route);
   const theme = useAppState((state) => state.theme);
   const selectedNamespaces = useAppState((state) => state.selectedNamespaces);
+  const clusterList = useAppState((state) => state.clusterList);
+  const cluster = useAppState((state) => state.cluster);
   const discovered = useAppState((state) => state.discovered);
   const [query, setQuery] = useState('');
   const [selected, setSelected] = useState(0);
@@ -78,9 +80,9 @@ function PaletteDialog({ confirm, prompt }: { confirm(message: string, detail?: 
       }
     }
     const namespaceNames = Object.values(namespaceCollection.items).map((namespace) => namespace.metadata.name ?? '');
-    return [...actions, ...navigationEntries(), ...kindEntries(kinds), ...namespaceEntries(namespaceNames, selectedNamespaces), ...themeEntries(theme), ...objectEntries(collections, kinds, (kindKey) => index.get(kindKey)?.items)];
+    return [...actions, ...navigationEntries(), ...kindEntries(kinds), ...namespaceEntries(namespaceNames, selectedNamespaces), ...clusterEntries(clusterList?.clusters ?? [], cluster), ...themeEntries(theme), ...objectEntries(collections, kinds, (kindKey) => index.get(kindKey)?.items)];
     // indexVersion: a listing arrived
-  }, [currentObject, can, namespaceCollection.items, kinds, selectedNamespaces, theme, collections, index, indexVersion]);
+  }, [currentObject, can, namespaceCollection.items, kinds, selectedNamespaces, theme, collections, index, indexVersion, clusterList, cluster]);
 
   const results = useMemo(() => rank(entries, query, (entry) => entry.key, MAX_RESULTS, (entry) => entryBoost(entry, query)), [entries, query]);
   const truncated = useMemo(() => toIndex.filter((kind) => index.get(kind.key)?.truncated).map((kind) => kind.title), [toIndex, index, indexVersion]);
@@ -104,6 +106,9 @@ function PaletteDialog({ confirm, prompt }: { confirm(message: string, detail?: 
         return;
       case 'namespaces':
         state.setNamespaces(command.namespaces);
+        return;
+      case 'cluster':
+        state.switchCluster(command.cluster);
         return;
       case 'action':
         command.action.run({ ...services, confirm, prompt }).catch((error: unknown) => state.notify('error', `${command.action.title}: ${error instanceof Error ? error.message : String(error)}`));

@@ -5,7 +5,7 @@ import { emptyCollection } from '../store/watchMerge';
 import { rank } from './fuzzy';
 import { allKinds } from '../kinds';
 import type { DiscoveredResource } from '../kinds/discovery';
-import { actionEntries, entryBoost, GROUP_BOOST, kindEntries, kindsToIndex, namespaceEntries, navigationEntries, objectEntries, objectEntry, themeEntries, type PaletteEntry } from './paletteModel';
+import { actionEntries, clusterEntries, entryBoost, GROUP_BOOST, kindEntries, kindsToIndex, namespaceEntries, navigationEntries, objectEntries, objectEntry, themeEntries, type PaletteEntry } from './paletteModel';
 
 const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-1', namespace: 'default', resourceVersion: '1' } };
 const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'kubedesk', resourceVersion: '1' } };
@@ -116,3 +116,23 @@ describe('palette search over every kind', () => {
   });
 });
 
+describe('clusterEntries', () => {
+  const cluster = (name: string, self = false) => ({ name, cluster: name, user: name, server: `https://${name}.example:6443`, insecure: false, authKind: 'token' as const, current: false, self, basePath: self ? '' : `/ui/clusters/${name}`, readOnly: false });
+
+  it('offers to switch to every other cluster in the picker’s order, the serving one as itself', () => {
+    const entries = clusterEntries([cluster('prod'), cluster('kubedesk', true), cluster('kubedesk-b')], 'prod');
+    expect(entries.map((entry) => entry.title)).toEqual(['Switch to cluster kubedesk (this cluster)', 'Switch to cluster kubedesk-b']);
+    expect(entries.map((entry) => entry.command)).toEqual([
+      { type: 'cluster', cluster: '' },
+      { type: 'cluster', cluster: 'kubedesk-b' },
+    ]);
+    expect(entries[1].detail).toBe('Local kubedesk cluster — kubedesk-b.example:6443');
+  });
+
+  it('is found by the context name or the server', () => {
+    const entries = clusterEntries([cluster('kubedesk', true), cluster('staging')], '');
+    expect(entries).toHaveLength(1);
+    expect(entries[0].key).toContain('staging.example');
+    expect(entries[0].key).toContain('switch to cluster staging');
+  });
+});

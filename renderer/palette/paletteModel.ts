@@ -1,6 +1,6 @@
 // What the command palette offers, as plain data: places to go, every kind the cluster serves (by
 // title, kind name and kubectl short names), every object in a watch cache or listed for the
-// palette (searchIndex.ts), the current object's actions, theme and namespace switches. Each entry carries a precomputed lowercase search key so typing only
+// palette (searchIndex.ts), the current object's actions, theme, namespace and cluster switches. Each entry carries a precomputed lowercase search key so typing only
 // scans strings; object entries are cached per object version, so reopening the palette or a
 // watch event does not rebuild thousands of them.
 import type { KubeObject } from '../../shared/kubernetes/types';
@@ -10,13 +10,15 @@ import { isSearchable, resourceKey, type DiscoveredResource } from '../kinds/dis
 import type { Route } from '../store/routes';
 import type { ThemePreference } from '../store/store';
 import type { Collection } from '../store/watchMerge';
+import { choiceName, clusterDescription, orderClusters, type ClusterEntry } from '../api/clusters';
 
-export type PaletteGroup = 'Actions' | 'Go to' | 'Kinds' | 'Namespaces' | 'Theme' | 'Objects';
+export type PaletteGroup = 'Actions' | 'Go to' | 'Kinds' | 'Namespaces' | 'Clusters' | 'Theme' | 'Objects';
 
 export type PaletteCommand =
   | { type: 'navigate'; route: Route }
   | { type: 'theme'; theme: ThemePreference }
   | { type: 'namespaces'; namespaces: string[] }
+  | { type: 'cluster'; cluster: string }
   | { type: 'action'; action: Action };
 
 export interface PaletteEntry {
@@ -32,7 +34,7 @@ export interface PaletteEntry {
 }
 
 /** Added to the match score so, at equal match quality, commands come before the many objects. */
-export const GROUP_BOOST: Record<PaletteGroup, number> = { Actions: 12, 'Go to': 10, Kinds: 8, Namespaces: 4, Theme: 4, Objects: 0 };
+export const GROUP_BOOST: Record<PaletteGroup, number> = { Actions: 12, 'Go to': 10, Kinds: 8, Namespaces: 4, Clusters: 4, Theme: 4, Objects: 0 };
 
 /** An entry whose title is exactly what was typed comes first (`web` → the Deployment `web`, then `web-7d9f…`). */
 export const EXACT_TITLE_BOOST = 40;
@@ -66,6 +68,16 @@ export function themeEntries(current: ThemePreference): PaletteEntry[] {
     { theme: 'dark', title: 'Theme: dark' },
   ];
   return themes.map(({ theme, title }) => ({ id: `theme:${theme}`, group: 'Theme', title, detail: theme === current ? 'current' : undefined, key: `${title} appearance colors`.toLowerCase(), command: { type: 'theme', theme } }));
+}
+
+/** "Switch to cluster …" for every context but the one shown, in the picker's order. */
+export function clusterEntries(clusters: readonly ClusterEntry[], current: string): PaletteEntry[] {
+  return orderClusters(clusters)
+    .filter((entry) => choiceName(entry) !== current)
+    .map((entry) => {
+      const title = `Switch to cluster ${entry.self ? `${entry.name} (this cluster)` : entry.name}`;
+      return { id: `cluster:${entry.name}`, group: 'Clusters', title, detail: clusterDescription(entry), key: `${title} context ${entry.server}`.toLowerCase(), command: { type: 'cluster', cluster: choiceName(entry) } };
+    });
 }
 
 export function namespaceEntries(names: string[], selected: string[]): PaletteEntry[] {

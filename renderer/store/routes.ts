@@ -1,7 +1,9 @@
 // The UI's locations as hash routes (`#/pods`, `#/deployments.apps/default/web`, `#/create/pods`
 // for a new object of a kind, `#/changes` and `#/deleted` for the object history,
 // `#/helm/NAMESPACE/RELEASE[/tab]`, `#/images`), parsed and
-// formatted by pure functions so links, the palette and the back button agree.
+// formatted by pure functions so links, the palette and the back button agree. A window showing
+// another kubeconfig context than the serving cluster carries it in front: `#/c/<context>/pods`
+// (the context name URL-encoded); a route without it means the window's current cluster.
 import { SNAPSHOT_KIND_KEY } from '../../shared/snapshots';
 
 export type Route =
@@ -74,4 +76,38 @@ export function formatRoute(route: Route): string {
       return route.tab ? `${base}/${route.tab}` : base;
     }
   }
+}
+
+/** A route with the cluster it belongs to: undefined = the window's current cluster, '' = the serving cluster. */
+export interface Location {
+  cluster?: string;
+  route: Route;
+}
+
+const CLUSTER_PREFIX = /^#?\/?c\/([^/]*)(?:\/|$)/;
+
+/** `#/c/<context>/<route>` or a plain route. */
+export function parseLocation(hash: string): Location {
+  const match = CLUSTER_PREFIX.exec(hash);
+  if (!match) return { route: parseRoute(hash) };
+  let cluster: string;
+  try {
+    cluster = decodeURIComponent(match[1]);
+  } catch {
+    cluster = match[1];
+  }
+  return { cluster, route: parseRoute(`#/${hash.slice(match[0].length)}`) };
+}
+
+/** The hash of a route on a cluster: the serving cluster ('') keeps the plain form. */
+export function formatLocation(route: Route, cluster: string): string {
+  const hash = formatRoute(route);
+  return cluster === '' ? hash : `#/c/${encodeURIComponent(cluster)}/${hash.slice(2)}`;
+}
+
+/** Where a window lands after switching clusters: lists and pages stay, a named object (it belongs to the other cluster) becomes its kind's list. */
+export function routeOnOtherCluster(route: Route): Route {
+  if (route.view === 'detail') return { view: 'list', kindKey: route.kindKey };
+  if (route.view === 'helmRelease') return { view: 'helm' };
+  return route;
 }

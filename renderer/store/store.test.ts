@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../shared/kubernetes/types';
-import { createAppStore, DEFAULT_SETTINGS, readSettings, type Preferences } from './store';
+import { CLUSTER_KEY, createAppStore, DEFAULT_SETTINGS, readSettings, type Preferences } from './store';
 
 function memoryPreferences(initial: Record<string, string> = {}): Preferences & { values: Map<string, string> } {
   const values = new Map(Object.entries(initial));
@@ -138,5 +138,81 @@ describe('the app store', () => {
     createAppStore({ preferences }).getState().updateSettings({ defaultNamespace: '*' });
     expect(createAppStore({ preferences }).getState().selectedNamespaces).toEqual([]);
     expect(readSettings(memoryPreferences({ 'kubedesk.settings': '{"restoreDock":"yes","defaultNamespace":7}' }))).toEqual(DEFAULT_SETTINGS);
+  });
+});
+
+describe('the window’s cluster', () => {
+  it('starts on the serving cluster, or on the cluster this tab chose, or on the one the hash names', () => {
+    expect(createAppStore({ preferences: memoryPreferences() }).getState().cluster).toBe('');
+    expect(createAppStore({ preferences: memoryPreferences(), tabState: memoryPreferences({ [CLUSTER_KEY]: 'prod' }) }).getState().cluster).toBe('prod');
+    const tabState = memoryPreferences({ [CLUSTER_KEY]: 'prod' });
+    const store = createAppStore({ preferences: memoryPreferences(), tabState, initialHash: '#/c/lab/pods' });
+    expect(store.getState().cluster).toBe('lab');
+    expect(store.getState().route).toEqual({ view: 'list', kindKey: 'pods' });
+    expect(tabState.values.get(CLUSTER_KEY)).toBe('lab');
+  });
+
+  it('drops the caches, discovery, filters and dock tabs of the previous cluster when switching, and says so in the hash', () => {
+    const hashes: string[] = [];
+    const tabState = memoryPreferences();
+    const store = createAppStore({ preferences: memoryPreferences(), tabState, initialHash: '#/pods/default/a', onNavigate: (hash) => hashes.push(hash) });
+    const state = store.getState();
+    state.listPage('pods', [pod('a', '1')], '1', true, true);
+    state.setDiscovered([{ group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true, verbs: [], shortNames: [] }]);
+    state.setListFilter('pods', 'web');
+    state.openDockTab({ id: 'shell-a', type: 'shell', namespace: 'default', pod: 'a', title: 'a' });
+    state.setConnection({ state: 'offline', attempts: 2, lostAt: 1 });
+    state.setClusterStatus({ state: 'connected', message: '', kubedesk: true, warnings: [] });
+    store.getState().switchCluster('prod');
+    const after = store.getState();
+    expect(after.cluster).toBe('prod');
+    expect(after.collections).toEqual({});
+    expect(after.discovered).toEqual([]);
+    expect(after.discoveryLoaded).toBe(false);
+    expect(after.listFilters).toEqual({});
+    expect(after.dockTabs).toEqual([]);
+    expect(after.connection).toEqual({ state: 'online', attempts: 0 });
+    expect(after.clusterStatus).toBeUndefined();
+    expect(after.route).toEqual({ view: 'list', kindKey: 'pods' });
+    expect(hashes).toEqual(['#/c/prod/pods']);
+    expect(tabState.values.get(CLUSTER_KEY)).toBe('prod');
+    after.navigate({ view: 'settings' });
+    expect(hashes[1]).toBe('#/c/prod/settings');
+    store.getState().switchCluster('');
+    expect(hashes[2]).toBe('#/settings');
+  });
+
+  it('remembers the namespaces per cluster', () => {
+    const preferences = memoryPreferences();
+    const store = createAppStore({ preferences, tabState: memoryPreferences() });
+    store.getState().setNamespaces(['default']);
+    store.getState().switchCluster('prod');
+    expect(store.getState().selectedNamespaces).toEqual([]);
+    store.getState().setNamespaces(['payments', 'billing']);
+    store.getState().switchCluster('');
+    expect(store.getState().selectedNamespaces).toEqual(['default']);
+    store.getState().switchCluster('prod');
+    expect(store.getState().selectedNamespaces).toEqual(['billing', 'payments']);
+  });
+
+  it('follows a hash that names another cluster, opening the route it names there', () => {
+    const store = createAppStore({ preferences: memoryPreferences(), tabState: memoryPreferences() });
+    store.getState().listPage('pods', [pod('a', '1')], '1', true, true);
+    store.getState().routeChanged('#/c/prod/deployments.apps/default/web');
+    expect(store.getState().cluster).toBe('prod');
+    expect(store.getState().collections).toEqual({});
+    expect(store.getState().route).toEqual({ view: 'detail', kindKey: 'deployments.apps', namespace: 'default', name: 'web' });
+    // a plain link keeps the window on its cluster
+    store.getState().routeChanged('#/pods');
+    expect(store.getState().cluster).toBe('prod');
+    expect(store.getState().route).toEqual({ view: 'list', kindKey: 'pods' });
+  });
+
+  it('counts a choice of the serving cluster’s own context as the serving cluster', () => {
+    const store = createAppStore({ preferences: memoryPreferences(), tabState: memoryPreferences(), initialHash: '#/c/kubedesk/pods' });
+    expect(store.getState().cluster).toBe('kubedesk');
+    store.getState().setClusterList({ self: 'kubedesk', kubeconfigFiles: [], clusters: [] });
+    expect(store.getState().cluster).toBe('');
+    expect(store.getState().route).toEqual({ view: 'list', kindKey: 'pods' });
   });
 });

@@ -1,13 +1,17 @@
 // The UI's one zustand store, made of slices: cached collections fed by watches,
 // the namespace selection (remembered), the route, the terminal dock (its height remembered, its
 // tabs kept across reloads of the browser tab), the theme, the settings, the command palette, notices, long-running
-// tasks, the kinds discovery lists and the state of the connection to the API server. Components read it through selectors; the pure
+// tasks, the kinds discovery lists, the state of the connection to the API server and which
+// cluster the window shows (a kubeconfig context through the relay; switching starts afresh:
+// caches, discovery, the dock's tabs and filters are dropped, the namespaces are those last
+// chosen on that cluster). Components read it through selectors; the pure
 // collection updates live in watchMerge.ts.
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { KubeObject, WatchEvent } from '../../shared/kubernetes/types';
 import { applyListPage, applyWatchEvents, emptyCollection, type Collection } from './watchMerge';
-import { formatRoute, parseRoute, type Route } from './routes';
+import { formatLocation, formatRoute, parseLocation, routeOnOtherCluster, type Route } from './routes';
 import type { DiscoveredResource } from '../kinds/discovery';
+import type { ClusterList, ClusterStatus } from '../api/clusters';
 
 export interface ResourcesSlice {
   collections: Record<string, Collection>;
@@ -131,7 +135,20 @@ export interface ConnectionSlice {
   setConnection(connection: ConnectionStatus): void;
 }
 
-export type AppState = ResourcesSlice & NamespaceSlice & RouteSlice & DockSlice & UiSlice & ConnectionSlice & DiscoverySlice & SettingsSlice;
+export interface ClusterSlice {
+  /** the kubeconfig context this window shows; '' = the cluster that serves the page */
+  cluster: string;
+  /** GET /ui/clusters (undefined until it answered; a server without the relay never does) */
+  clusterList?: ClusterList;
+  /** the chosen relayed cluster's last GET <basePath>/-/status */
+  clusterStatus?: ClusterStatus;
+  setClusterList(list: ClusterList): void;
+  setClusterStatus(status: ClusterStatus | undefined): void;
+  /** shows another cluster in this window: everything cached for the current one is dropped */
+  switchCluster(name: string): void;
+}
+
+export type AppState = ResourcesSlice & NamespaceSlice & RouteSlice & DockSlice & UiSlice & ConnectionSlice & DiscoverySlice & SettingsSlice & ClusterSlice;
 export type AppStore = StoreApi<AppState>;
 
 /** Where preferences are remembered (localStorage in the page, a Map in tests). */
@@ -153,6 +170,8 @@ export interface StoreOptions {
 }
 
 const NAMESPACES_KEY = 'kubedesk.namespaces';
+/** sessionStorage: the window's cluster (a context name; '' or absent = the serving cluster) */
+export const CLUSTER_KEY = 'kubedesk.cluster';
 const THEME_KEY = 'kubedesk.theme';
 const SETTINGS_KEY = 'kubedesk.settings';
 const DOCK_KEY = 'kubedesk.dock';
@@ -168,10 +187,15 @@ function readJson(preferences: Preferences, key: string): unknown {
   }
 }
 
-function readNamespaces(preferences: Preferences, settings: Settings): string[] {
+/** The namespaces are remembered per cluster; the serving cluster keeps the key it always had. */
+export function namespacesKey(cluster: string): string {
+  return cluster === '' ? NAMESPACES_KEY : `${NAMESPACES_KEY}:${cluster}`;
+}
+
+function readNamespaces(preferences: Preferences, settings: Settings, cluster = ''): string[] {
   if (settings.defaultNamespace === '*') return [];
-  if (settings.defaultNamespace !== '') return [settings.defaultNamespace];
-  const value = readJson(preferences, NAMESPACES_KEY);
+  if (settings.defaultNamespace !== '' && cluster === '') return [settings.defaultNamespace];
+  const value = readJson(preferences, namespacesKey(cluster));
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
 
@@ -222,8 +246,32 @@ export function createAppStore(options: StoreOptions): AppStore {
   let nextTask = 1;
   const initialSettings = readSettings(options.preferences);
   const tabState = options.tabState ?? options.preferences;
+  // the hash names the cluster when it carries one (a link, a reload); else this tab's last choice
+  const initialLocation = parseLocation(options.initialHash ?? '');
+  const initialCluster = initialLocation.cluster ?? tabState.get(CLUSTER_KEY) ?? '';
+  if (initialLocation.cluster !== undefined) tabState.set(CLUSTER_KEY, initialLocation.cluster);
   const saveDock = (state: Pick<DockSlice, 'dockTabs' | 'activeDockTab' | 'dockOpen'>, settings: Settings) => {
     if (settings.restoreDock) tabState.set(DOCK_KEY, JSON.stringify({ tabs: state.dockTabs, active: state.activeDockTab, open: state.dockOpen }));
+  };
+  /** the state of a window that now shows `name`: nothing of the previous cluster stays */
+  const freshCluster = (name: string, route: Route, settings: Settings): Partial<AppState> => {
+    tabState.set(CLUSTER_KEY, name);
+    return {
+      cluster: name,
+      clusterStatus: undefined,
+      collections: {},
+      selectedNamespaces: readNamespaces(options.preferences, settings, name),
+      listFilters: {},
+      discovered: [],
+      discoveryLoaded: false,
+      discoveryWanted: false,
+      connection: { state: 'online', attempts: 0 },
+      // shells and log streams belong to the cluster they were opened on
+      dockTabs: [],
+      activeDockTab: undefined,
+      dockOpen: false,
+      route,
+    };
   };
   const store = createStore<AppState>()((set, get) => ({
     collections: {},
@@ -240,21 +288,46 @@ export function createAppStore(options: StoreOptions): AppStore {
       set((state) => ({ collections: { ...state.collections, [kindKey]: { ...(state.collections[kindKey] ?? emptyCollection), phase: 'error', error: message } } }));
     },
 
-    selectedNamespaces: readNamespaces(options.preferences, initialSettings),
+    selectedNamespaces: readNamespaces(options.preferences, initialSettings, initialCluster),
     setNamespaces(namespaces) {
       const unique = [...new Set(namespaces)].sort();
-      options.preferences.set(NAMESPACES_KEY, JSON.stringify(unique));
+      options.preferences.set(namespacesKey(get().cluster), JSON.stringify(unique));
       set({ selectedNamespaces: unique });
     },
 
-    route: parseRoute(options.initialHash ?? ''),
+    route: initialLocation.route,
     navigate(route) {
       set({ route });
-      options.onNavigate?.(formatRoute(route));
+      options.onNavigate?.(formatLocation(route, get().cluster));
     },
     routeChanged(hash) {
-      const route = parseRoute(hash);
+      const { cluster, route } = parseLocation(hash);
+      if (cluster !== undefined && cluster !== get().cluster) {
+        set(freshCluster(cluster, route, get().settings));
+        return;
+      }
       if (formatRoute(route) !== formatRoute(get().route)) set({ route });
+    },
+
+    cluster: initialCluster,
+    clusterList: undefined,
+    clusterStatus: undefined,
+    setClusterList(clusterList) {
+      set({ clusterList });
+      // the serving cluster named by its context (a link written elsewhere) is the serving cluster
+      const current = get().cluster;
+      if (current === '' || current !== clusterList.self) return;
+      set(freshCluster('', get().route, get().settings));
+      options.onNavigate?.(formatLocation(get().route, ''));
+    },
+    setClusterStatus(clusterStatus) {
+      set({ clusterStatus });
+    },
+    switchCluster(name) {
+      if (name === get().cluster) return;
+      const route = routeOnOtherCluster(get().route);
+      set(freshCluster(name, route, get().settings));
+      options.onNavigate?.(formatLocation(route, name));
     },
 
     ...readDock(tabState, initialSettings),

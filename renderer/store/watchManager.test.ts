@@ -53,6 +53,20 @@ describe('WatchManager', () => {
     expect(client.watches[0].resourceVersion).toBe('7');
   });
 
+  it('drops a watch event that arrives after the watch was stopped (the window switched clusters)', async () => {
+    vi.useFakeTimers();
+    const { client, store, manager } = setup([{ items: [pod('a', '1')], resourceVersion: '1' }]);
+    manager.acquire(pods);
+    await vi.runAllTimersAsync();
+    manager.dispose();
+    expect(client.watches[0].closed).toBe(true);
+    // the next cluster lists the same kind: the old frame must not land in its cache
+    store.getState().listPage('pods', [], '50', true, true);
+    client.watches[0].handlers.onEvent({ type: 'ADDED', object: pod('from-the-old-cluster', '2') });
+    await vi.runAllTimersAsync();
+    expect(store.getState().collections.pods.items).toEqual({});
+  });
+
   it('shares one watch between subscribers and batches events into one store update', async () => {
     vi.useFakeTimers();
     const { client, store, manager } = setup([{ items: [], resourceVersion: '1' }]);

@@ -159,6 +159,8 @@ export class WatchManager {
     const path = resourcePath(subscription.config);
     subscription.watch = this.client.watch(path, resourceVersion, {
       onEvent: (event) => {
+        // a frame already on its way when the watch was stopped (the window switched clusters)
+        if (subscription.stopped) return;
         subscription.backoffMs = 250;
         subscription.pending.push(event);
         subscription.flushTimer ??= setTimeout(() => this.flush(subscription), this.batchMs);

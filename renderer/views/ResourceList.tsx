@@ -22,6 +22,7 @@ import type { DiagnosisContext } from '../../shared/diagnosis';
 import { diagnosisOf, diagnosisTone, isDiagnosed, listDiagnosisKeys, reasonBesideCount } from './diagnosis/diagnosisModel';
 import { useDiagnosisContext } from './diagnosis/useDiagnosis';
 import { UsageCells, usageColumnTemplate, UsageHeaders } from './usage/UsageColumns';
+import { useKubedeskFeatures } from './clusters/KubedeskOnly';
 import { applyQuickFilters, cellOf, cellText, cycleSort, listColumns, listKeyOf, matchesFilter, moveCursor, nextSort, orderOf, parseFilter, rowOf, selectedRows, sortRows, visibleRange, type ListColumn, type ListKey, type Row } from './listModel';
 
 const ROW_HEIGHT = 28;
@@ -58,6 +59,7 @@ export function ResourceList({ config }: { config: KindConfig }) {
   // the time slider: undefined = live; a time = the list as it was then, read-only
   const [sliderOpen, setSliderOpen] = useState(false);
   const [pastTime, setPastTime] = useState<number | undefined>(undefined);
+  const hasHistory = useKubedeskFeatures() !== 'absent';
   const pastList = usePastList(config, pastTime, selectedNamespaces);
   const isPast = pastTime !== undefined;
   const items = isPast ? pastList.items : liveItems;
@@ -249,7 +251,8 @@ export function ResourceList({ config }: { config: KindConfig }) {
             if (sliderOpen) setPastTime(undefined);
             setSliderOpen(!sliderOpen);
           }}
-          title="Show the list as it was at a past moment"
+          disabled={!hasHistory}
+          title={hasHistory ? 'Show the list as it was at a past moment' : 'The past of a list belongs to local kubedesk clusters (this one does not serve history.kubedesk.dev)'}
           data-testid="list-time-travel"
         >
           Past…

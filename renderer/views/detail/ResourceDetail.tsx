@@ -24,6 +24,7 @@ import { YamlTab } from './YamlTab';
 import { HistoryTab } from '../history/HistoryTab';
 import { usePermissions } from '../permissions/usePermissions';
 import { refusal } from '../permissions/permissionsModel';
+import { KubedeskOnly } from '../clusters/KubedeskOnly';
 
 const TABS = ['summary', 'yaml', 'events', 'history'] as const;
 type Tab = (typeof TABS)[number];
@@ -51,7 +52,9 @@ export function ResourceDetail({ config, namespace, name, tab }: { config: KindC
             <span className="status-pill tone-muted">Does not exist now</span>
           </header>
           <div className="detail-body">
-            <HistoryTab config={config} namespace={namespace} name={name} />
+            <KubedeskOnly feature="History">
+              <HistoryTab config={config} namespace={namespace} name={name} />
+            </KubedeskOnly>
           </div>
         </section>
       );
@@ -90,7 +93,11 @@ export function ResourceDetail({ config, namespace, name, tab }: { config: KindC
         {currentTab === 'summary' && <SummaryTab config={config} object={object} />}
         {currentTab === 'yaml' && <YamlTab key={object.metadata.uid} config={config} object={object} deleted={deleted} />}
         {currentTab === 'events' && <EventsSection object={object} />}
-        {currentTab === 'history' && <HistoryTab config={config} namespace={namespace} name={name} version={live?.metadata.resourceVersion} />}
+        {currentTab === 'history' && (
+          <KubedeskOnly feature="History">
+            <HistoryTab config={config} namespace={namespace} name={name} version={live?.metadata.resourceVersion} />
+          </KubedeskOnly>
+        )}
       </div>
     </section>
   );
@@ -206,7 +213,11 @@ function SummaryTab({ config, object }: { config: KindConfig; object: KubeObject
           </dl>
         </Card>
       )}
-      {config.usage && !object.metadata.deletionTimestamp && <UsageCard target={config.usage} object={object} selector={config.podSelector?.(object)} />}
+      {config.usage && !object.metadata.deletionTimestamp && (
+        <KubedeskOnly feature="Usage history" compact>
+          <UsageCard target={config.usage} object={object} selector={config.podSelector?.(object)} />
+        </KubedeskOnly>
+      )}
       <DetailSections config={config} object={object} />
       {(config.key === 'pods' || config.key === 'services') && (
         <Card title="Port forwarding">

@@ -18,6 +18,7 @@ import { countPodHealth, formatCpu, formatMemory, fraction, nodeLoads, nodeUsage
 import { diagnosisOf, diagnosisTone, reasonBesideCount } from '../diagnosis/diagnosisModel';
 import { useDiagnosisContext } from '../diagnosis/useDiagnosis';
 import { ClusterLoad } from '../usage/UsageCharts';
+import { KubedeskOnly, useShownContext } from '../clusters/KubedeskOnly';
 
 const METRICS_PATH = '/apis/metrics.k8s.io/v1beta1/nodes';
 const METRICS_REFRESH_MS = 30_000;
@@ -117,7 +118,9 @@ export function Overview() {
             </ul>
           )}
         </Panel>
-        <ClusterLoad />
+        <KubedeskOnly feature="Usage history" compact>
+          <ClusterLoad />
+        </KubedeskOnly>
         <Panel title="Recent warnings" count={warnings.length} wide>
           {warnings.length === 0 ? <p className="hint">No Warning events{selected.length > 0 ? ` in ${scope}` : ''}.</p> : <Warnings warnings={warnings} />}
         </Panel>
@@ -244,10 +247,12 @@ function Warnings({ warnings }: { warnings: WarningEvent[] }) {
 
 function GetStarted({ namespaces }: { namespaces: string[] }) {
   const navigate = useAppState((state) => state.navigate);
+  const shownContext = useShownContext();
+  const own = useAppState((state) => state.cluster === '');
   return (
     <div className="overview-get-started" data-testid="overview-empty">
       <h2>Nothing running here yet{namespaces.length > 0 ? ` in ${namespaces.join(', ')}` : ''}</h2>
-      <p>kubedesk is a Kubernetes cluster on this machine. Give it something to run:</p>
+      <p>{own ? 'kubedesk is a Kubernetes cluster on this machine. ' : ''}Give it something to run:</p>
       <ol>
         <li>
           <button className="primary" onClick={() => navigate({ view: 'create' })} data-testid="overview-create">
@@ -256,7 +261,7 @@ function GetStarted({ namespaces }: { namespaces: string[] }) {
           — paste a manifest (a Deployment, a Pod…) and apply it.
         </li>
         <li>
-          Or use kubectl or helm: kubedesk added a <code>kubedesk</code> context to your kubeconfig. Run <code>kubectl config use-context kubedesk</code>, then for example <code>kubectl create deployment web --image=nginx</code>.
+          Or use kubectl or helm: {own ? <>kubedesk added a <code>{shownContext}</code> context to your kubeconfig. </> : null}Run <code>kubectl config use-context {shownContext}</code>, then for example <code>kubectl create deployment web --image=nginx</code>.
         </li>
       </ol>
     </div>

@@ -77,11 +77,22 @@ export function subscribeClusters(listener: () => void): () => void {
   return () => listeners.delete(listener);
 }
 
-/**
- * The cluster this window shows — the serving one until the cluster picker lands; the picker's
- * store provides this one function then.
- */
+/** The context the window's cluster picker chose ('' = the serving cluster). */
+let chosen = '';
+
+/** The cluster picker chose `name` for this window ('' = the serving cluster). */
+export function setChosenCluster(name: string): void {
+  if (name === chosen) return;
+  chosen = name;
+  changed();
+}
+
+/** The cluster this window shows (the picker's choice), with its read-only switch. */
 export function currentCluster(): CurrentCluster {
+  if (chosen) {
+    const entry = known?.clusters.find((cluster) => cluster.name === chosen);
+    return { name: chosen, basePath: entry?.basePath ?? `/ui/clusters/${encodeURIComponent(chosen)}`, readOnly: entry?.readOnly ?? false };
+  }
   const entry = known?.clusters.find((cluster) => cluster.basePath === '') ?? known?.clusters.find((cluster) => cluster.self);
   return { name: entry?.name ?? known?.self ?? '', basePath: '', readOnly: entry?.readOnly ?? false };
 }

@@ -4,9 +4,8 @@
 import { useMemo, useState } from 'react';
 import { useAppState, useCollection } from '../../context';
 import { namespaces as namespacesKind } from '../../kinds';
-import { ReadOnlySwitch } from '../permissions/ReadOnlySwitch';
-import { useCurrentCluster } from '../permissions/usePermissions';
 import { DEFAULT_DOCK_HEIGHT, type ThemePreference } from '../../store/store';
+import { ClusterSettings } from '../clusters/ClusterSettings';
 
 /** sessionStorage key: the next sign-in page says that the user signed out. */
 export const SIGNED_OUT_KEY = 'kubedesk.signedOut';
@@ -26,7 +25,6 @@ export function Settings() {
   const setDockHeight = useAppState((state) => state.setDockHeight);
   const namespaceCollection = useCollection(namespacesKind);
   const names = useMemo(() => Object.values(namespaceCollection.items).map((namespace) => namespace.metadata.name ?? '').sort(), [namespaceCollection.items]);
-  const cluster = useCurrentCluster();
   const [signingOut, setSigningOut] = useState(false);
   const [signOutError, setSignOutError] = useState('');
 
@@ -95,10 +93,7 @@ export function Settings() {
         </label>
       </fieldset>
 
-      <fieldset className="settings-group" data-testid="settings-cluster">
-        <legend>This cluster{cluster.name ? `: ${cluster.name}` : ''}</legend>
-        <ReadOnlySwitch name={cluster.name} readOnly={cluster.readOnly} />
-      </fieldset>
+      <ClusterSettings />
 
       <fieldset className="settings-group">
         <legend>Session</legend>
