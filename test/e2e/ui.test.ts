@@ -10,6 +10,7 @@ import { destroyUiCluster, openUi, startUiCluster, type UiSession } from '../sup
 import { busyboxImage } from '../support/images';
 import { hostGet } from '../support/hostHttp';
 import { kubectlOk, until } from '../support/wait';
+import { editorValue, setEditor } from '../support/editor';
 
 const deploymentYaml = `apiVersion: apps/v1
 kind: Deployment
@@ -33,16 +34,6 @@ spec:
             - containerPort: 8080
           command: ['sh', '-c', 'mkdir -p /www && hostname > /www/index.html && httpd -p 8080 -h /www && i=0; while true; do echo "tick-$i"; i=$((i+1)); sleep 1; done']
 `;
-
-async function editorValue(page: Page): Promise<string> {
-  return page.evaluate(() => (window as unknown as { __kubedeskEditor?: { getValue(): string } }).__kubedeskEditor?.getValue() ?? '');
-}
-
-async function setEditor(page: Page, text: string): Promise<void> {
-  await page.waitForFunction(() => (window as unknown as { __kubedeskEditor?: unknown }).__kubedeskEditor !== undefined, undefined, { timeout: 30_000 });
-  await page.evaluate((value) => (window as unknown as { __kubedeskEditor: { setValue(text: string): void } }).__kubedeskEditor.setValue(value), text);
-  await expect.poll(() => editorValue(page), { timeout: 10_000 }).toBe(text);
-}
 
 async function rowNames(page: Page): Promise<string[]> {
   return page.locator('[data-testid=list-body] [role=row]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-name') ?? ''));

@@ -22,6 +22,7 @@ import type { TestCluster } from '../support/cluster';
 import { destroyUiCluster, gotoThroughNetworkChanges, screenshotDirectory, startUiCluster, type UiSession } from '../support/browser';
 import { busyboxImage } from '../support/images';
 import { kubectlOk, kubectlState, until } from '../support/wait';
+import { editorValue } from '../support/editor';
 
 // evaluated through the DevTools protocol: the page's CSP (script-src 'self') rightly refuses an injected <script>
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -161,10 +162,6 @@ function describeFindings(view: string, findings: Finding[]): string {
 
 async function rowNames(page: Page): Promise<string[]> {
   return page.locator('[data-testid=list-body] [role=row]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-name') ?? ''));
-}
-
-async function editorValue(page: Page): Promise<string> {
-  return page.evaluate(() => (window as unknown as { __kubedeskEditor?: { getValue(): string } }).__kubedeskEditor?.getValue() ?? '');
 }
 
 /** Dismisses whatever is open (menu, dialog, palette) and goes to a hash route. */

@@ -14,6 +14,7 @@ import type { TestCluster } from '../support/cluster';
 import { destroyUiCluster, startUiCluster, type UiSession } from '../support/browser';
 import { busyboxImage } from '../support/images';
 import { kubectlOk, kubectlState, until } from '../support/wait';
+import { editorValue } from '../support/editor';
 
 const manifests = `apiVersion: v1
 kind: ConfigMap
@@ -101,10 +102,6 @@ spec:
 
 async function rowNames(page: Page): Promise<string[]> {
   return page.locator('[data-testid=list-body] [role=row]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-name') ?? ''));
-}
-
-async function editorValue(page: Page): Promise<string> {
-  return page.evaluate(() => (window as unknown as { __kubedeskEditor?: { getValue(): string } }).__kubedeskEditor?.getValue() ?? '');
 }
 
 /** The index of a list column among the row's cells (header and row cells line up). */

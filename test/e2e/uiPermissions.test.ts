@@ -11,6 +11,7 @@ import type { TestCluster } from '../support/cluster';
 import { destroyUiCluster, gotoThroughNetworkChanges, startUiCluster, type UiSession } from '../support/browser';
 import { busyboxImage } from '../support/images';
 import { kubectlOk } from '../support/wait';
+import { setEditor } from '../support/editor';
 
 const VIEWER = 'system:serviceaccount:team:viewer';
 
@@ -63,11 +64,6 @@ async function actAsViewer(page: Page): Promise<void> {
 async function openFresh(page: Page, url: string): Promise<void> {
   await page.goto('about:blank');
   expect(await gotoThroughNetworkChanges(page, url)).toBe(true);
-}
-
-async function setEditor(page: Page, text: string): Promise<void> {
-  await page.waitForFunction(() => (window as unknown as { __kubedeskEditor?: unknown }).__kubedeskEditor !== undefined, undefined, { timeout: 30_000 });
-  await page.evaluate((value) => (window as unknown as { __kubedeskEditor: { setValue(text: string): void } }).__kubedeskEditor.setValue(value), text);
 }
 
 describe('permissions in the UI in Chromium', () => {

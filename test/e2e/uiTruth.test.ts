@@ -14,6 +14,7 @@ import { startCluster, type TestCluster } from '../support/cluster';
 import { destroyUiCluster, launchChromium, openUi, startUiCluster, type UiSession } from '../support/browser';
 import { busyboxImage } from '../support/images';
 import { kubectlOk, kubectlState, until } from '../support/wait';
+import { editorValue, setEditor } from '../support/editor';
 
 function deployment(name: string, container: Record<string, unknown>): string {
   return JSON.stringify({
@@ -79,15 +80,6 @@ async function overviewCounts(page: Page): Promise<Record<Health, number>> {
     counts[health] = Number(await page.getByTestId(`pods-${health}`).getAttribute('data-count'));
   }
   return counts;
-}
-
-async function editorValue(page: Page): Promise<string> {
-  return page.evaluate(() => (window as unknown as { __kubedeskEditor?: { getValue(): string } }).__kubedeskEditor?.getValue() ?? '');
-}
-
-async function setEditor(page: Page, text: string): Promise<void> {
-  await page.evaluate((value) => (window as unknown as { __kubedeskEditor: { setValue(text: string): void } }).__kubedeskEditor.setValue(value), text);
-  await expect.poll(() => editorValue(page), { timeout: 10_000 }).toBe(text);
 }
 
 async function statusCellClass(page: Page, name: string): Promise<string> {
