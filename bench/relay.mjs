@@ -14,7 +14,7 @@ import { request, sleep, startServer, summarise } from './lib.mjs';
 const PODS = 1000;
 const LIST_ROUNDS = 30;
 const WATCH_EVENTS = 60;
-const NAMESPACE = 'bench-relay';
+export const NAMESPACE = 'bench-relay';
 const TARGET_RATIO = 1.2;
 const TARGET_ADDED_MS = 5;
 
@@ -68,7 +68,8 @@ function watch(url, headers, agent, onEvent) {
   });
 }
 
-async function createPods(server) {
+/** PODS pods in NAMESPACE carrying a scheduling gate: listed and watched, never scheduled or run. */
+export async function createPods(server) {
   const agent = new https.Agent({ keepAlive: true, maxSockets: 8, ca: server.ca });
   const namespace = await request(server, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
   if (namespace.status !== 201) throw new Error(`creating the namespace: HTTP ${namespace.status} ${namespace.body.slice(0, 300)}`);

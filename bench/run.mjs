@@ -34,6 +34,7 @@ import { benchUi } from './ui/uiBench.mjs';
 import { benchSnapshotRestore, benchSnapshotSave } from './snapshots.mjs';
 import { benchRegistry } from './registry.mjs';
 import { benchRelay } from './relay.mjs';
+import { benchClusterSwitch } from './ui/clusterSwitch.mjs';
 
 const BENCHES = {
   startup: () => benchStartup(),
@@ -55,6 +56,8 @@ const DOCKER_BENCHES = {
   controllers: { run: () => benchControllers(), limitMs: 300_000 },
   'service-network': { run: () => benchServiceNetwork(), limitMs: 300_000 },
   ui: { run: () => benchUi(), limitMs: 600_000 },
+  // no Docker, but Chromium
+  'cluster-switch': { run: () => benchClusterSwitch(), limitMs: 300_000 },
   'snapshot-restore': { run: () => benchSnapshotRestore(), limitMs: 480_000 },
   registry: { run: () => benchRegistry(), limitMs: 600_000 },
   // no Docker, but minutes long (it waits for the history's pruner)
