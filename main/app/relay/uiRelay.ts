@@ -92,8 +92,12 @@ interface Reply {
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-/** request headers the relay passes on (user-agent is replaced) */
-const REQUEST_HEADERS = ['accept', 'content-type', 'content-length', 'content-encoding'];
+/**
+ * request headers the relay passes on (user-agent is replaced); accept-encoding lets a cluster that
+ * compresses large replies (kube-apiserver gzips those over 128 KiB for clients that accept it)
+ * send the browser the compressed bytes through both hops
+ */
+const REQUEST_HEADERS = ['accept', 'accept-encoding', 'content-type', 'content-length', 'content-encoding'];
 const UPGRADE_HEADERS = ['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-protocol', 'sec-websocket-extensions'];
 /** response headers the relay passes back */
 const RESPONSE_HEADERS = ['content-type', 'content-encoding', 'content-length', 'cache-control', 'warning', 'audit-id'];
