@@ -11,7 +11,7 @@ import { ApiError } from '../../apiserver/apiError';
 import { fieldErrors } from '../../registry/fieldErrors';
 import { isRecord } from '../../../shared/kubernetes/types';
 import type { UiSessions } from '../ui/uiSessions';
-import { uiSecurityHeaders } from '../ui/uiRoutes';
+import { readSmallBody, sendJson } from '../ui/uiReplies';
 import { DEFAULT_CLUSTER_NAME, invalidLocalClusterName } from './localClusterNames';
 import { LocalClusterError, type LocalCluster, type LocalClusters } from './localClusters';
 
@@ -154,7 +154,7 @@ async function createRequest(request: IncomingMessage): Promise<{ name: string; 
     request.resume();
     throw new ApiError(415, 'UnsupportedMediaType', `the body must be application/json (got ${contentType || 'none'})`);
   }
-  const body = await readSmallBody(request);
+  const body = await readSmallBody(request, MAX_BODY_BYTES);
   if (body === undefined) throw new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_BODY_BYTES}`);
   let parsed: unknown;
   try {
@@ -207,21 +207,4 @@ function sendStatus(response: ServerResponse, error: ApiError): void {
   sendJson(response, error.code, error.toStatus(), error instanceof MethodNotAllowed ? { Allow: error.allow } : {});
 }
 
-function sendJson(response: ServerResponse, status: number, value: unknown, extraHeaders: Record<string, string> = {}): void {
-  const body = JSON.stringify(value);
-  response.writeHead(status, { ...uiSecurityHeaders(), ...extraHeaders, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), 'Cache-Control': 'no-store' });
-  response.end(body);
-}
 
-function readSmallBody(request: IncomingMessage): Promise<Buffer | undefined> {
-  return new Promise((resolveBody, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    request.on('end', () => resolveBody(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
-}

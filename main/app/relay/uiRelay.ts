@@ -32,6 +32,7 @@ import { readOnlyRefusal } from './readOnly';
 import { RelaySettings } from './relaySettings';
 import { classifyFailure, connectionStateOf, relayFailureError, withFingerprint, type ConnectionState, type RelayFailure } from './relayFailures';
 import { isPortForwardGroupPath, PORT_FORWARD_GROUP_VERSION_PATH, type PortForwardEmulation, type PortForwardEmulationFactory } from './portForwardHandOff';
+import { readSmallBody, sendJson, sendStatus } from '../ui/uiReplies';
 
 export interface UiRelayOptions {
   /** the UI's sessions: the only way into the relay */
@@ -730,27 +731,5 @@ function refuse(request: IncomingMessage, response: ServerResponse, error: ApiEr
   sendStatus(response, error, extraHeaders);
 }
 
-function sendStatus(response: ServerResponse, error: ApiError, extraHeaders: Record<string, string> = {}): void {
-  sendJson(response, error.code, error.toStatus(), extraHeaders);
-}
 
-function sendJson(response: ServerResponse, status: number, value: unknown, extraHeaders: Record<string, string> = {}): void {
-  if (response.headersSent || response.destroyed) return;
-  const body = JSON.stringify(value);
-  response.writeHead(status, { ...extraHeaders, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
-  response.end(body);
-}
 
-/** The body, or undefined when it is larger than `limit` (the rest is drained). */
-function readSmallBody(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  return new Promise((resolveBody, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-    });
-    request.on('end', () => resolveBody(size > limit ? undefined : Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
-}

@@ -12,11 +12,10 @@ import { fileURLToPath } from 'node:url';
 import { isOwnOrigin } from '../../apiserver/httpServer';
 import { ApiError } from '../../apiserver/apiError';
 import { isRecord } from '../../../shared/kubernetes/types';
+import { readSmallBody, sendJson, sendStatus, uiSecurityHeaders } from './uiReplies';
 import { clearedSessionCookie, sessionCookie, sessionIdFrom, type UiSessions } from './uiSessions';
 
-export const UI_CONTENT_SECURITY_POLICY =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; " +
-  "worker-src 'self' blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
+export { UI_CONTENT_SECURITY_POLICY, uiSecurityHeaders } from './uiReplies';
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -47,15 +46,6 @@ export interface UiRoutesOptions {
   routes?: ReadonlyArray<(request: IncomingMessage, response: ServerResponse) => boolean>;
 }
 
-/** Headers every UI reply carries. */
-export function uiSecurityHeaders(): Record<string, string> {
-  return {
-    'Content-Security-Policy': UI_CONTENT_SECURITY_POLICY,
-    'X-Content-Type-Options': 'nosniff',
-    'X-Frame-Options': 'DENY',
-    'Referrer-Policy': 'no-referrer',
-  };
-}
 
 export function contentTypeFor(file: string): string {
   return CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
@@ -298,34 +288,13 @@ function redirect(response: ServerResponse, location: string): void {
   response.end();
 }
 
-function sendStatus(response: ServerResponse, error: ApiError, extraHeaders: Record<string, string> = {}): void {
-  sendJson(response, error.code, error.toStatus(), extraHeaders);
-}
 
-function sendJson(response: ServerResponse, status: number, value: unknown, extraHeaders: Record<string, string> = {}): void {
-  const body = JSON.stringify(value);
-  response.writeHead(status, { ...uiSecurityHeaders(), ...extraHeaders, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), 'Cache-Control': 'no-store' });
-  response.end(body);
-}
 
 function sendText(response: ServerResponse, status: number, text: string, extraHeaders: Record<string, string> = {}): void {
   response.writeHead(status, { ...uiSecurityHeaders(), ...extraHeaders, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)), 'Cache-Control': 'no-cache' });
   response.end(text);
 }
 
-/** The body, or undefined when it is larger than `limit` (the rest is drained). */
-function readSmallBody(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  return new Promise((resolveBody, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-    });
-    request.on('end', () => resolveBody(size > limit ? undefined : Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
-}
 
 function tokenFrom(body: Buffer): string | undefined {
   let parsed: unknown;
