@@ -31,23 +31,7 @@ export class CredentialError extends Error {
   }
 }
 
-/** One kubeconfig context as the UI may see it: names and addresses, never a secret. */
-export interface ContextSummary {
-  name: string;
-  cluster: string;
-  user: string;
-  server: string;
-  /** the context's namespace, when it sets one */
-  namespace?: string;
-  /** insecure-skip-tls-verify is set: the UI shows a warning */
-  insecure: boolean;
-  /** how the user authenticates, for the UI's words (never the credential itself) */
-  authKind: 'client-certificate' | 'token' | 'token-file' | 'exec' | 'basic' | 'auth-provider' | 'none';
-  /** impersonation the context asks for (as / as-groups) */
-  impersonate?: { user?: string; groups?: string[] };
-  /** this is the merged kubeconfig's current-context */
-  current: boolean;
-}
+export type { ContextSummary } from '../../shared/clusters';
 
 /** Reaches one context's cluster with that context's credentials. */
 export interface ClusterConnection {

@@ -6,27 +6,9 @@
 // credential plugin is missing or failed. Pure functions; the page does the fetching.
 import { isRecord } from '../../shared/kubernetes/types';
 
-export type AuthKind = 'client-certificate' | 'token' | 'token-file' | 'exec' | 'basic' | 'auth-provider' | 'none';
+import type { AuthKind, ClusterEntry, ClusterState, ClusterStatus } from '../../shared/clusters';
 
-/** One kubeconfig context as GET /ui/clusters lists it. */
-export interface ClusterEntry {
-  name: string;
-  cluster: string;
-  user: string;
-  server: string;
-  namespace?: string;
-  /** insecure-skip-tls-verify is set */
-  insecure: boolean;
-  authKind: AuthKind;
-  impersonate?: { user?: string; groups?: string[] };
-  /** the kubeconfig's current-context */
-  current: boolean;
-  /** the cluster that serves this page */
-  self: boolean;
-  /** '' for the serving cluster, else `/ui/clusters/<encoded name>` */
-  basePath: string;
-  readOnly: boolean;
-}
+export type { AuthKind, ClusterEntry, ClusterState, ClusterStatus };
 
 export interface ClusterList {
   /** the serving cluster's context name */
@@ -124,20 +106,6 @@ export function clusterDescription(entry: ClusterEntry): string {
 /** The name the UI keeps for a choice: '' for the serving cluster (whatever its context is called). */
 export function choiceName(entry: Pick<ClusterEntry, 'name' | 'self'>): string {
   return entry.self ? '' : entry.name;
-}
-
-export type ClusterState = 'connected' | 'unreachable' | 'certificate-not-trusted' | 'unauthorized' | 'exec-failed' | 'error';
-
-/** GET <basePath>/-/status: how the relay found the context. */
-export interface ClusterStatus {
-  state: ClusterState;
-  message: string;
-  fingerprint?: string;
-  stderr?: string;
-  user?: { username: string; groups: string[] };
-  /** the server is a kubedesk cluster (serves history.kubedesk.dev) */
-  kubedesk: boolean;
-  warnings: string[];
 }
 
 const STATES: readonly ClusterState[] = ['connected', 'unreachable', 'certificate-not-trusted', 'unauthorized', 'exec-failed', 'error'];

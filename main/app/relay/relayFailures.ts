@@ -31,7 +31,8 @@ export interface RelayFailure {
 }
 
 /** The connection state /-/status reports for a failure. */
-export type ConnectionState = 'connected' | 'unreachable' | 'certificate-not-trusted' | 'unauthorized' | 'exec-failed' | 'error';
+export type { ClusterState as ConnectionState } from '../../../shared/clusters';
+import type { ClusterState as ConnectionState } from '../../../shared/clusters';
 
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'ECONNABORTED', 'EPIPE', 'EADDRNOTAVAIL', 'ESOCKETTIMEDOUT']);
 const UNTRUSTED = new Set([

@@ -30,9 +30,10 @@ import { KubeconfigSource } from './kubeconfigSource';
 import { parseRelayPath, relayBasePath, type RelayRoute } from './relayPaths';
 import { readOnlyRefusal } from './readOnly';
 import { RelaySettings } from './relaySettings';
-import { classifyFailure, connectionStateOf, relayFailureError, withFingerprint, type ConnectionState, type RelayFailure } from './relayFailures';
+import { classifyFailure, connectionStateOf, relayFailureError, withFingerprint, type RelayFailure } from './relayFailures';
 import { isPortForwardGroupPath, PORT_FORWARD_GROUP_VERSION_PATH, type PortForwardEmulation, type PortForwardEmulationFactory } from './portForwardHandOff';
 import { readSmallBody, sendJson, sendStatus } from '../ui/uiReplies';
+import type { ClusterEntry, ClusterStatus } from '../../../shared/clusters';
 
 export interface UiRelayOptions {
   /** the UI's sessions: the only way into the relay */
@@ -58,21 +59,9 @@ export interface UiRelayOptions {
 }
 
 /** One entry of GET /ui/clusters. */
-export interface RelayCluster extends ContextSummary {
-  self: boolean;
-  basePath: string;
-  readOnly: boolean;
-}
+export type RelayCluster = ClusterEntry;
 
-export interface ConnectionStatus {
-  state: ConnectionState;
-  message: string;
-  fingerprint?: string;
-  stderr?: string;
-  user?: { username: string; groups: string[] };
-  kubedesk: boolean;
-  warnings: string[];
-}
+export type ConnectionStatus = ClusterStatus;
 
 interface ContextEntry {
   /** the kubeconfig entries it was made from: a changed entry makes a new connection */
