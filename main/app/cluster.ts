@@ -51,7 +51,7 @@ import { kubedeskRoot } from './localClusters/localClusterNames';
 import { tokenAuthenticator } from './authentication';
 import { UiSessions } from './ui/uiSessions';
 import { createUiRoutes } from './ui/uiRoutes';
-import { createUiRelay } from './relay';
+import { LazyUiRelay } from './relay/lazyRelay';
 import { RbacAuthorizer } from '../apiserver/auth/rbacAuthorizer';
 import { rbacEscalationAdmission } from '../apiserver/auth/escalation';
 import { StoreRbacSource } from '../apiserver/auth/rbacSource';
@@ -255,7 +255,7 @@ export class Cluster {
     this.uiSessions = uiSessions;
     this.caCertPem = pki.caCertPem;
     // the UI's relay to the kubeconfig's other contexts (docs/architecture.md, "Other clusters: the UI relay")
-    const relay = createUiRelay({ sessions: uiSessions, port: () => port, selfServer: () => this.server, selfContext: () => this.contextName(), dataDir, kubeconfigPath: this.options.kubeconfigPath });
+    const relay = new LazyUiRelay({ sessions: uiSessions, port: () => port, selfServer: () => this.server, selfContext: () => this.contextName(), dataDir, kubeconfigPath: this.options.kubeconfigPath });
     this.register({ dispose: () => relay.dispose() });
     const http = new HttpServer({
       api: this.api,

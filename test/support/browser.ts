@@ -77,6 +77,12 @@ export async function openUi(cluster: TestCluster, options: OpenUiOptions = {}):
   const context = await browser.newContext({ ignoreHTTPSErrors: true, colorScheme: options.colorScheme ?? 'light', viewport: options.viewport ?? { width: 1400, height: 900 } });
   const page = await context.newPage();
   const origin = cluster.server.replace(/\/$/, '');
+  // uncaught errors and console errors of the page, named when the app does not show
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(`uncaught: ${error.stack ?? error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') pageErrors.push(`console: ${message.text()}`);
+  });
   let signedIn = false;
   if ((options.signIn ?? 'printed-url') === 'printed-url') {
     // the link works once: if a network change aborted it after the server took it, sign in with the token instead
@@ -88,13 +94,24 @@ export async function openUi(cluster: TestCluster, options: OpenUiOptions = {}):
     if (reply.status() !== 204 && reply.status() !== 200) throw new Error(`sign-in with the kubeconfig token failed: ${reply.status()} ${await reply.text()}`);
     if (!(await gotoThroughNetworkChanges(page, `${origin}/ui/`))) throw new Error('Chromium kept aborting the navigation (ERR_NETWORK_CHANGED)');
   }
+  // the signed-in page shows the app; when Chromium dropped app.js on a network change it stays
+  // blank, so it is loaded once more (a fresh document, not a hash change)
+  const rendered = await page.locator('nav.sidebar').waitFor({ timeout: 20_000 }).then(() => true, () => false);
+  if (!rendered) {
+    await page.goto('about:blank');
+    await gotoThroughNetworkChanges(page, `${origin}/ui/`);
+  }
   mkdirSync(screenshotDirectory, { recursive: true });
   const screenshot = async (name: string) => {
     const path = join(screenshotDirectory, `${name}.png`);
     await page.screenshot({ path });
     return path;
   };
-  const showsApp = async (hash: string) => {
+  // `fresh`: load the document again. Every route is /ui/#…, so a goto that changes only the hash
+  // stays in the same document — one whose app.js Chromium dropped on a network change would stay
+  // blank however often the hash changes.
+  const showsApp = async (hash: string, fresh = false) => {
+    if (fresh) await page.goto('about:blank');
     if (!(await gotoThroughNetworkChanges(page, `${origin}/ui/${hash}`))) return false;
     return page
       .locator('nav.sidebar')
@@ -113,7 +130,7 @@ export async function openUi(cluster: TestCluster, options: OpenUiOptions = {}):
       const seen = `${page.url()}: ${(await page.locator('body').innerText().catch(() => '')).slice(0, 500)}`;
       await screenshot(`open-failed-${hash.replace(/[^a-z0-9]+/gi, '-')}`).catch(() => undefined);
       await context.request.post(`${origin}/ui/session`, { data: { token: cluster.token }, headers: { Origin: origin } });
-      if (!(await showsApp(hash))) throw new Error(`the page did not show the app at ${hash}, twice; first ${seen}; then ${page.url()}`);
+      if (!(await showsApp(hash, true))) throw new Error(`the page did not show the app at ${hash}, twice; first ${seen}; then ${page.url()}; the page's last errors:\n${pageErrors.slice(-8).join('\n')}`);
     },
     async close() {
       await browser.close();

@@ -56,6 +56,8 @@ export interface UiRelayOptions {
   portForwardEmulation?: PortForwardEmulationFactory;
   /** how long a TCP connect may take before the cluster counts as unreachable (default 10 s) */
   connectTimeoutMs?: number;
+  /** the read-only switches (default: read from dataDir), shared with whoever answers for the serving cluster before the relay loads */
+  settings?: RelaySettings;
 }
 
 /** One entry of GET /ui/clusters. */
@@ -104,7 +106,7 @@ export class UiRelay {
 
   constructor(private readonly options: UiRelayOptions) {
     this.kubeconfig = new KubeconfigSource(options.kubeconfigFiles);
-    this.settings = new RelaySettings(options.dataDir);
+    this.settings = options.settings ?? new RelaySettings(options.dataDir);
   }
 
   /** Answers requests under /ui/clusters; false for every other path. */
