@@ -10,14 +10,14 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createPortForwardEmulation, type PortForwardEmulation } from '../../main/app/relay/portForwards';
-import type { StaticClusterConnection } from '../doubles/staticClusterConnection';
+import { loadKubeconfig } from '../../main/cli/kubeconfig';
+import { connectionForContext, type ClusterConnection } from '../../main/remote';
 import { startCluster, type TestCluster } from '../support/cluster';
 import { answersWith, portRefused, readyWebPod, webDeployment, webService } from '../support/forwardTargets';
-import { connectionFromKubeconfig } from '../support/kubeconfigConnection';
 import { kubectlOk, kubectlState, until } from '../support/wait';
 
 let cluster: TestCluster;
-let connection: StaticClusterConnection;
+let connection: ClusterConnection;
 let emulation: PortForwardEmulation;
 let relay: Server;
 let relayPort = 0;
@@ -74,7 +74,8 @@ function answers(port: number, body: string): Promise<string> {
 
 beforeAll(async () => {
   cluster = await startCluster();
-  connection = connectionFromKubeconfig(cluster.kubeconfig, 'kubedesk');
+  // the app's own connection to a kubeconfig context (main/remote), as the relay makes it
+  connection = connectionForContext(loadKubeconfig([cluster.kubeconfig], true), 'kubedesk');
   emulation = createPortForwardEmulation({ connection, context: 'kubedesk' });
   // stands for the relay: it hands /apis/kubedesk.dev/... to the emulation
   relay = createServer((request, response) => {
