@@ -109,10 +109,14 @@ function unreachableWords(code: string): string {
   }
 }
 
-/** CertificateNotTrusted gets the leaf's fingerprint (read without verifying, then the socket is closed). */
-export async function withFingerprint(failure: RelayFailure, server: URL, serverName?: string): Promise<RelayFailure> {
+/**
+ * CertificateNotTrusted gets the leaf's fingerprint (read without verifying, then the socket is
+ * closed) — by `probe` when given (the relay reads it the way the context connects, through its
+ * proxy-url), else straight from the server.
+ */
+export async function withFingerprint(failure: RelayFailure, server: URL, serverName?: string, probe: () => Promise<string | undefined> = () => leafFingerprint(server, serverName)): Promise<RelayFailure> {
   if (failure.reason !== 'CertificateNotTrusted' || failure.fingerprint) return failure;
-  const fingerprint = await leafFingerprint(server, serverName);
+  const fingerprint = await probe();
   if (!fingerprint) return failure;
   return { ...failure, fingerprint, message: `${failure.message}; the server's certificate has SHA-256 fingerprint ${fingerprint}` };
 }

@@ -34,6 +34,7 @@ import { classifyFailure, connectionStateOf, relayFailureError, withFingerprint,
 import { isPortForwardGroupPath, PORT_FORWARD_GROUP_VERSION_PATH, type PortForwardEmulation, type PortForwardEmulationFactory } from './portForwardHandOff';
 import { readSmallBody, sendJson, sendStatus } from '../ui/uiReplies';
 import type { ClusterEntry, ClusterStatus } from '../../../shared/clusters';
+import { serverCertificate } from '../../remote';
 
 export interface UiRelayOptions {
   /** the UI's sessions: the only way into the relay */
@@ -71,7 +72,8 @@ interface ContextEntry {
   /** the kubeconfig reading the key was last checked against */
   version: number;
   connection: ClusterConnection;
-  serverName?: string;
+  /** the context's client configuration: the fingerprint of an untrusted certificate is read with it (through its proxy) */
+  config: ClientConfig;
   /** whether the cluster serves kubedesk.dev/v1alpha1 (asked once) */
   servesPortForwards?: Promise<boolean>;
   emulation?: PortForwardEmulation;
@@ -239,7 +241,7 @@ export class UiRelay {
     try {
       config = clientConfigOf(merged, { context });
       const connection = this.options.connectionFor(config);
-      const entry: ContextEntry = { key, version, connection, ...(config.tls.serverName ? { serverName: config.tls.serverName } : {}) };
+      const entry: ContextEntry = { key, version, connection, config };
       if (!this.closed) this.entries.set(context, entry);
       return entry;
     } catch (error) {
@@ -249,7 +251,7 @@ export class UiRelay {
 
   private async failureError(failure: RelayFailure, entry: ContextEntry | undefined): Promise<ApiError> {
     if (!entry) return relayFailureError(failure);
-    return relayFailureError(await withFingerprint(failure, entry.connection.server, entry.serverName));
+    return relayFailureError(await withFingerprint(failure, entry.connection.server, entry.config.tls.serverName, fingerprintProbe(entry.config)));
   }
 
   // ---- the HTTP relay ----
@@ -482,7 +484,7 @@ export class UiRelay {
         warnings,
       };
     } catch (error) {
-      const failure = await withFingerprint(classifyFailure(error, entry.connection.server), entry.connection.server, entry.serverName);
+      const failure = await withFingerprint(classifyFailure(error, entry.connection.server), entry.connection.server, entry.config.tls.serverName, fingerprintProbe(entry.config));
       return failureStatus(failure, warnings);
     }
   }
@@ -549,6 +551,14 @@ function parseJson(body: Buffer): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** Reads an untrusted server's certificate fingerprint as the context connects (its proxy-url included). */
+function fingerprintProbe(config: ClientConfig): () => Promise<string | undefined> {
+  return () => serverCertificate(config, {}, 5_000).then(
+    (certificate) => certificate.fingerprint.toUpperCase(),
+    () => undefined,
+  );
 }
 
 function closeEntry(entry: ContextEntry): void {
