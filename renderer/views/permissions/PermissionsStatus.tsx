@@ -1,10 +1,10 @@
 // The top bar's word on permissions: a "read-only" chip while the cluster's read-only switch is on
 // (every write in the UI is disabled with that reason), and who the user is when the cluster does
-// not let them do everything. Mounted once while signed in, it also reads the clusters and asks the
-// rules of the selected namespaces again when the selection changes.
+// not let them do everything. Mounted once while signed in, it asks the rules of the selected
+// namespaces again when the selection changes (the clusters list comes from the cluster picker's
+// GET /ui/clusters, handed on in main.tsx).
 import { useEffect } from 'react';
 import { useAppState, useServices } from '../../context';
-import { loadClusters } from './clusters';
 import { readOnlyReason } from './permissionsModel';
 import { permissionsFor } from './permissionsStore';
 import { useCurrentCluster, useIdentity } from './usePermissions';
@@ -14,9 +14,6 @@ export function PermissionsStatus() {
   const cluster = useCurrentCluster();
   const identity = useIdentity();
   const selected = useAppState((state) => state.selectedNamespaces);
-  useEffect(() => {
-    void loadClusters();
-  }, []);
   const selectedKey = selected.join(',');
   useEffect(() => {
     const store = permissionsFor(client);

@@ -41,25 +41,10 @@ export function settingsPath(name: string): string {
 }
 
 let known: ClustersInfo | undefined;
-let loading: Promise<void> | undefined;
 const listeners = new Set<() => void>();
 
 function changed(): void {
   for (const listener of [...listeners]) listener();
-}
-
-/** Reads GET /ui/clusters once (again with `force`). */
-export function loadClusters(force = false, fetchImpl: typeof fetch = fetch): Promise<void> {
-  if (loading && !force) return loading;
-  loading = fetchImpl('/ui/clusters', { credentials: 'same-origin', cache: 'no-store' })
-    .then(async (response) => {
-      known = response.ok ? parseClusters(await response.json()) : (known ?? { self: '', clusters: [] });
-    })
-    .catch(() => {
-      known ??= { self: '', clusters: [] };
-    })
-    .finally(changed);
-  return loading;
 }
 
 export function knownClusters(): ClustersInfo | undefined {

@@ -2,7 +2,7 @@
 // the hooks and the reasons.
 export { ReadOnlySwitch } from './ReadOnlySwitch';
 export { PermissionsStatus } from './PermissionsStatus';
-export { currentCluster, loadClusters, setReadOnly, type ClusterEntry, type CurrentCluster } from './clusters';
+export { currentCluster, setReadOnly, type ClusterEntry, type CurrentCluster } from './clusters';
 export { usePermissions, useIdentity, useCurrentCluster } from './usePermissions';
 export { permissionsFor, currentIdentity } from './permissionsStore';
 export { canAnything, refusal, type Can, type PermissionCheck, type Verdict } from './permissionsModel';
