@@ -71,8 +71,12 @@ export class ProxyError extends Error {
   }
 }
 
-/** Waits for `count` bytes from a socket in paused mode, so nothing past them is consumed. */
-function readExactly(socket: Duplex, count: number, what: string): Promise<Buffer> {
+/**
+ * Reads a paused socket until `take` finds what it waits for (its value resolves the promise; an
+ * Error rejects it; undefined waits for more), so nothing past it is consumed. The socket ending
+ * or closing first rejects with `endedMessage`.
+ */
+function readFromSocket<T>(socket: Duplex, take: () => T | Error | undefined, endedMessage: string): Promise<T> {
   return new Promise((resolve, reject) => {
     const cleanup = () => {
       socket.off('readable', attempt);
@@ -81,15 +85,15 @@ function readExactly(socket: Duplex, count: number, what: string): Promise<Buffe
       socket.off('error', failed);
     };
     const attempt = () => {
-      const chunk: Buffer | null = socket.read(count);
-      if (chunk === null) return;
+      const result = take();
+      if (result === undefined) return;
       cleanup();
-      if (chunk.length < count) reject(new ProxyError(`${what}: the proxy closed the connection`, 'EPROXY'));
-      else resolve(chunk);
+      if (result instanceof Error) reject(result);
+      else resolve(result);
     };
     const ended = () => {
       cleanup();
-      reject(new ProxyError(`${what}: the proxy closed the connection`, 'EPROXY'));
+      reject(new ProxyError(endedMessage, 'EPROXY'));
     };
     const failed = (error: Error) => {
       cleanup();
@@ -103,49 +107,41 @@ function readExactly(socket: Duplex, count: number, what: string): Promise<Buffe
   });
 }
 
+/** Waits for `count` bytes from a socket in paused mode, so nothing past them is consumed. */
+function readExactly(socket: Duplex, count: number, what: string): Promise<Buffer> {
+  const closed = `${what}: the proxy closed the connection`;
+  return readFromSocket<Buffer>(
+    socket,
+    () => {
+      const chunk: Buffer | null = socket.read(count);
+      if (chunk === null) return undefined;
+      return chunk.length < count ? new ProxyError(closed, 'EPROXY') : chunk;
+    },
+    closed,
+  );
+}
+
 /** Reads an HTTP response head (up to the blank line); bytes after it are put back. */
 function readResponseHead(socket: Duplex): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let received = Buffer.alloc(0);
-    const cleanup = () => {
-      socket.off('readable', attempt);
-      socket.off('end', ended);
-      socket.off('close', ended);
-      socket.off('error', failed);
-    };
-    const attempt = () => {
+  let received = Buffer.alloc(0);
+  return readFromSocket<string>(
+    socket,
+    () => {
       let chunk: Buffer | null;
       while ((chunk = socket.read()) !== null) {
         received = Buffer.concat([received, chunk]);
         const end = received.indexOf('\r\n\r\n');
         if (end >= 0) {
-          cleanup();
           const rest = received.subarray(end + 4);
           if (rest.length > 0) socket.unshift(rest);
-          resolve(received.subarray(0, end).toString('latin1'));
-          return;
+          return received.subarray(0, end).toString('latin1');
         }
-        if (received.length > 64 * 1024) {
-          cleanup();
-          reject(new ProxyError('the proxy answered CONNECT with a response head over 64 KiB', 'EPROXY'));
-          return;
-        }
+        if (received.length > 64 * 1024) return new ProxyError('the proxy answered CONNECT with a response head over 64 KiB', 'EPROXY');
       }
-    };
-    const ended = () => {
-      cleanup();
-      reject(new ProxyError('the proxy closed the connection before answering CONNECT', 'EPROXY'));
-    };
-    const failed = (error: Error) => {
-      cleanup();
-      reject(error);
-    };
-    socket.on('readable', attempt);
-    socket.on('end', ended);
-    socket.on('close', ended);
-    socket.on('error', failed);
-    attempt();
-  });
+      return undefined;
+    },
+    'the proxy closed the connection before answering CONNECT',
+  );
 }
 
 function hostPort(host: string, port: number): string {
