@@ -2,9 +2,10 @@
 // page is made to see what a user bound to the `view` ClusterRole would (playwright answers the
 // SelfSubjectRulesReview, SelfSubjectAccessReview and SelfSubjectReview as the API server answers
 // such a user, and refuses one forced write with the API server's own 403), then checks that the
-// actions it may not perform are disabled with the reason in the user's name, that a refused write
-// says who was refused what, the read-only switch and chip, and the usage charts' fallbacks to
-// metrics.k8s.io samples and to a note when no metrics API is served.
+// actions it may not perform are disabled with the reason in the user's name (the kubedesk-only
+// Snapshots and Images pages too), that a refused write says who was refused what, the read-only
+// switch and chip, and the usage charts' fallbacks to metrics.k8s.io samples and to a note when no
+// metrics API is served.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page, Route } from 'playwright-core';
 import type { TestCluster } from '../support/cluster';
@@ -37,8 +38,8 @@ async function actAsViewer(page: Page): Promise<void> {
     await json(route, 201, { kind: 'SelfSubjectRulesReview', apiVersion: 'authorization.k8s.io/v1', metadata: {}, spec: review.spec, status: VIEW_RULES });
   });
   await page.route('**/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', async (route) => {
-    const review = route.request().postDataJSON() as { spec: { resourceAttributes: Record<string, string> } };
-    const allowed = ['get', 'list', 'watch'].includes(review.spec.resourceAttributes.verb);
+    const review = route.request().postDataJSON() as { spec: { resourceAttributes?: Record<string, string>; nonResourceAttributes?: Record<string, string> } };
+    const allowed = ['get', 'list', 'watch'].includes((review.spec.resourceAttributes ?? review.spec.nonResourceAttributes ?? {}).verb);
     await json(route, 201, { kind: 'SelfSubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', metadata: {}, spec: review.spec, status: allowed ? { allowed: true, reason: 'RBAC: allowed by ClusterRoleBinding "viewers" of ClusterRole "view"' } : { allowed: false } });
   });
   await page.route('**/apis/authentication.k8s.io/v1/selfsubjectreviews', (route) =>
@@ -103,6 +104,26 @@ describe('permissions in the UI in Chromium', () => {
     expect(await menuDelete.innerText()).toContain(`may not delete deployments.apps "web" in "default"`);
     await ui.screenshot('permissions-02-view-user-row-menu');
     await page.keyboard.press('Escape');
+  });
+
+  it('disables the snapshot and image actions a view user may not perform, with the reason', async () => {
+    // the real server answers both kinds of review the pages ask: every verb on everything, and a registry URL
+    expect((await kubectlOk(cluster, ['auth', 'can-i', '*', '*'])).trim()).toBe('yes');
+    expect((await kubectlOk(cluster, ['auth', 'can-i', 'delete', '/registry/v2/app/manifests/v1'])).trim()).toBe('yes');
+    await openFresh(page, `${ui.origin}/ui/#/snapshots`);
+    const save = page.getByTestId('snapshot-save');
+    await expect.poll(() => save.getAttribute('title'), { timeout: 30_000 }).toBe(`You (${VIEWER}) may not save, restore or delete snapshots: they hold and replace every object of the cluster, which needs cluster-admin`);
+    expect(await save.isDisabled()).toBe(true);
+    await ui.screenshot('permissions-03a-view-user-snapshots');
+    expect(await gotoThroughNetworkChanges(page, `${ui.origin}/ui/#/images`)).toBe(true);
+    await page.getByTestId('image-pull-name').fill('busybox:1.36');
+    const pull = page.getByTestId('image-pull');
+    await expect.poll(() => pull.getAttribute('title'), { timeout: 30_000 }).toBe(`You (${VIEWER}) may not create imagepulls.images.kubedesk.dev`);
+    expect(await pull.isDisabled()).toBe(true);
+    const remove = page.locator('[data-testid=image-row]').first().getByTestId('image-remove');
+    await expect.poll(async () => (await remove.getAttribute('title')) ?? '', { timeout: 30_000 }).toContain(`You (${VIEWER}) may not delete images.images.kubedesk.dev "`);
+    expect(await remove.isDisabled()).toBe(true);
+    await ui.screenshot('permissions-03b-view-user-images');
   });
 
   it('says who was refused what when the server refuses a write', async () => {

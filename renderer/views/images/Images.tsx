@@ -13,8 +13,10 @@ import { useDialogs } from '../../components/Modal';
 import { useAppState, useCollection, useNow, useServices } from '../../context';
 import { pods as podsKind } from '../../kinds';
 import { formatRoute } from '../../store/routes';
+import { refusal as refusalOf } from '../permissions/permissionsModel';
+import { usePermissions } from '../permissions/usePermissions';
 import { RegistrySection } from './RegistrySection';
-import { IMAGES_PATH, PULLS_PATH, humanSize, imageMatches, imageRows, pullView, shortId, type ImageRow, type PullView } from './imagesModel';
+import { IMAGE_PULL_CHECK, IMAGES_PATH, PULLS_PATH, imageDeleteCheck, humanSize, imageMatches, imageRows, pullView, shortId, type ImageRow, type PullView } from './imagesModel';
 
 type Load = { state: 'loading' } | { state: 'ready'; rows: ImageRow[] } | { state: 'unavailable'; message: string };
 
@@ -125,6 +127,8 @@ function ImageTableRow({ row, onRemoved, onRefused }: { row: ImageRow; onRemoved
   const dialogs = useDialogs();
   const now = useNow(10_000);
   const [removing, setRemoving] = useState(false);
+  const can = usePermissions();
+  const removeRefused = refusalOf(can, [imageDeleteCheck(row.name)]);
   const label = row.tags[0] ?? `<none> (${shortId(row.id)})`;
   const inUse = row.pods.length > 0 || row.otherContainers > 0;
   const remove = async () => {
@@ -174,7 +178,7 @@ function ImageTableRow({ row, onRemoved, onRefused }: { row: ImageRow; onRemoved
         {!inUse && <span className="hint">unused</span>}
       </td>
       <td className="row-actions">
-        <button className="danger-outline" disabled={removing} title={inUse ? 'In use: Docker keeps images that containers use' : 'docker rmi'} onClick={() => void remove()} data-testid="image-remove" aria-label={`Delete image ${label}`}>
+        <button className="danger-outline" disabled={removing || removeRefused !== undefined} title={removeRefused ?? (inUse ? 'In use: Docker keeps images that containers use' : 'docker rmi')} onClick={() => void remove()} data-testid="image-remove" aria-label={`Delete image ${label}`}>
           Delete
         </button>
         {dialogs.element}
@@ -188,6 +192,8 @@ function PullForm({ onPulled }: { onPulled(): void }) {
   const notify = useAppState((state) => state.notify);
   const [image, setImage] = useState('');
   const [pull, setPull] = useState<{ image: string; view: PullView } | undefined>(undefined);
+  const can = usePermissions();
+  const pullRefused = refusalOf(can, [IMAGE_PULL_CHECK]);
   const active = useRef(true);
   useEffect(
     () => () => {
@@ -236,7 +242,7 @@ function PullForm({ onPulled }: { onPulled(): void }) {
     >
       <label htmlFor="image-pull-name">Pull an image</label>
       <input id="image-pull-name" className="mono" placeholder="busybox:1.36" value={image} onChange={(event) => setImage(event.target.value)} data-testid="image-pull-name" />
-      <button className="primary" type="submit" disabled={!image.trim() || pull?.view.phase === 'Pulling'} data-testid="image-pull">
+      <button className="primary" type="submit" disabled={!image.trim() || pull?.view.phase === 'Pulling' || pullRefused !== undefined} title={pullRefused} data-testid="image-pull">
         Pull
       </button>
       {pull && (

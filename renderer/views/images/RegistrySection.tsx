@@ -8,22 +8,19 @@
 // again every few seconds since pushes come from outside the UI. A cluster without the registry
 // (started with --no-registry, or not kubedesk's own) says so.
 import { useCallback, useEffect, useState } from 'react';
-import { IMAGE_REGISTRY_API, IMAGE_REGISTRY_SUMMARY_PATH, parseRepositorySummaries, type RepositorySummary, type TagSummary } from '../../../shared/imageRegistry';
+import { IMAGE_REGISTRY_SUMMARY_PATH, parseRepositorySummaries, type RepositorySummary, type TagSummary } from '../../../shared/imageRegistry';
 import { errorText } from '../../actions/actions';
 import { KubeApiError } from '../../api/kubeClient';
 import { useDialogs } from '../../components/Modal';
 import { useAppState, useServices } from '../../context';
 import { humanSize } from './imagesModel';
-import { REGISTRY_HOSTING_PATH, pushCommands, registryContent, registryHost, registryReference, repositoryMatches, shortDigest, tagsSharingDigest } from './registryModel';
+import { usePermissions } from '../permissions/usePermissions';
+import { refusal } from '../permissions/permissionsModel';
+import { REGISTRY_HOSTING_PATH, manifestPath, pushCommands, registryDeleteCheck, registryContent, registryHost, registryReference, repositoryMatches, shortDigest, tagsSharingDigest } from './registryModel';
 
 type RegistryLoad = { state: 'loading' } | { state: 'off'; message: string } | { state: 'ready'; host: string; repositories: RepositorySummary[] };
 
 const POLL_MS = 5000;
-
-/** The manifest path of a repository and a tag or digest (the name's slashes are path segments). */
-function manifestPath(repository: string, reference: string): string {
-  return `${IMAGE_REGISTRY_API}/${repository.split('/').map(encodeURIComponent).join('/')}/manifests/${encodeURIComponent(reference)}`;
-}
 
 export function RegistrySection({ filter, refreshKey }: { filter: string; refreshKey: number }) {
   const { client } = useServices();
@@ -130,6 +127,9 @@ function TagRow({ host, repository, tag, onDeleted }: { host: string; repository
   const notify = useAppState((state) => state.notify);
   const dialogs = useDialogs();
   const [deleting, setDeleting] = useState(false);
+  const can = usePermissions();
+  const tagRefused = refusal(can, [registryDeleteCheck(repository.name, tag.tag)]);
+  const imageRefused = refusal(can, [registryDeleteCheck(repository.name, tag.digest)]);
   const content = registryContent(tag);
   const reference = registryReference(host, repository.name, tag.tag, content);
   const remove = async (what: 'tag' | 'image') => {
@@ -169,10 +169,10 @@ function TagRow({ host, repository, tag, onDeleted }: { host: string; repository
         {humanSize(tag.size)}
       </td>
       <td className="row-actions">
-        <button className="danger-outline" disabled={deleting} onClick={() => void remove('tag')} data-testid="registry-delete-tag" aria-label={`Delete tag ${repository.name}:${tag.tag}`} title="DELETE …/manifests/TAG: the tag only">
+        <button className="danger-outline" disabled={deleting || tagRefused !== undefined} onClick={() => void remove('tag')} data-testid="registry-delete-tag" aria-label={`Delete tag ${repository.name}:${tag.tag}`} title={tagRefused ?? 'DELETE …/manifests/TAG: the tag only'}>
           Delete tag
         </button>
-        <button className="danger-outline" disabled={deleting} onClick={() => void remove('image')} data-testid="registry-delete-image" aria-label={`Delete ${repository.name}@${shortDigest(tag.digest)} and its tags`} title="DELETE …/manifests/DIGEST: the manifest and all its tags">
+        <button className="danger-outline" disabled={deleting || imageRefused !== undefined} onClick={() => void remove('image')} data-testid="registry-delete-image" aria-label={`Delete ${repository.name}@${shortDigest(tag.digest)} and its tags`} title={imageRefused ?? 'DELETE …/manifests/DIGEST: the manifest and all its tags'}>
           Delete {content}
         </button>
         {dialogs.element}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { humanSize, imageMatches, imageRows, pullView, shortId } from './imagesModel';
+import { IMAGE_PULL_CHECK, humanSize, imageDeleteCheck, imageMatches, imageRows, pullView, shortId } from './imagesModel';
 
 const items = [
   { metadata: { name: 'aaaa', creationTimestamp: '2026-11-27T05:00:00Z' }, id: 'sha256:aaaa111122223333', repoTags: ['app:dev'], size: 4_270_000, dangling: false, pods: [{ namespace: 'default', name: 'web', containers: ['app'] }], otherContainers: 0 },
@@ -29,5 +29,12 @@ describe('the Images page model', () => {
     expect(pullView({ metadata: {}, status: { phase: 'Complete', total: 2_000_000, layers: 1 } })).toEqual({ phase: 'Complete', fraction: 1, text: 'pulled 2MB (1 layer)' });
     expect(pullView({ metadata: {}, status: { phase: 'Complete', total: 0, layers: 0 } })).toEqual({ phase: 'Complete', fraction: 1, text: 'pulled: every layer was already here' });
     expect(pullView({ metadata: {}, status: { phase: 'Failed', message: 'no such host' } })).toEqual({ phase: 'Failed', text: 'no such host' });
+  });
+});
+
+describe('what the Images page actions need', () => {
+  it('asks for delete on the image and create on imagepulls in images.kubedesk.dev', () => {
+    expect(imageDeleteCheck('sha256-abc')).toEqual({ verb: 'delete', group: 'images.kubedesk.dev', resource: 'images', name: 'sha256-abc' });
+    expect(IMAGE_PULL_CHECK).toEqual({ verb: 'create', group: 'images.kubedesk.dev', resource: 'imagepulls' });
   });
 });

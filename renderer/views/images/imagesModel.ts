@@ -2,9 +2,18 @@
 // as `docker image ls`), sizes as Docker prints them (decimal units), and a pull's progress.
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
+import type { PermissionCheck } from '../permissions/permissionsModel';
 
 export const IMAGES_PATH = '/apis/images.kubedesk.dev/v1/images';
 export const PULLS_PATH = '/apis/images.kubedesk.dev/v1/imagepulls';
+
+/** What removing an image needs: `delete` on images.kubedesk.dev images (cluster-scoped), as `kubectl delete image.images.kubedesk.dev NAME`. */
+export function imageDeleteCheck(name: string): PermissionCheck {
+  return { verb: 'delete', group: 'images.kubedesk.dev', resource: 'images', name };
+}
+
+/** What pulling needs: `create` on images.kubedesk.dev imagepulls. */
+export const IMAGE_PULL_CHECK: PermissionCheck = { verb: 'create', group: 'images.kubedesk.dev', resource: 'imagepulls' };
 
 export interface ImageRow {
   name: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RepositorySummary } from '../../../shared/imageRegistry';
-import { HELM_CHART_CONFIG, pushCommands, registryContent, registryHost, registryReference, repositoryMatches, shortDigest, tagsSharingDigest } from './registryModel';
+import { HELM_CHART_CONFIG, manifestPath, pushCommands, registryContent, registryDeleteCheck, registryHost, registryReference, repositoryMatches, shortDigest, tagsSharingDigest } from './registryModel';
 
 const repository: RepositorySummary = {
   name: 'team/app',
@@ -39,5 +39,13 @@ describe('the Images page registry model', () => {
   it('filters by repository, tag and kind, and names the tags a digest deletion removes', () => {
     expect([repositoryMatches(repository, 'team latest'), repositoryMatches(repository, 'index'), repositoryMatches(repository, 'chart')]).toEqual([true, true, false]);
     expect(tagsSharingDigest(repository, 'sha256:aaaa1111bbbb2222cccc')).toEqual(['1', 'latest']);
+  });
+});
+
+describe('what deleting from the registry needs', () => {
+  it('names the manifest URL under the API server, path segment by segment, as a non-resource check', () => {
+    expect(manifestPath('team/app', 'v1.2')).toBe('/registry/v2/team/app/manifests/v1.2');
+    expect(manifestPath('app', 'sha256:0123')).toBe('/registry/v2/app/manifests/sha256%3A0123');
+    expect(registryDeleteCheck('team/app', 'v1')).toEqual({ verb: 'delete', group: '', resource: '', path: '/registry/v2/team/app/manifests/v1' });
   });
 });

@@ -4,10 +4,24 @@
 // index, a Helm chart pushed with `helm push`, another OCI artifact), short digests, and the
 // commands that push a local image there and pull it back.
 import { parse } from 'yaml';
-import type { RepositorySummary, TagSummary } from '../../../shared/imageRegistry';
+import { IMAGE_REGISTRY_API, type RepositorySummary, type TagSummary } from '../../../shared/imageRegistry';
 import { isRecord } from '../../../shared/kubernetes/types';
+import type { PermissionCheck } from '../permissions/permissionsModel';
 
 export const REGISTRY_HOSTING_PATH = '/api/v1/namespaces/kube-public/configmaps/local-registry-hosting';
+
+/** The manifest path of a repository and a tag or digest (the name's slashes are path segments). */
+export function manifestPath(repository: string, reference: string): string {
+  return `${IMAGE_REGISTRY_API}/${repository.split('/').map(encodeURIComponent).join('/')}/manifests/${encodeURIComponent(reference)}`;
+}
+
+/**
+ * What deleting a manifest needs: the API server authorizes its registry mount as the non-resource
+ * URL it is (RBAC `nonResourceURLs`, e.g. `/registry/v2/*` with verb delete).
+ */
+export function registryDeleteCheck(repository: string, reference: string): PermissionCheck {
+  return { verb: 'delete', group: '', resource: '', path: manifestPath(repository, reference) };
+}
 
 /** The `host` the ConfigMap advertises (`localhost:5000`), or undefined when it names none. */
 export function registryHost(configMap: unknown): string | undefined {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { accessReviewBody, combine, decideFromRules, deniedReason, forbiddenText, isWrite, parseAccessReview, parseRulesReview, parseSelfSubjectReview, readOnlyReason, refusal, requestTarget, type Can, type RulesReview } from './permissionsModel';
+import { accessReviewBody, checkKey, combine, decideFromRules, deniedReason, forbiddenText, isWrite, parseAccessReview, parseRulesReview, parseSelfSubjectReview, readOnlyReason, refusal, requestTarget, type Can, type RulesReview } from './permissionsModel';
 
 /** What the `view` ClusterRole's rules look like in a SelfSubjectRulesReview (trimmed). */
 const viewRules = parseRulesReview({
@@ -68,6 +68,15 @@ describe('permissions from a SelfSubjectRulesReview', () => {
     expect(parseAccessReview({ status: { allowed: true, reason: 'RBAC: allowed by ClusterRoleBinding "admin"' } })).toEqual({ allowed: true, reason: 'RBAC: allowed by ClusterRoleBinding "admin"' });
     expect(parseAccessReview({ status: { allowed: true, denied: true } }).allowed).toBe(false);
     expect(parseAccessReview({}).allowed).toBe(false);
+  });
+
+  it('asks about a non-resource URL (the registry under the API server) with nonResourceAttributes', () => {
+    const check = { verb: 'delete', group: '', resource: '', path: '/registry/v2/app/manifests/v1' };
+    expect(accessReviewBody(check)).toEqual({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { nonResourceAttributes: { path: '/registry/v2/app/manifests/v1', verb: 'delete' } } });
+    // a namespace's rules never answer for URLs: always an access review
+    expect(decideFromRules(viewRules, { ...check, namespace: 'default' })).toBe('ask');
+    expect(checkKey(check)).not.toBe(checkKey({ ...check, path: '/registry/v2/app/manifests/v2' }));
+    expect(deniedReason({ username: 'alice', groups: [] }, check)).toBe('You (alice) may not delete /registry/v2/app/manifests/v1');
   });
 
   it('reads who the user is from a SelfSubjectReview', () => {

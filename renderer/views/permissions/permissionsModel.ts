@@ -21,6 +21,11 @@ export interface PermissionCheck {
   /** '' or undefined: a cluster-scoped resource, or every namespace */
   namespace?: string;
   name?: string;
+  /**
+   * A non-resource URL (e.g. `/registry/v2/app/manifests/v1`): the check is about this path and the
+   * verb (RBAC's nonResourceURLs); group, resource, namespace and name are then ignored.
+   */
+  path?: string;
 }
 
 export interface RulesReview {
@@ -75,6 +80,7 @@ export function rulesReviewBody(namespace: string): unknown {
 
 /** The body of a SelfSubjectAccessReview asking about one check. */
 export function accessReviewBody(check: PermissionCheck): unknown {
+  if (check.path !== undefined) return { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { nonResourceAttributes: { path: check.path, verb: check.verb } } };
   const attributes: Record<string, string> = { verb: check.verb, group: check.group, resource: check.resource };
   if (check.subresource) attributes.subresource = check.subresource;
   if (check.namespace) attributes.namespace = check.namespace;
@@ -108,7 +114,7 @@ export const SELF_SUBJECT_REVIEW_PATH = '/apis/authentication.k8s.io/v1/selfsubj
  * (incomplete rules, a cluster-scoped or every-namespace check, a subresource).
  */
 export function decideFromRules(review: RulesReview | undefined, check: PermissionCheck): 'allowed' | 'denied' | 'ask' {
-  if (!check.namespace) return 'ask';
+  if (!check.namespace || check.path !== undefined) return 'ask';
   if (!review) return 'ask';
   const attributes = { verb: check.verb, apiGroup: check.group, resource: check.resource, subresource: check.subresource ?? '', name: check.name ?? '' };
   if (review.resourceRules.some((rule) => resourceRuleAllows(attributes, rule))) return 'allowed';
@@ -117,7 +123,8 @@ export function decideFromRules(review: RulesReview | undefined, check: Permissi
 }
 
 /** `deployments.apps/scale`: the resource as kubectl names it (resource.group), with the subresource. */
-export function resourceLabel(check: Pick<PermissionCheck, 'group' | 'resource' | 'subresource'>): string {
+export function resourceLabel(check: Pick<PermissionCheck, 'group' | 'resource' | 'subresource' | 'path'>): string {
+  if (check.path !== undefined) return check.path;
   return `${check.resource}${check.group ? `.${check.group}` : ''}${check.subresource ? `/${check.subresource}` : ''}`;
 }
 
@@ -128,6 +135,7 @@ export function youLabel(identity: Identity | undefined): string {
 
 /** Why a check is refused: `You (system:serviceaccount:ns:viewer) may not delete pods in "default"`. */
 export function deniedReason(identity: Identity | undefined, check: PermissionCheck): string {
+  if (check.path !== undefined) return `${youLabel(identity)} may not ${check.verb} ${check.path}`;
   const where = check.namespace ? ` in "${check.namespace}"` : '';
   const named = check.name && check.resource ? ` "${check.name}"` : '';
   return `${youLabel(identity)} may not ${check.verb} ${resourceLabel(check)}${named}${where}`;
@@ -140,6 +148,7 @@ export function readOnlyReason(clusterName: string | undefined): string {
 
 /** The key of a check in the caches (name only when it matters: rules with resourceNames). */
 export function checkKey(check: PermissionCheck): string {
+  if (check.path !== undefined) return [check.verb, 'path', check.path].join('|');
   return [check.verb, check.group, check.resource, check.subresource ?? '', check.namespace ?? '', check.name ?? ''].join('|');
 }
 

@@ -10,7 +10,8 @@ import { translateTimestampSince } from '../../../shared/printers/duration';
 import { datedSnapshotName, snapshotNameProblem, SNAPSHOTS_PATH, type SnapshotSummary } from '../../../shared/snapshots';
 import { useAppState, useKinds, useNow, useServices } from '../../context';
 import { Modal, useDialogs } from '../../components/Modal';
-import { changeGroups, changeLabel, planIsEmpty, restorePlan, restoreResultText, snapshotPath, snapshotRows, type RestorePlanView } from './snapshotModel';
+import { useCurrentCluster, useIdentity, usePermissions } from '../permissions/usePermissions';
+import { changeGroups, changeLabel, planIsEmpty, restorePlan, restoreResultText, snapshotPath, snapshotRefusal, snapshotRows, type RestorePlanView } from './snapshotModel';
 
 const REFRESH_MS = 10_000;
 /** objects listed per group in the confirmation; the count says how many more */
@@ -25,6 +26,7 @@ export function Snapshots() {
   const [saving, setSaving] = useState(false);
   const [restoring, setRestoring] = useState<SnapshotSummary | undefined>(undefined);
   const now = useNow(1000);
+  const refused = useSnapshotRefusal();
   const reload = useCallback(async () => {
     try {
       setRows(snapshotRows(await client.get<unknown>(SNAPSHOTS_PATH)));
@@ -47,7 +49,7 @@ export function Snapshots() {
         <button onClick={() => void reload()} data-testid="snapshots-refresh">
           Refresh
         </button>
-        <button className="primary" onClick={() => setSaving(true)} data-testid="snapshot-save">
+        <button className="primary" onClick={() => setSaving(true)} disabled={refused !== undefined} title={refused} data-testid="snapshot-save">
           Save snapshot…
         </button>
       </div>
@@ -90,8 +92,17 @@ export function Snapshots() {
   );
 }
 
+/** Why Save, Restore and Delete are off for this window's user and cluster (undefined: they may run). */
+function useSnapshotRefusal(): string | undefined {
+  const can = usePermissions();
+  const identity = useIdentity();
+  const cluster = useCurrentCluster();
+  return snapshotRefusal(can, identity, cluster.readOnly);
+}
+
 function SnapshotRow({ row, now, onRestore, reload }: { row: SnapshotSummary; now: Date; onRestore(): void; reload(): Promise<void> }) {
   const { client } = useServices();
+  const refused = useSnapshotRefusal();
   const notify = useAppState((state) => state.notify);
   const dialogs = useDialogs();
   const [deleting, setDeleting] = useState(false);
@@ -136,13 +147,13 @@ function SnapshotRow({ row, now, onRestore, reload }: { row: SnapshotSummary; no
         {row.images.length === 0 ? '—' : row.images.length === 1 ? row.images[0] : `${row.images.length} images`}
       </span>
       <span className="cell actions" role="cell">
-        <button className="primary" onClick={onRestore} disabled={deleting} data-testid="snapshot-restore" aria-label={`Restore ${row.name}`}>
+        <button className="primary" onClick={onRestore} disabled={deleting || refused !== undefined} title={refused} data-testid="snapshot-restore" aria-label={`Restore ${row.name}`}>
           Restore…
         </button>
         <a className="button" href={snapshotPath(row.name, 'export')} download={`${row.name}.kdsnap`} data-testid="snapshot-export" aria-label={`Export ${row.name}`}>
           Export
         </a>
-        <button className="danger" onClick={() => void remove()} disabled={deleting} data-testid="snapshot-delete" aria-label={`Delete ${row.name}`}>
+        <button className="danger" onClick={() => void remove()} disabled={deleting || refused !== undefined} title={refused} data-testid="snapshot-delete" aria-label={`Delete ${row.name}`}>
           Delete
         </button>
       </span>

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { changeGroups, changeLabel, planIsEmpty, restorePlan, restoreResultText, snapshotPath, snapshotRows } from './snapshotModel';
+import type { Can } from '../permissions/permissionsModel';
+import { SNAPSHOT_ADMIN_CHECK, changeGroups, changeLabel, planIsEmpty, restorePlan, restoreResultText, snapshotPath, snapshotRefusal, snapshotRows } from './snapshotModel';
 
 const snapshot = (name: string, created: string) => ({ kind: 'Snapshot', metadata: { name, creationTimestamp: created }, status: { resourceVersion: '5', objects: 3, sizeBytes: 10, images: [], volumes: [] } });
 
@@ -46,5 +47,24 @@ describe('the Snapshots page model', () => {
   it('words a restore’s result with its counts and the images still to pull', () => {
     expect(restoreResultText('one', { status: { created: 2, deleted: 1, updated: 0, replaced: 0, missingImages: [] } })).toBe('Restored “one”: 2 brought back, 1 removed, 0 changed back, 0 replaced.');
     expect(restoreResultText('one', { status: { created: 1, missingImages: ['busybox:1'] } })).toBe('Restored “one”: 1 brought back, 0 removed, 0 changed back, 0 replaced; images to pull: busybox:1.');
+  });
+});
+
+describe('who may save, restore and delete snapshots', () => {
+  const alice = { username: 'alice', groups: [] };
+  it('asks for every verb on every resource, as the API does', () => {
+    expect(SNAPSHOT_ADMIN_CHECK).toEqual({ verb: '*', group: '*', resource: '*' });
+  });
+
+  it('says what snapshots need when the user is not cluster-admin, and the switch’s own reason when read-only', () => {
+    const denied: Can = () => ({ state: 'denied', reason: 'You (alice) may not * *.*' });
+    expect(snapshotRefusal(denied, alice, false)).toBe('You (alice) may not save, restore or delete snapshots: they hold and replace every object of the cluster, which needs cluster-admin');
+    const readOnly: Can = () => ({ state: 'denied', reason: 'read-only: the cluster "kubedesk" is read-only in kubedesk (turn it off in Settings → Clusters)' });
+    expect(snapshotRefusal(readOnly, alice, true)).toBe('read-only: the cluster "kubedesk" is read-only in kubedesk (turn it off in Settings → Clusters)');
+  });
+
+  it('never disables them before the answer is in, nor for an admin', () => {
+    expect(snapshotRefusal(() => ({ state: 'unknown' }), undefined, false)).toBeUndefined();
+    expect(snapshotRefusal(() => ({ state: 'allowed' }), alice, false)).toBeUndefined();
   });
 });

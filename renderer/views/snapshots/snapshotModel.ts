@@ -3,6 +3,25 @@
 // a restore's result. Pure, so the page and its tests agree.
 import { isRecord } from '../../../shared/kubernetes/types';
 import { snapshotSummary, SNAPSHOTS_PATH, type SnapshotSummary } from '../../../shared/snapshots';
+import { youLabel, type Can, type Identity, type PermissionCheck } from '../permissions/permissionsModel';
+
+/**
+ * What saving, restoring and deleting snapshots needs: the API asks for every verb on every resource
+ * (a snapshot holds and replaces every object, Secrets included), which only cluster-admin-like
+ * roles grant.
+ */
+export const SNAPSHOT_ADMIN_CHECK: PermissionCheck = { verb: '*', group: '*', resource: '*' };
+
+/**
+ * Why the snapshot actions are off, or undefined when they may run (or the answer is not in yet):
+ * the read-only switch's own reason, else who the user is and what snapshots need.
+ */
+export function snapshotRefusal(can: Can, identity: Identity | undefined, readOnly: boolean): string | undefined {
+  const verdict = can(SNAPSHOT_ADMIN_CHECK);
+  if (verdict.state !== 'denied') return undefined;
+  if (readOnly) return verdict.reason;
+  return `${youLabel(identity)} may not save, restore or delete snapshots: they hold and replace every object of the cluster, which needs cluster-admin`;
+}
 
 export interface RestoreChange {
   resource: string;
