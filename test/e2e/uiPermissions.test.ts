@@ -4,8 +4,8 @@
 // such a user, and refuses one forced write with the API server's own 403), then checks that the
 // actions it may not perform are disabled with the reason in the user's name (the kubedesk-only
 // Snapshots and Images pages too), that a refused write says who was refused what, the read-only
-// switch and chip, and the usage charts' fallbacks to metrics.k8s.io samples and to a note when no
-// metrics API is served.
+// switch and chip, and the usage charts' and sparklines' fallbacks to metrics.k8s.io samples and to
+// a note when no metrics API is served.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page, Route } from 'playwright-core';
 import type { TestCluster } from '../support/cluster';
@@ -172,6 +172,12 @@ describe('permissions in the UI in Chromium', () => {
     // a second sample 15 s after the first: the chart is a series, not a level
     await expect.poll(() => page.getByTestId('usage-metrics-source').innerText(), { timeout: 40_000 }).toMatch(/^from metrics\.k8s\.io, since you opened this page \([2-9] samples, every 15 s\)$/);
     await ui.screenshot('permissions-06-metrics-charts');
+    // the pod list's sparklines sample metrics.k8s.io too
+    await page.route('**/apis/usage.kubedesk.dev/v1/**', (route) => json(route, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'the server could not find the requested resource' }));
+    await openFresh(page, `${ui.origin}/ui/#/pods`);
+    const memory = page.locator('[data-testid=list-body] [role=row]').first().getByTestId('usage-memory').locator('.spark');
+    await expect.poll(async () => ((await memory.count()) > 0 ? await memory.getAttribute('aria-label') : ''), { timeout: 40_000 }).toMatch(/^Memory of web-.*: \d/);
+    await ui.screenshot('permissions-06b-metrics-sparklines');
     await page.route('**/apis/metrics.k8s.io/v1beta1', (route) => json(route, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'the server could not find the requested resource' }));
     await openFresh(page, `${ui.origin}/ui/#/nodes/_/${node}`);
     await expect.poll(() => page.getByTestId('usage-no-metrics').innerText(), { timeout: 30_000 }).toBe('This cluster serves no metrics API — install metrics-server for charts.');
