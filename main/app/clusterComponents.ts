@@ -182,12 +182,11 @@ export async function startClusterComponents(context: ClusterComponentsContext, 
   const hostPorts = register(new HostPortController(serviceControllerClient, factory, { dialer, recorder: new EventRecorder(serviceControllerClient, { component: SERVICE_CONTROLLER_NAME }) }));
   // PortForwards: listeners on 127.0.0.1 that follow their pod across replacement
   const portForwards = register(new PortForwardController(controllerClient(PORT_FORWARD_SERVICE_ACCOUNT), factory, { dialer }));
-  const ingressPorts =
-    context.ingressPorts.http !== undefined || context.ingressPorts.https !== undefined
-      ? { http: context.ingressPorts.http ?? 0, https: context.ingressPorts.https ?? 0 }
-      : await IngressController.chooseIngressPorts({ http: 80, https: 443 });
+  const portsGiven = context.ingressPorts.http !== undefined || context.ingressPorts.https !== undefined;
+  const ingressPorts = portsGiven ? { http: context.ingressPorts.http ?? 0, https: context.ingressPorts.https ?? 0 } : await IngressController.chooseIngressPorts({ http: 80, https: 443 });
+  // chosen ports may be taken by the time they are bound (another cluster starting now): fall back to 8080/8443, then any
   // kubedesk's network components act as kube-system/kubedesk-network (ClusterRole system:kubedesk:network)
-  const ingress = register(new IngressController(controllerClient(NETWORK_SERVICE_ACCOUNT), factory, { dialer, httpPort: ingressPorts.http, httpsPort: ingressPorts.https }));
+  const ingress = register(new IngressController(controllerClient(NETWORK_SERVICE_ACCOUNT), factory, { dialer, httpPort: ingressPorts.http, httpsPort: ingressPorts.https, fallbackPorts: portsGiven ? [] : [{ http: 8080, https: 8443 }, { http: 0, https: 0 }] }));
   const scheduler = register(new Scheduler(schedulerClient, factory, new EventRecorder(schedulerClient, { component: 'default-scheduler' })));
   const metricsCollectors: MetricsCollector[] = [];
   const kubelets = await createKubelets(context, factory, metricsCollectors, nodeRuntimes);

@@ -304,4 +304,23 @@ describe('chooseIngressPorts', () => {
     expect([{ http: 8080, https: 8443 }, { http: 0, https: 0 }]).toContainEqual(chosen);
     expect(await IngressController.chooseIngressPorts({ http: 0, https: 0 })).toEqual({ http: 0, https: 0 });
   });
+
+  it('binds the fallback ports when a chosen port was taken in between, and fails when the user named the ports', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+    const taken = (blocker.address() as AddressInfo).port;
+    const client = new ApiClient(new FakeTransport());
+    const dialer: PodDialer = { dial: () => Promise.reject(new Error('no pods here')) };
+    const fallingBack = new IngressController(client, new SharedInformerFactory(client), { dialer, httpPort: taken, httpsPort: 0, fallbackPorts: [{ http: 0, https: 0 }] });
+    cleanups.push(() => fallingBack.dispose());
+    await fallingBack.start();
+    const ports = fallingBack.ports();
+    expect(ports.http).not.toBe(taken);
+    expect(ports.http).toBeGreaterThan(0);
+    expect(ports.https).toBeGreaterThan(0);
+    const named = new IngressController(client, new SharedInformerFactory(client), { dialer, httpPort: taken, httpsPort: 0 });
+    cleanups.push(() => named.dispose());
+    await expect(named.start()).rejects.toMatchObject({ code: 'EADDRINUSE' });
+  });
 });

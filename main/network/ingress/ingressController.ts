@@ -55,6 +55,12 @@ export interface IngressControllerOptions {
   /** 0 picks a free port; see chooseIngressPorts */
   httpPort: number;
   httpsPort: number;
+  /**
+   * Ports to fall back to, in order, when httpPort/httpsPort turn out to be taken at start (ports
+   * chooseIngressPorts found free may be taken by the time they are bound: another cluster starting
+   * at the same moment). None when the user named the ports: then a taken port fails the start.
+   */
+  fallbackPorts?: IngressPorts[];
   recorder?: EventRecorder;
   workers?: number;
 }
@@ -192,9 +198,7 @@ export class IngressController {
     for (const server of [httpServer, httpsServer]) server.on('clientError', (_error, socket: Duplex) => socket.destroy());
     this.httpServer = httpServer;
     this.httpsServer = httpsServer;
-    const http = await listen(httpServer, this.options.httpPort);
-    const https = await listen(httpsServer, this.options.httpsPort);
-    this.actualPorts = { http, https };
+    this.actualPorts = await listenOnFirstFree(httpServer, httpsServer, [{ http: this.options.httpPort, https: this.options.httpsPort }, ...(this.options.fallbackPorts ?? [])]);
     this.queue.add(ensureClassKey);
     this.running = runWorkers(this.queue, (key) => (key === ensureClassKey ? this.ensureIngressClass() : this.reconcile(key)), this.options.workers ?? 1, { maxRetries });
   }
@@ -409,6 +413,26 @@ export class IngressController {
       proxyUpgrade(req, client, head, socket, forwardRequestHeaders(req.rawHeaders, this.forwardInfo(req, scheme), true));
     })().catch(() => client.destroy());
   }
+}
+
+/** Both servers listening on the first pair of ports that can be bound (a pair is never split). */
+async function listenOnFirstFree(httpServer: HttpServer, httpsServer: HttpsServer, candidates: IngressPorts[]): Promise<IngressPorts> {
+  let lastError: unknown;
+  for (const candidate of candidates) {
+    try {
+      const http = await listen(httpServer, candidate.http);
+      try {
+        return { http, https: await listen(httpsServer, candidate.https) };
+      } catch (error) {
+        await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+        throw error;
+      }
+    } catch (error) {
+      lastError = error;
+      if (!(error instanceof Error && 'code' in error && error.code === 'EADDRINUSE')) throw error;
+    }
+  }
+  throw lastError;
 }
 
 function listen(server: HttpServer | HttpsServer, port: number): Promise<number> {
