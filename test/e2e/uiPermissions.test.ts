@@ -177,6 +177,7 @@ describe('permissions in the UI in Chromium', () => {
     await openFresh(page, `${ui.origin}/ui/#/pods`);
     const memory = page.locator('[data-testid=list-body] [role=row]').first().getByTestId('usage-memory').locator('.spark');
     await expect.poll(async () => ((await memory.count()) > 0 ? await memory.getAttribute('aria-label') : ''), { timeout: 40_000 }).toMatch(/^Memory of web-.*: \d/);
+    expect(await memory.getAttribute('title')).toMatch(/\(from metrics\.k8s\.io since the list opened\)$/);
     await ui.screenshot('permissions-06b-metrics-sparklines');
     await page.route('**/apis/metrics.k8s.io/v1beta1', (route) => json(route, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'the server could not find the requested resource' }));
     await openFresh(page, `${ui.origin}/ui/#/nodes/_/${node}`);

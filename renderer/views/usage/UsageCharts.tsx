@@ -10,7 +10,7 @@ import type { KubeObject } from '../../../shared/kubernetes/types';
 import { latestValue, type NodeUsage, type PodUsage } from '../../../shared/usage';
 import { useServices } from '../../context';
 import { Card } from '../detail/cards';
-import { sparklineStoreFor } from './sparklineStore';
+import { sparklineStoreFor, type SparklineStore } from './sparklineStore';
 import { MetricsSourceNote, useClusterMetricsCharts, useMetricsCharts, useUsageSource } from './MetricsCharts';
 import { NO_METRICS_NOTE } from './metricsSampling';
 import { describeChart, formatFigure, linePath, maxOf, nodeChart, podChart, resourceScale, timeLabels, usagePath, workloadUsage, type ChartData, type ChartLine, type ChartResource } from './usageModel';
@@ -31,7 +31,7 @@ export const PodSparkline = memo(function PodSparkline({ namespace, name, resour
     () => store.pod(namespace, name),
   );
   const limit = usage?.limits[resource];
-  return <Spark values={usage?.usage[resource]} resource={resource} ceiling={limit} label={`${resource === 'cpu' ? 'CPU' : 'Memory'} of ${name}`} />;
+  return <Spark values={usage?.usage[resource]} resource={resource} ceiling={limit} label={`${resource === 'cpu' ? 'CPU' : 'Memory'} of ${name}`} span={sparkSpan(store)} />;
 });
 
 /** A workload list cell: the summed usage of the namespace's pods its selector matches. */
@@ -44,10 +44,15 @@ export const WorkloadSparkline = memo(function WorkloadSparkline({ namespace, na
   );
   const key = selector ? JSON.stringify(selector) : '';
   const usage = useMemo(() => (items ? workloadUsage(items, key ? (JSON.parse(key) as Record<string, string>) : undefined) : undefined), [items, key]);
-  return <Spark values={usage?.usage[resource]} resource={resource} ceiling={usage?.limits[resource]} label={`${resource === 'cpu' ? 'CPU' : 'Memory'} of ${name}`} />;
+  return <Spark values={usage?.usage[resource]} resource={resource} ceiling={usage?.limits[resource]} label={`${resource === 'cpu' ? 'CPU' : 'Memory'} of ${name}`} span={sparkSpan(store)} />;
 });
 
-function Spark({ values, resource, ceiling, label }: { values: Array<number | null> | undefined; resource: SparkResource; ceiling?: number; label: string }) {
+/** What time the sparkline covers, for its tooltip. */
+function sparkSpan(store: SparklineStore): string {
+  return store.sourceOf() === 'metrics' ? 'from metrics.k8s.io since the list opened' : 'last 10 min';
+}
+
+function Spark({ values, resource, ceiling, label, span }: { values: Array<number | null> | undefined; resource: SparkResource; ceiling?: number; label: string; span: string }) {
   const latest = values ? latestValue(values) : undefined;
   if (values === undefined || latest === undefined) return <span className="spark-empty" aria-label={`${label}: no samples`} />;
   const peak = Math.max(0, ...values.filter((value): value is number => value !== null));
@@ -56,7 +61,7 @@ function Spark({ values, resource, ceiling, label }: { values: Array<number | nu
   const text = formatFigure(resource, latest);
   const near = ceiling !== undefined && latest >= ceiling * 0.9;
   return (
-    <span className="spark" role="img" aria-label={`${label}: ${text}${ceiling !== undefined ? ` of ${formatFigure(resource, ceiling)}` : ''}`} title={`${text}${ceiling !== undefined ? ` of ${formatFigure(resource, ceiling)} limit` : ''} (last 10 min)`}>
+    <span className="spark" role="img" aria-label={`${label}: ${text}${ceiling !== undefined ? ` of ${formatFigure(resource, ceiling)}` : ''}`} title={`${text}${ceiling !== undefined ? ` of ${formatFigure(resource, ceiling)} limit` : ''} (${span})`}>
       <svg width={SPARK_WIDTH} height={SPARK_HEIGHT} viewBox={`0 0 ${SPARK_WIDTH} ${SPARK_HEIGHT}`} aria-hidden="true" focusable="false">
         <path className={`spark-line spark-${resource}${near ? ' spark-near' : ''}`} d={linePath(values.slice(-SPARK_SLOTS), SPARK_WIDTH, SPARK_HEIGHT - 2, max)} transform="translate(0 1)" />
       </svg>
