@@ -3,7 +3,7 @@
 // the same run, and its target. Figures are printed, never asserted — a missed target is
 // information, not a failure; only a bench that cannot run makes the exit code non-zero.
 //
-//   npm run build && node bench/run.mjs [startup] [creates] [creates-64] [history] [watch] [idle-rss] [snapshot-save] [relay] [--profile] [--json FILE]
+//   npm run build && node bench/run.mjs [startup] [creates] [creates-64] [history] [watch] [idle-rss] [snapshot-save] [relay] [ui-models] [--profile] [--json FILE]
 //   node bench/run.mjs pods pod-streams      # the Docker benches: only when named (they need Docker
 //                                            # and the e2e test image, and take minutes)
 //   node bench/run.mjs deployment scheduler controllers   # the workload benches (Docker too)
@@ -35,6 +35,7 @@ import { benchSnapshotRestore, benchSnapshotSave } from './snapshots.mjs';
 import { benchRegistry } from './registry.mjs';
 import { benchRelay } from './relay.mjs';
 import { benchClusterSwitch } from './ui/clusterSwitch.mjs';
+import { benchUiModels } from './uiModels.mjs';
 
 const BENCHES = {
   startup: () => benchStartup(),
@@ -45,6 +46,7 @@ const BENCHES = {
   'idle-rss': () => benchIdleRss(),
   'snapshot-save': () => benchSnapshotSave(),
   relay: () => benchRelay(),
+  'ui-models': () => benchUiModels(),
 };
 // Run only when named, so the default run stays the ~40 s one without Docker; each adds its own
 // time to the watchdog's limit.

@@ -3,7 +3,7 @@
 // key type follows the option, keys begun ahead of the call are used, and the listener's TLS
 // settings let in a client that sends no signature_algorithms (busybox's wget).
 import { X509Certificate, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:https';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -104,11 +104,14 @@ describe('ensurePki', () => {
     }
   });
 
-  it('reuses the stored certificates on a second call, quickly', async () => {
+  it('reuses the stored certificates on a second call, writing no file', async () => {
     const first = await ensurePki(dataDir);
-    const started = performance.now();
+    const files = readdirSync(join(dataDir, 'pki'));
+    const written = (): number[] => files.map((file) => statSync(join(dataDir, 'pki', file)).mtimeMs);
+    const before = written();
     const second = await ensurePki(dataDir);
-    expect(performance.now() - started).toBeLessThan(100);
+    expect(written()).toEqual(before);
+    expect(readdirSync(join(dataDir, 'pki'))).toEqual(files);
     expect(second).toEqual(first);
   });
 

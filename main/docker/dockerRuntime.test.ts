@@ -219,7 +219,8 @@ describe('DockerRuntime on the real Docker daemon', () => {
     const started = Date.now();
     const result = await runtime.execSync(id, ['sleep', '5'], 300);
     expect(result.timedOut).toBe(true);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // it gave up before the command would have ended
+    expect(Date.now() - started).toBeLessThan(4_500);
   });
 
   it('attaches to a container with stdin and gets its output and exit code', async () => {
@@ -293,7 +294,8 @@ describe('DockerRuntime on the real Docker daemon', () => {
     await timed('stop with SIGKILL after 1 s', () => runtime.stopContainer(stubborn, 1));
     expect((await runtime.containerStatus(polite))?.exitCode).toBe(143);
     expect((await runtime.containerStatus(stubborn))?.exitCode).toBe(137);
-    expect(timings['stop with SIGTERM handled']).toBeLessThan(1_000);
+    // handled SIGTERM: the stop did not wait out the 5 s grace period
+    expect(timings['stop with SIGTERM handled']).toBeLessThan(4_000);
     expect(timings['stop with SIGKILL after 1 s']).toBeGreaterThanOrEqual(900);
   });
 
@@ -391,7 +393,8 @@ describe('DockerRuntime on the real Docker daemon', () => {
 
   it('stops the sandbox fast thanks to docker-init', async () => {
     await timed('sandbox stop', () => runtime.stopSandbox(sandbox.id, 10));
-    expect(timings['sandbox stop']).toBeLessThan(2_000);
+    // docker-init passed SIGTERM on: the stop did not wait out the 10 s grace period for SIGKILL
+    expect(timings['sandbox stop']).toBeLessThan(8_000);
     expect((await runtime.listSandboxes())[0].state).toBe('notready');
   });
 

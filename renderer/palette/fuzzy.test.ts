@@ -66,11 +66,10 @@ describe('rank', () => {
     expect(rank(keys, 'po', (key) => key, 1, (key) => (key === 'podsecurity' ? 100 : 0))[0].item).toBe('podsecurity');
   });
 
-  it('ranks 10,000 keys in well under a frame budget', () => {
+  // its speed is a figure of `node bench/run.mjs ui-models`, not a timed test
+  it('ranks the one matching key of 10,000 first', () => {
     const many = Array.from({ length: 10_000 }, (_, index) => `pod-${index} namespace-${index % 50} pod`);
-    const started = performance.now();
     const results = rank(many, 'pod 4999', (key) => key, 50);
     expect(results[0].item).toBe('pod-4999 namespace-49 pod');
-    expect(performance.now() - started).toBeLessThan(100);
   });
 });

@@ -73,11 +73,10 @@ describe('LineStore', () => {
     expect([...store.lines()].map((item) => item.text)).toEqual(['l2', 'l3', 'l4']);
   });
 
-  it('holds 250,000 pushed lines in a 200,000 line ring quickly', () => {
+  // its speed is a figure of `node bench/run.mjs ui-models`, not a timed test
+  it('holds the last 200,000 of 250,000 pushed lines in a 200,000 line ring', () => {
     const store = new LineStore(200_000);
-    const started = Date.now();
     for (let index = 0; index < 250_000; index++) store.push(line(`line ${index}`));
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(store.length).toBe(200_000);
     expect(store.line(store.first)?.text).toBe('line 50000');
     expect(store.line(store.end - 1)?.text).toBe('line 249999');

@@ -16,12 +16,11 @@ describe('searchLines', () => {
     expect(searchLines(store, { text: '', timestamps: false })).toEqual([]);
   });
 
-  it('searches 100,000 lines in well under a second', () => {
+  // its speed is a figure of `node bench/run.mjs ui-models`, not a timed test
+  it('finds every match among 100,000 lines, case-insensitively for a lower-case query', () => {
     const store = new LineStore(200_000);
     for (let index = 0; index < 100_000; index++) store.push({ text: `GET /api/items/${index} 200 ${index % 1000 === 0 ? 'SLOW' : 'ok'}`, source: 0 });
-    const started = Date.now();
     const matches = searchLines(store, { text: 'slow', timestamps: false });
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(matches.length).toBe(100);
   });
 });
