@@ -4,7 +4,7 @@
 // shows up in the UI's cluster picker without a restart. A file that cannot be parsed leaves the
 // last good reading in place and is reported as `error`.
 import { statSync } from 'node:fs';
-import { loadKubeconfig, type MergedKubeconfig } from '../../cli/kubeconfig';
+import { loadKubeconfig, type MergedKubeconfig } from '../../remote/kubeconfig';
 
 export interface KubeconfigReading {
   merged: MergedKubeconfig;
