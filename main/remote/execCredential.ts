@@ -132,7 +132,7 @@ export function checkExecConfig(config: ExecConfig, terminal?: ExecTerminal): vo
   if (config.interactiveMode === 'Always' && !terminal) {
     throw new CredentialError('exec-interactive', `exec plugin ${config.command} needs a terminal (interactiveMode Always) and the kubedesk app has none; run kubectl with this context in a terminal, or set interactiveMode to IfAvailable`);
   }
-  if (config.interactiveMode !== 'Never' && config.interactiveMode !== 'IfAvailable') {
+  if (config.interactiveMode !== 'Never' && config.interactiveMode !== 'IfAvailable' && config.interactiveMode !== 'Always') {
     throw new CredentialError('unsupported', `exec plugin ${config.command}: invalid interactiveMode ${JSON.stringify(config.interactiveMode)} (Never, IfAvailable or Always)`);
   }
 }
