@@ -1,5 +1,5 @@
 // The user's kubeconfig as the relay sees it: the files kubectl would read, merged as kubectl
-// merges them (main/cli/kubeconfig.ts), read again whenever one of them changed (mtime, size or
+// merges them (main/remote/kubeconfig.ts), read again whenever one of them changed (mtime, size or
 // presence), so a context added with `kubectl config set-context` or by `kubedesk cluster create`
 // shows up in the UI's cluster picker without a restart. A file that cannot be parsed leaves the
 // last good reading in place and is reported as `error`.
