@@ -52,11 +52,15 @@ export const importAllowLists = [
     reason: 'main/docker is the only folder that talks to Docker; it implements what the kubelet and the network define',
   },
   { files: ['main/ociRegistry'], allow: ['main/ociRegistry', 'shared', node], reason: 'the image registry is a server of its own over the data dir; app/ wires it to the cluster' },
-  { files: ['main/cli'], allow: ['main/cli', 'main/client', 'shared', node, 'yaml'], reason: 'client commands reach a cluster only through the client over HTTPS, as kubectl does' },
+  {
+    files: ['main/cli'],
+    allow: ['main/cli', 'main/client', 'main/remote', 'shared', node, 'yaml'],
+    reason: 'client commands reach a cluster only through the client, over a kubeconfig context\'s connection (main/remote), as kubectl does through client-go',
+  },
   {
     files: ['main/remote'],
-    allow: ['main/remote', 'main/cli/kubeconfig', 'shared', node],
-    reason: 'the credentials of kubeconfig contexts: the kubeconfig reader and node\'s TLS, never the app or the cluster layers',
+    allow: ['main/remote', 'shared', node, 'yaml'],
+    reason: 'the kubeconfig and the credentials of its contexts (client-go\'s clientcmd and transport): node\'s TLS, never the app, the commands or the cluster layers',
   },
   { files: ['main/app'], allow: ['main', 'shared', node, 'yaml', 'ws'], reason: 'the composition root may use every layer, but not Electron outside the desktop shell' },
   { files: ['main/app/electronMain.ts'], allow: ['main', 'shared', node, 'electron'], reason: 'only electronMain.ts imports Electron' },

@@ -11,10 +11,6 @@ import type { ClusterNetworkStart } from './clusterNetworkStart';
 import type { PkiKeyStart } from '../apiserver/pkiKeys';
 import { removeCluster } from './removeCluster';
 import { StartupPhases, startupDebugRequested } from './startupPhases';
-import { whyCommand } from '../cli/why';
-import { historyCommand } from '../cli/history';
-import { snapshotCommand } from '../cli/snapshot';
-import { getCommand } from '../cli/get';
 import { clusterCommand } from './localClusters/clusterCommand';
 
 export { defaultKubeconfigPath, parseArgs, UsageError, type CliOptions } from './cliOptions';
@@ -28,11 +24,12 @@ export interface EarlyStart {
 }
 
 export async function main(argv: string[], early: EarlyStart = {}): Promise<number> {
-  // client commands parse their own flags (main/cli)
-  if (argv[0] === 'why') return whyCommand(argv.slice(1));
-  if (argv[0] === 'history' || argv[0] === 'changes') return historyCommand(argv.slice(1), argv[0]);
-  if (argv[0] === 'snapshot') return snapshotCommand(argv.slice(1));
-  if (argv[0] === 'get') return getCommand(argv.slice(1));
+  // client commands parse their own flags (main/cli); loaded only when run, so `serve` does not
+  // compile them nor the kubeconfig connections (main/remote) they bring
+  if (argv[0] === 'why') return (await import('../cli/why')).whyCommand(argv.slice(1));
+  if (argv[0] === 'history' || argv[0] === 'changes') return (await import('../cli/history')).historyCommand(argv.slice(1), argv[0]);
+  if (argv[0] === 'snapshot') return (await import('../cli/snapshot')).snapshotCommand(argv.slice(1));
+  if (argv[0] === 'get') return (await import('../cli/get')).getCommand(argv.slice(1));
   if (argv[0] === 'cluster') return clusterCommand(argv.slice(1));
   let options: CliOptions;
   try {

@@ -12,8 +12,8 @@ import { isRecord, type KubeObject } from '../../shared/kubernetes/types';
 import { parseHistoryTime } from '../../shared/history/historyFormat';
 import { ClientApiError, type ApiClient } from '../client';
 import { kubectlErrorText } from './clusterClient';
-import type { ClientConfig, KubeconfigFlags } from './kubeconfig';
-import { CommandUsageError, processIo, readKubeconfigFlag, runClientCommand, scanArgs, type CommandIo } from './clientCommand';
+import type { ClientConfig, KubeconfigFlags } from '../remote';
+import { CommandUsageError, GLOBAL_FLAGS_USAGE, processIo, readKubeconfigFlag, runClientCommand, scanArgs, type CommandIo } from './clientCommand';
 
 const PAST_OBJECTS = '/apis/history.kubedesk.dev/v1';
 /** the annotation the server sets on an object shown from a later revision (its state then is pruned) */
@@ -27,8 +27,8 @@ export const GET_USAGE = `Usage:
       duration back from now (30s, 10m, 2h, 7d) or an RFC 3339 time (2026-01-02T15:04:05Z).
       Without --as-of use kubectl get. A time before the history starts (its retention window)
       cannot be reconstructed and is refused.
-  Flags as kubectl: --kubeconfig FILE, --context NAME, -n/--namespace NS (else the context's).
-`;
+  -n/--namespace NS as kubectl (else the context's).
+${GLOBAL_FLAGS_USAGE}`;
 
 export class GetUsageError extends CommandUsageError {}
 

@@ -13,8 +13,8 @@ import { ClientApiError, type ApiClient } from '../client';
 import { kubectlErrorText } from './clusterClient';
 import { diffObject, displayObject, restoreUpdate, toYaml, unifiedDiff } from './historyFormat';
 import { HISTORY_API, RESTORE_FIELD_MANAGER, RestoreRefusal, asRevision, planRestore, revisionChanges, targetName, writtenBy as by, type Revision } from '../../shared/history/historyFormat';
-import type { ClientConfig, KubeconfigFlags } from './kubeconfig';
-import { CommandUsageError, processIo, readKubeconfigFlag, runClientCommand, scanArgs, type CommandIo } from './clientCommand';
+import type { ClientConfig, KubeconfigFlags } from '../remote';
+import { CommandUsageError, GLOBAL_FLAGS_USAGE, processIo, readKubeconfigFlag, runClientCommand, scanArgs, type CommandIo } from './clientCommand';
 
 export type { Revision };
 
@@ -27,9 +27,9 @@ export const HISTORY_USAGE = `Usage:
   kubedesk history --deleted [-n NAMESPACE | -A]             recently deleted objects
   kubedesk changes [-n NAMESPACE | -A] [--since 1h] [--user U] [--kind TYPE]
                                                              the change feed, newest first
-  Flags as kubectl: --kubeconfig FILE, --context NAME, -n/--namespace NS (else the context's).
-  TYPE is any kubectl resource word (deploy, deployments.apps, cm, …).
-`;
+  -n/--namespace NS as kubectl (else the context's). TYPE is any kubectl resource word
+  (deploy, deployments.apps, cm, …). In \`changes\`, --user filters by who wrote.
+${GLOBAL_FLAGS_USAGE}`;
 
 export class HistoryUsageError extends CommandUsageError {}
 

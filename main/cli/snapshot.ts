@@ -10,9 +10,9 @@ import { translateTimestampSince } from '../../shared/printers/duration';
 import { formatBytes } from '../../shared/printers/bytes';
 import { isRecord } from '../../shared/kubernetes/types';
 import { ClientApiError, type ApiClient } from '../client';
-import { clusterTransport, kubectlErrorText } from './clusterClient';
-import type { ClientConfig, KubeconfigFlags } from './kubeconfig';
-import { CommandUsageError, processIo, readKubeconfigFlag, runClientCommand, scanArgs, type CommandIo } from './clientCommand';
+import { kubectlErrorText, type ClusterClient } from './clusterClient';
+import type { KubeconfigFlags } from '../remote';
+import { CommandUsageError, GLOBAL_FLAGS_USAGE, processIo, readKubeconfigFlag, runClientCommand, scanArgs, type CommandIo } from './clientCommand';
 import { formatTable } from './history';
 
 const SNAPSHOTS_PATH = '/apis/snapshots.kubedesk.dev/v1/snapshots';
@@ -28,9 +28,8 @@ export const SNAPSHOT_USAGE = `Usage:
   kubedesk snapshot export NAME FILE          write the snapshot to one file
   kubedesk snapshot import FILE [--name NAME] take a file written by export (NAME: the file's name
                                               without ${EXTENSION}, unless given)
-  Flags as kubectl: --kubeconfig FILE, --context NAME, --cluster NAME, --user NAME.
   Saving, restoring, deleting, exporting and importing need cluster-admin.
-`;
+${GLOBAL_FLAGS_USAGE}`;
 
 export type SnapshotAction = 'save' | 'list' | 'restore' | 'delete' | 'export' | 'import';
 
@@ -120,7 +119,7 @@ function itemPath(name: string, subresource?: string): string {
   return `${SNAPSHOTS_PATH}/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}`;
 }
 
-async function run(client: ApiClient, options: SnapshotOptions, config: ClientConfig, io: CommandIo, now: Date): Promise<number> {
+async function run(client: ApiClient, options: SnapshotOptions, cluster: ClusterClient, io: CommandIo, now: Date): Promise<number> {
   const name = options.name ?? '';
   switch (options.action) {
     case 'list': {
@@ -154,15 +153,12 @@ async function run(client: ApiClient, options: SnapshotOptions, config: ClientCo
     case 'export': {
       const file = options.file ?? '';
       const partial = `${file}.partial`;
-      const transport = clusterTransport(config, 'kubedesk', 0);
       try {
-        await transport.download(itemPath(name, 'export'), createWriteStream(partial, { mode: 0o600 }));
+        await cluster.transport(0).download(itemPath(name, 'export'), createWriteStream(partial, { mode: 0o600 }));
         renameSync(partial, file);
       } catch (error) {
         rmSync(partial, { force: true });
         throw error;
-      } finally {
-        transport.dispose();
       }
       io.stdout(`snapshot "${name}" exported to ${file} (${formatBytes(statSync(file).size)})\n`);
       return 0;
@@ -170,13 +166,8 @@ async function run(client: ApiClient, options: SnapshotOptions, config: ClientCo
     case 'import': {
       const file = options.file ?? '';
       const size = statSync(file).size;
-      const transport = clusterTransport(config, 'kubedesk', 0);
-      try {
-        const view = viewOf(await transport.upload(itemPath(name, 'import'), createReadStream(file), size));
-        io.stdout(`snapshot "${view.name}" imported from ${file}: resourceVersion ${view.resourceVersion}, ${view.objects} objects, ${view.volumes} volumes\n`);
-      } finally {
-        transport.dispose();
-      }
+      const view = viewOf(await cluster.transport(0).upload(itemPath(name, 'import'), createReadStream(file), size));
+      io.stdout(`snapshot "${view.name}" imported from ${file}: resourceVersion ${view.resourceVersion}, ${view.objects} objects, ${view.volumes} volumes\n`);
       return 0;
     }
   }
@@ -192,7 +183,7 @@ export function snapshotCommand(argv: string[], io: CommandIo = processIo, now: 
     {
       usage: SNAPSHOT_USAGE,
       parse: parseSnapshotArgs,
-      run: (client, options, config) => run(client, options, config, io, now()),
+      run: (client, options, _config, cluster) => run(client, options, cluster, io, now()),
       failed: (error) => {
         if (isFileError(error)) {
           io.stderr(`error: ${error.message}\n`);

@@ -11,8 +11,8 @@ import { diagnose, diagnosisInputs, formatDiagnosis, logKey, type Diagnosis, typ
 import type { KubeObject } from '../../shared/kubernetes/types';
 import { ClientApiError, resources, type ApiClient, type GroupVersionResource } from '../client';
 import { kubectlErrorText } from './clusterClient';
-import { CommandUsageError, processIo, readKubeconfigFlag, runClientCommand, scanArgs, type CommandIo } from './clientCommand';
-import type { KubeconfigFlags } from './kubeconfig';
+import { CommandUsageError, GLOBAL_FLAGS_USAGE, processIo, readKubeconfigFlag, runClientCommand, scanArgs, type CommandIo } from './clientCommand';
+import type { KubeconfigFlags } from '../remote';
 
 export type { CommandIo } from './clientCommand';
 
@@ -27,7 +27,7 @@ export const WHY_USAGE = `Usage:
       The cluster is the kubeconfig's current context, as kubectl picks it (KUBECONFIG,
       --kubeconfig, --context); the namespace is -n, else the context's, else "default".
       Exit status: 0 healthy, 1 not healthy, 2 usage error, not found or cluster unreachable.
-`;
+${GLOBAL_FLAGS_USAGE}`;
 
 export class WhyUsageError extends CommandUsageError {}
 

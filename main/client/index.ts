@@ -12,6 +12,6 @@ export type { Disposable, IndexFunction, InformerOptions, InformerScope, Resourc
 export { apiVersionOf, groupResourceString, resourcePath, resources } from './resources';
 export type { GroupVersionResource } from './resources';
 export { HttpsTransport, LineSplitter, parseWatchEvent } from './transport';
-export type { HttpsTransportOptions, Transport, TransportRequest, TransportResponse, WatchHandle } from './transport';
+export type { HttpsTransportOptions, RequestTarget, TargetTransportOptions, Transport, TransportRequest, TransportResponse, WatchHandle } from './transport';
 export { BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter, WorkQueue, defaultControllerRateLimiter } from './workQueue';
 export type { RateLimiter, WorkQueueOptions } from './workQueue';

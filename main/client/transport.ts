@@ -1,10 +1,15 @@
 // Transport: how the client reaches an API server — one request/response call and one streaming watch
-// call. HttpsTransport speaks HTTP(S) with a keep-alive agent and a bearer token (or a client
-// certificate, or basic credentials, as rest.Config offers them), and decodes watch streams as
+// call. HttpsTransport speaks HTTP(S) through a RequestTarget that gives each request its server,
+// TLS agent and credentials (a fixed server with a bearer token, a client certificate or basic
+// credentials, as rest.Config offers them; or a kubeconfig context's connection from main/remote,
+// with exec plugins, token files, proxies and impersonation — a 401 reply tells it its credentials
+// were rejected, as client-go's exec authenticator is told), and decodes watch streams as
 // upstream's JSON stream framing does (one JSON object per line, k8s.io/apimachinery
 // pkg/util/framer + watch decoder), tolerating chunks that split a line or a UTF-8 sequence.
 import http from 'node:http';
+import type { OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
+import type { RequestOptions } from 'node:https';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -87,6 +92,21 @@ export class LineSplitter {
   }
 }
 
+/**
+ * Where requests go and with which credentials, asked per request (what a rest.Config's transport
+ * is to client-go): node:http(s) request options — host, port, the full path, an agent holding the
+ * TLS settings, the headers plus Authorization and Impersonate-*. main/remote's ClusterConnection
+ * (a kubeconfig context's connection: exec plugins, token files, proxies, impersonation) is one.
+ */
+export interface RequestTarget {
+  /** options for a request of `path` (an API path with its query) carrying `headers`; may reject (e.g. an exec plugin failed) */
+  requestOptions(method: string, path: string, headers?: OutgoingHttpHeaders): Promise<RequestOptions>;
+  /** the server answered 401 to the credentials: forget cached ones, so the next request gets fresh ones (client-go's exec authenticator) */
+  credentialsRejected(): boolean;
+  /** closes kept-alive sockets */
+  close(): void;
+}
+
 export interface HttpsTransportOptions {
   /** e.g. https://127.0.0.1:6443 (http:// is accepted for tests and local plain-text servers). */
   server: string;
@@ -107,6 +127,54 @@ export interface HttpsTransportOptions {
   requestTimeoutMs?: number;
 }
 
+/** An HttpsTransport over a RequestTarget that decides the server and the credentials. */
+export interface TargetTransportOptions {
+  target: RequestTarget;
+  userAgent?: string;
+  /** Applies to request(), not to watch streams. Default 60 s. */
+  requestTimeoutMs?: number;
+}
+
+/** A fixed server, TLS settings and credentials (HttpsTransportOptions) as a RequestTarget. */
+class StaticTarget implements RequestTarget {
+  private readonly base: URL;
+  private readonly agent: http.Agent;
+  private readonly authorization: string | undefined;
+
+  constructor(options: HttpsTransportOptions) {
+    this.base = new URL(options.server);
+    const secure = this.base.protocol === 'https:';
+    if (!secure && this.base.protocol !== 'http:') throw new Error(`unsupported server URL ${options.server}`);
+    this.agent = secure
+      ? new https.Agent({ keepAlive: true, ca: options.ca, cert: options.certificate, key: options.key, rejectUnauthorized: !options.insecureSkipTlsVerify, ...(options.serverName ? { servername: options.serverName } : {}) })
+      : new http.Agent({ keepAlive: true });
+    if (options.token) this.authorization = `Bearer ${options.token}`;
+    else if (options.username !== undefined && options.password !== undefined) this.authorization = `Basic ${Buffer.from(`${options.username}:${options.password}`).toString('base64')}`;
+  }
+
+  requestOptions(method: string, path: string, headers: OutgoingHttpHeaders = {}): Promise<RequestOptions> {
+    const secure = this.base.protocol === 'https:';
+    const hostname = this.base.hostname.startsWith('[') ? this.base.hostname.slice(1, -1) : this.base.hostname;
+    return Promise.resolve({
+      protocol: this.base.protocol,
+      hostname,
+      port: Number(this.base.port) || (secure ? 443 : 80),
+      method,
+      path: this.base.pathname.replace(/\/+$/, '') + path,
+      headers: { ...headers, ...(this.authorization ? { Authorization: this.authorization } : {}) },
+      agent: this.agent,
+    });
+  }
+
+  credentialsRejected(): boolean {
+    return false;
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
 function parseBody(text: string): unknown {
   if (text === '') return null;
   try {
@@ -117,17 +185,10 @@ function parseBody(text: string): unknown {
 }
 
 export class HttpsTransport implements Transport {
-  private readonly base: URL;
-  private readonly agent: http.Agent;
-  private readonly secure: boolean;
+  private readonly target: RequestTarget;
 
-  constructor(private readonly options: HttpsTransportOptions) {
-    this.base = new URL(options.server);
-    this.secure = this.base.protocol === 'https:';
-    if (!this.secure && this.base.protocol !== 'http:') throw new Error(`unsupported server URL ${options.server}`);
-    this.agent = this.secure
-      ? new https.Agent({ keepAlive: true, ca: options.ca, cert: options.certificate, key: options.key, rejectUnauthorized: !options.insecureSkipTlsVerify, ...(options.serverName ? { servername: options.serverName } : {}) })
-      : new http.Agent({ keepAlive: true });
+  constructor(private readonly options: HttpsTransportOptions | TargetTransportOptions) {
+    this.target = 'target' in options ? options.target : new StaticTarget(options);
   }
 
   request(req: TransportRequest): Promise<TransportResponse> {
@@ -139,29 +200,31 @@ export class HttpsTransport implements Transport {
         headers['Content-Type'] = req.contentType ?? 'application/json';
         headers['Content-Length'] = String(payload.length);
       }
-      const outgoing = this.send(req.method, req.path, req.query, headers, (response) => {
+      this.send(req.method, req.path, req.query, headers, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('error', reject);
         response.on('end', () => resolve({ status: response.statusCode ?? 0, body: parseBody(Buffer.concat(chunks).toString('utf8')) }));
-      });
-      const timeout = this.options.requestTimeoutMs ?? 60_000;
-      if (timeout > 0) outgoing.setTimeout(timeout, () => outgoing.destroy(new Error(`request ${req.method} ${req.path} timed out after ${timeout} ms`)));
-      outgoing.on('error', reject);
-      outgoing.end(payload);
+      }).then((outgoing) => {
+        const timeout = this.options.requestTimeoutMs ?? 60_000;
+        if (timeout > 0) outgoing.setTimeout(timeout, () => outgoing.destroy(new Error(`request ${req.method} ${req.path} timed out after ${timeout} ms`)));
+        outgoing.on('error', reject);
+        outgoing.end(payload);
+      }, reject);
     });
   }
 
   watch(path: string, query: Record<string, string>, onEvent: (event: WatchEvent) => void, onDone: (error?: Error) => void): WatchHandle {
     let finished = false;
+    let outgoing: http.ClientRequest | undefined;
     // A stream that completed leaves its socket to the keep-alive pool; only a broken or unwanted one is destroyed.
     const finish = (error?: Error, completed = false): void => {
       if (finished) return;
       finished = true;
-      if (!completed) outgoing.destroy();
+      if (!completed) outgoing?.destroy();
       onDone(error);
     };
-    const outgoing = this.send('GET', path, query, this.headers('application/json'), (response) => {
+    this.send('GET', path, query, this.headers('application/json'), (response) => {
       const code = response.statusCode ?? 0;
       if (code < 200 || code > 299) {
         const chunks: Buffer[] = [];
@@ -195,14 +258,24 @@ export class HttpsTransport implements Transport {
       response.on('error', (error) => finish(error));
       response.on('aborted', () => finish(new Error('watch stream aborted')));
       response.on('close', () => finish(new Error('watch stream closed before its end')));
-    });
-    outgoing.on('error', (error) => finish(error));
-    outgoing.end();
+    }).then(
+      (request) => {
+        outgoing = request;
+        // closed while the credentials were being fetched: the request never starts
+        if (finished) {
+          request.destroy();
+          return;
+        }
+        request.on('error', (error) => finish(error));
+        request.end();
+      },
+      (error: unknown) => finish(error instanceof Error ? error : new Error(String(error))),
+    );
     return {
       close: () => {
         if (finished) return;
         finished = true;
-        outgoing.destroy();
+        outgoing?.destroy();
       },
     };
   }
@@ -213,7 +286,7 @@ export class HttpsTransport implements Transport {
    */
   download(path: string, destination: Writable): Promise<void> {
     return new Promise((resolve, reject) => {
-      const outgoing = this.send('GET', path, undefined, this.headers('application/octet-stream, application/json'), (response) => {
+      this.send('GET', path, undefined, this.headers('application/octet-stream, application/json'), (response) => {
         const code = response.statusCode ?? 0;
         if (code < 200 || code > 299) {
           const chunks: Buffer[] = [];
@@ -223,9 +296,10 @@ export class HttpsTransport implements Transport {
           return;
         }
         pipeline(response, destination).then(resolve, reject);
-      });
-      outgoing.on('error', reject);
-      outgoing.end();
+      }).then((outgoing) => {
+        outgoing.on('error', reject);
+        outgoing.end();
+      }, reject);
     });
   }
 
@@ -233,7 +307,7 @@ export class HttpsTransport implements Transport {
   upload(path: string, source: Readable, size: number, contentType = 'application/octet-stream'): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const headers = { ...this.headers('application/json'), 'Content-Type': contentType, 'Content-Length': String(size) };
-      const outgoing = this.send('POST', path, undefined, headers, (response) => {
+      this.send('POST', path, undefined, headers, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('error', reject);
@@ -243,30 +317,33 @@ export class HttpsTransport implements Transport {
           if (code < 200 || code > 299) reject(new ClientApiError(statusFromResponse(code, body)));
           else resolve(body);
         });
-      });
-      outgoing.on('error', reject);
-      source.on('error', (error) => outgoing.destroy(error));
-      source.pipe(outgoing);
+      }).then((outgoing) => {
+        outgoing.on('error', reject);
+        source.on('error', (error) => outgoing.destroy(error));
+        source.pipe(outgoing);
+      }, reject);
     });
   }
 
   /** Closes idle keep-alive sockets. Open watches are not affected; close them first. */
   dispose(): void {
-    this.agent.destroy();
+    this.target.close();
   }
 
   private headers(accept: string): Record<string, string> {
-    const headers: Record<string, string> = { Accept: accept, 'User-Agent': this.options.userAgent ?? 'kubedesk-client' };
-    if (this.options.token) headers.Authorization = `Bearer ${this.options.token}`;
-    else if (this.options.username !== undefined && this.options.password !== undefined) headers.Authorization = `Basic ${Buffer.from(`${this.options.username}:${this.options.password}`).toString('base64')}`;
-    return headers;
+    return { Accept: accept, 'User-Agent': this.options.userAgent ?? 'kubedesk-client' };
   }
 
-  private send(method: string, path: string, query: Record<string, string> | undefined, headers: Record<string, string>, onResponse: (response: http.IncomingMessage) => void): http.ClientRequest {
-    const url = new URL(this.base.toString());
-    url.pathname = this.base.pathname.replace(/\/+$/, '') + path;
+  /** The request, once the target gave its options (credentials included); a 401 reply tells the target its credentials were rejected. */
+  private async send(method: string, path: string, query: Record<string, string> | undefined, headers: Record<string, string>, onResponse: (response: http.IncomingMessage) => void): Promise<http.ClientRequest> {
+    // the path as a URL would carry it (percent-encoded), then the query
+    const url = new URL(path, 'http://localhost');
     for (const [key, value] of Object.entries(query ?? {})) url.searchParams.set(key, value);
-    const options: http.RequestOptions = { method, headers, agent: this.agent };
-    return this.secure ? https.request(url, options, onResponse) : http.request(url, options, onResponse);
+    const options = await this.target.requestOptions(method, url.pathname + url.search, headers);
+    const receive = (response: http.IncomingMessage) => {
+      if (response.statusCode === 401) this.target.credentialsRejected();
+      onResponse(response);
+    };
+    return options.protocol === 'http:' ? http.request(options, receive) : https.request(options, receive);
   }
 }

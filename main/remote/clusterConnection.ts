@@ -1,6 +1,7 @@
-// The contract between kubedesk's relay (main/app/relay) and the credentials of one kubeconfig
-// context (main/remote): how the app's main process reaches a cluster exactly as client-go would
-// with that context — CA, client certificate, bearer token or token file, exec credential plugin,
+// The contract between the credentials of one kubeconfig context (main/remote) and those that
+// reach its cluster — kubedesk's relay (main/app/relay) and its client commands (main/cli, as a
+// main/client RequestTarget): how a cluster is reached exactly as client-go would with that
+// context — CA, client certificate, bearer token or token file, exec credential plugin,
 // proxy-url, tls-server-name, insecure-skip-tls-verify, impersonation. The renderer never sees
 // any of it: it asks the relay, the relay asks a ClusterConnection for request options.
 import type { OutgoingHttpHeaders } from 'node:http';

@@ -9,7 +9,7 @@ import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestCertificates, type TestCertificates } from '../../test/fixtures/testCertificates';
 import { startConnectProxy, startSocks5Proxy, type TestProxy } from '../../test/fixtures/testProxies';
-import { clientConfigOf, loadKubeconfig, type ClientConfig } from '../cli/kubeconfig';
+import { clientConfigOf, loadKubeconfig, type ClientConfig } from './kubeconfig';
 import { CredentialError, type ClusterConnection } from './clusterConnection';
 import { connectionFor, connectionForContext, escapeHeaderKey, serverCertificate, type ConnectionOptions } from './connection';
 

@@ -18,7 +18,7 @@ import type { RequestOptions } from 'node:https';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
-import { clientConfigOf, KubeconfigError, type ClientConfig, type MergedKubeconfig } from '../cli/kubeconfig';
+import { clientConfigOf, KubeconfigError, type ClientConfig, type MergedKubeconfig } from './kubeconfig';
 import { CredentialError, type ClusterConnection } from './clusterConnection';
 import { ExecCredentialCache, type ExecPluginOptions } from './execCredential';
 import { openTunnel, parseProxyUrl, proxyFromEnvironment, unbracket, type ProxySettings } from './proxyTunnel';

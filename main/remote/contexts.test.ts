@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTestCertificates } from '../../test/fixtures/testCertificates';
-import { kubeconfigFiles, loadKubeconfig } from '../cli/kubeconfig';
+import { kubeconfigFiles, loadKubeconfig } from './kubeconfig';
 import { connectionForContext } from './connection';
 import { listContexts } from './contexts';
 

@@ -2,7 +2,7 @@
 // the server address, the namespace, how the user authenticates and whom it impersonates — never a
 // credential, and without reading any file the kubeconfig names, so a broken context still lists.
 // Sorted by name, as kubectl prints them.
-import type { KubeconfigEntry, MergedKubeconfig } from '../cli/kubeconfig';
+import type { KubeconfigEntry, MergedKubeconfig } from './kubeconfig';
 import type { ContextSummary } from './clusterConnection';
 import { isRecord } from '../../shared/kubernetes/types';
 

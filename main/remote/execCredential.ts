@@ -1,15 +1,21 @@
 // An exec credential plugin as client-go runs one (plugin/pkg/client/auth/exec/exec.go): the
-// command with its args and the app's environment plus the kubeconfig's env entries, and
-// KUBERNETES_EXEC_INFO holding an ExecCredential spec (interactive: false — the app has no
-// terminal, so stdin is not one; spec.cluster when provideClusterInfo is set). Its stdout must be
-// an ExecCredential of the configured apiVersion (client.authentication.k8s.io/v1 or v1beta1)
-// whose status holds a token or a client certificate and key, optionally with an
-// expirationTimestamp. The credential is cached until that time (without one, until the server
-// rejects it), and concurrent callers share one run. interactiveMode Always is refused (no
-// terminal), a missing command is 'exec-missing' with the plugin's installHint, and a failing or
-// silent plugin is 'exec-failed' with its stderr.
+// command with its args and the caller's environment plus the kubeconfig's env entries, and
+// KUBERNETES_EXEC_INFO holding an ExecCredential spec (spec.interactive; spec.cluster when
+// provideClusterInfo is set). Its stdout must be an ExecCredential of the configured apiVersion
+// (client.authentication.k8s.io/v1 or v1beta1) whose status holds a token or a client certificate
+// and key, optionally with an expirationTimestamp. The credential is cached until that time
+// (without one, until the server rejects it), and concurrent callers share one run.
+// Two callers: the app has no terminal, so a plugin never gets stdin, interactiveMode Always is
+// refused, its stderr is kept for the message, and a run past the timeout fails; a command-line
+// caller (kubedesk's own commands) passes an ExecTerminal and gets kubectl's behaviour: the
+// plugin's stderr goes straight to the user's terminal, and it is interactive — stdin handed over,
+// no timeout — when interactiveMode allows it and stdin is a terminal (Always without one is
+// kubectl's "exec plugin cannot support interactive mode: standard input is not a terminal").
+// A missing command is 'exec-missing' with the plugin's installHint, and a failing or silent
+// plugin is 'exec-failed'.
 import { spawn as nodeSpawn } from 'node:child_process';
-import type { ExecConfig } from '../cli/kubeconfig';
+import { StringDecoder } from 'node:string_decoder';
+import type { ExecConfig } from './kubeconfig';
 import { isRecord } from '../../shared/kubernetes/types';
 import { CredentialError } from './clusterConnection';
 
@@ -34,7 +40,17 @@ export interface ExecClusterInfo {
   proxyUrl?: string;
 }
 
+/** The terminal of a command-line caller, as kubectl has one. */
+export interface ExecTerminal {
+  /** whether the process's standard input is a terminal (process.stdin.isTTY) */
+  stdinIsTerminal: boolean;
+  /** where the plugin's stderr goes as it comes (kubectl passes it through to its own stderr) */
+  stderr(text: string): void;
+}
+
 export interface ExecPluginOptions {
+  /** a command-line caller's terminal; without one the plugin runs as the app runs it (no stdin, stderr captured) */
+  terminal?: ExecTerminal;
   /** node's spawn, replaceable in tests */
   spawn?: typeof nodeSpawn;
   /** the environment the plugin's env entries are added to; default process.env */
@@ -49,8 +65,8 @@ const maxOutputBytes = 1024 * 1024;
 const maxStderrChars = 8 * 1024;
 
 /** The KUBERNETES_EXEC_INFO value client-go gives the plugin. */
-export function execInfo(config: ExecConfig, cluster: ExecClusterInfo): string {
-  const spec: Record<string, unknown> = { interactive: false };
+export function execInfo(config: ExecConfig, cluster: ExecClusterInfo, interactive = false): string {
+  const spec: Record<string, unknown> = { interactive };
   if (config.provideClusterInfo) {
     spec.cluster = {
       server: cluster.server,
@@ -96,35 +112,49 @@ export function parseExecCredential(stdout: string, config: ExecConfig, stderr: 
   };
 }
 
+/**
+ * Whether the plugin runs interactively (client-go's interactiveFunc): never for Never or without a
+ * terminal; for IfAvailable when stdin is a terminal; for Always it must be one.
+ */
+export function execInteractive(config: ExecConfig, terminal: ExecTerminal | undefined): boolean {
+  if (!terminal || config.interactiveMode === 'Never') return false;
+  if (config.interactiveMode === 'Always' && !terminal.stdinIsTerminal) throw new CredentialError('exec-interactive', 'exec plugin cannot support interactive mode: standard input is not a terminal');
+  return terminal.stdinIsTerminal;
+}
+
 /** Checks what can be refused before running anything (version, interactive mode). */
-export function checkExecConfig(config: ExecConfig): void {
+export function checkExecConfig(config: ExecConfig, terminal?: ExecTerminal): void {
   if (!execApiVersions.has(config.apiVersion)) {
     throw new CredentialError('unsupported', `exec plugin ${config.command || '(no command)'}: apiVersion ${JSON.stringify(config.apiVersion)} is not supported (client.authentication.k8s.io/v1 and v1beta1 are)`);
   }
   if (!config.command) throw new CredentialError('unsupported', 'exec plugin: command must be specified');
   if (config.interactiveMode === '') throw new CredentialError('unsupported', `interactiveMode must be specified for ${config.userName} to use exec authentication plugin`);
-  if (config.interactiveMode === 'Always') {
+  if (config.interactiveMode === 'Always' && !terminal) {
     throw new CredentialError('exec-interactive', `exec plugin ${config.command} needs a terminal (interactiveMode Always) and the kubedesk app has none; run kubectl with this context in a terminal, or set interactiveMode to IfAvailable`);
   }
-  if (config.interactiveMode !== 'Never' && config.interactiveMode !== 'IfAvailable') {
+  if (config.interactiveMode !== 'Never' && config.interactiveMode !== 'IfAvailable' && config.interactiveMode !== 'Always') {
     throw new CredentialError('unsupported', `exec plugin ${config.command}: invalid interactiveMode ${JSON.stringify(config.interactiveMode)} (Never, IfAvailable or Always)`);
   }
 }
 
 /** Runs the plugin once and returns its credential. */
 export function runExecPlugin(config: ExecConfig, cluster: ExecClusterInfo, options: ExecPluginOptions = {}): Promise<ExecCredential> {
+  const { terminal } = options;
+  let interactive: boolean;
   try {
-    checkExecConfig(config);
+    checkExecConfig(config, terminal);
+    interactive = execInteractive(config, terminal);
   } catch (error) {
     return Promise.reject(error);
   }
   const spawn = options.spawn ?? nodeSpawn;
-  const timeoutMs = options.timeoutMs ?? 120_000;
+  // an interactive plugin may wait for the user as long as it likes, as kubectl lets it
+  const timeoutMs = interactive ? 0 : (options.timeoutMs ?? 120_000);
   const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env) };
   for (const entry of config.env) env[entry.name] = entry.value;
-  env.KUBERNETES_EXEC_INFO = execInfo(config, cluster);
+  env.KUBERNETES_EXEC_INFO = execInfo(config, cluster, interactive);
   return new Promise((resolve, reject) => {
-    const child = spawn(config.command, config.args, { env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    const child = spawn(config.command, config.args, { env, stdio: [interactive ? 'inherit' : 'ignore', 'pipe', 'pipe'], windowsHide: true });
     const stdout: Buffer[] = [];
     let stdoutBytes = 0;
     let stderr = '';
@@ -139,18 +169,24 @@ export function runExecPlugin(config: ExecConfig, cluster: ExecClusterInfo, opti
         reject(error);
       }
     };
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      finish(() => {
-        throw new CredentialError('exec-failed', `exec plugin ${config.command} did not finish within ${Math.round(timeoutMs / 1000)} s`, stderr.trim() || undefined);
-      });
-    }, timeoutMs);
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(() => {
+            child.kill('SIGKILL');
+            finish(() => {
+              throw new CredentialError('exec-failed', `exec plugin ${config.command} did not finish within ${Math.round(timeoutMs / 1000)} s`, stderr.trim() || undefined);
+            });
+          }, timeoutMs)
+        : undefined;
     child.stdout?.on('data', (chunk: Buffer) => {
       stdoutBytes += chunk.length;
       if (stdoutBytes <= maxOutputBytes) stdout.push(chunk);
     });
+    // with a terminal the user has read the plugin's stderr already: messages do not repeat it (as kubectl's do not)
+    const stderrDecoder = new StringDecoder('utf8');
     child.stderr?.on('data', (chunk: Buffer) => {
-      if (stderr.length < maxStderrChars) stderr = (stderr + chunk.toString('utf8')).slice(0, maxStderrChars);
+      if (terminal) terminal.stderr(stderrDecoder.write(chunk));
+      else if (stderr.length < maxStderrChars) stderr = (stderr + chunk.toString('utf8')).slice(0, maxStderrChars);
     });
     child.on('error', (error: NodeJS.ErrnoException) =>
       finish(() => {
@@ -164,6 +200,8 @@ export function runExecPlugin(config: ExecConfig, cluster: ExecClusterInfo, opti
     );
     child.on('close', (code, signal) =>
       finish(() => {
+        const rest = stderrDecoder.end();
+        if (terminal && rest) terminal.stderr(rest);
         const trimmed = stderr.trim();
         if (code !== 0) throw new CredentialError('exec-failed', `exec: executable ${config.command} failed with ${signal ? `signal ${signal}` : `exit code ${code}`}${trimmed ? `: ${trimmed}` : ''}`, trimmed || undefined);
         if (stdoutBytes > maxOutputBytes) throw new CredentialError('exec-failed', `exec plugin ${config.command} printed more than 1 MiB`, trimmed || undefined);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runKubectl } from '../../test/fixtures/kubectl';
 import { makeTestCertificates } from '../../test/fixtures/testCertificates';
 import { startConnectProxy, startSocks5Proxy, type TestProxy } from '../../test/fixtures/testProxies';
-import { clientConfigOf, loadKubeconfig } from '../cli/kubeconfig';
+import { clientConfigOf, loadKubeconfig } from './kubeconfig';
 import { connectionFor } from './connection';
 
 let dir: string;

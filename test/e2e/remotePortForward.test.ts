@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createPortForwardEmulation, type PortForwardEmulation } from '../../main/app/relay/portForwards';
-import { loadKubeconfig } from '../../main/cli/kubeconfig';
+import { loadKubeconfig } from '../../main/remote/kubeconfig';
 import { connectionForContext, type ClusterConnection } from '../../main/remote';
 import { startCluster, type TestCluster } from '../support/cluster';
 import { answersWith, portRefused, readyWebPod, webDeployment, webService } from '../support/forwardTargets';

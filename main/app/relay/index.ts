@@ -1,8 +1,8 @@
 // The UI relay's composition (docs/architecture.md, "Other clusters: the UI relay"): the one place
 // that chooses how the relay reaches a kubeconfig context and lists the contexts, and which
 // kubeconfig files it reads.
-import { kubeconfigFiles } from '../../cli/kubeconfig';
-import type { ClientConfig, MergedKubeconfig } from '../../cli/kubeconfig';
+import { kubeconfigFiles } from '../../remote/kubeconfig';
+import type { ClientConfig, MergedKubeconfig } from '../../remote/kubeconfig';
 import type { ClusterConnection, ContextSummary } from '../../remote/clusterConnection';
 import { connectionFor as remoteConnection, listContexts as remoteContexts } from '../../remote';
 import { UiRelay, type UiRelayOptions } from './uiRelay';

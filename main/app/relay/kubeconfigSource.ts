@@ -1,10 +1,10 @@
 // The user's kubeconfig as the relay sees it: the files kubectl would read, merged as kubectl
-// merges them (main/cli/kubeconfig.ts), read again whenever one of them changed (mtime, size or
+// merges them (main/remote/kubeconfig.ts), read again whenever one of them changed (mtime, size or
 // presence), so a context added with `kubectl config set-context` or by `kubedesk cluster create`
 // shows up in the UI's cluster picker without a restart. A file that cannot be parsed leaves the
 // last good reading in place and is reported as `error`.
 import { statSync } from 'node:fs';
-import { loadKubeconfig, type MergedKubeconfig } from '../../cli/kubeconfig';
+import { loadKubeconfig, type MergedKubeconfig } from '../../remote/kubeconfig';
 
 export interface KubeconfigReading {
   merged: MergedKubeconfig;

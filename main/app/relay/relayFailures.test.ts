@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { makeTestCertificates } from '../../../test/fixtures/testCertificates';
-import { KubeconfigError } from '../../cli/kubeconfig';
+import { KubeconfigError } from '../../remote/kubeconfig';
 import { CredentialError } from '../../remote/clusterConnection';
 import { classifyFailure, connectionStateOf, hostPort, leafFingerprint, relayFailureError, withFingerprint } from './relayFailures';
 

@@ -8,7 +8,7 @@
 // (X509_V_ERR_* without the prefix) and libuv's errno names.
 import { connect as tlsConnect } from 'node:tls';
 import { ApiError } from '../../apiserver/apiError';
-import { KubeconfigError } from '../../cli/kubeconfig';
+import { KubeconfigError } from '../../remote/kubeconfig';
 import { CredentialError } from '../../remote/clusterConnection';
 
 export type RelayFailureReason =

@@ -15,7 +15,7 @@ import { StoreRbacSource } from '../../apiserver/auth/rbacSource';
 import { registerReviewApis } from '../../apiserver/auth/reviews';
 import { startHttpsApiServer, type HttpsApiServer } from '../../../test/fixtures/httpsApiServer';
 import { until } from '../../../test/fixtures/until';
-import type { ClientConfig } from '../../cli/kubeconfig';
+import type { ClientConfig } from '../../remote/kubeconfig';
 import type { ClusterConnection } from '../../remote/clusterConnection';
 import { connectionFor as staticConnection, listContexts as summarizeContexts } from '../../remote';
 import { UiRelay } from './uiRelay';

@@ -24,7 +24,7 @@ import { bearerTokenOf, isOwnOrigin, sessionRequestRefusal, type Authenticator }
 import { writeUpgradeRefusal } from '../../apiserver/websocketStreams';
 import { MAX_BODY_BYTES } from '../../apiserver/content';
 import { isRecord } from '../../../shared/kubernetes/types';
-import { clientConfigOf, type ClientConfig, type MergedKubeconfig } from '../../cli/kubeconfig';
+import { clientConfigOf, type ClientConfig, type MergedKubeconfig } from '../../remote/kubeconfig';
 import type { ClusterConnection, ContextSummary } from '../../remote/clusterConnection';
 import { KubeconfigSource } from './kubeconfigSource';
 import { parseRelayPath, relayBasePath, type RelayRoute } from './relayPaths';

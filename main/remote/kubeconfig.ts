@@ -1,6 +1,6 @@
 // Reading the user's kubeconfig as kubectl reads it (client-go tools/clientcmd: loader.go
 // ClientConfigLoadingRules.Load, merged_client_builder.go, client_config.go, validation.go), for
-// the kubedesk commands that talk to a cluster as a client (`kubedesk why`, …):
+// main/remote's connections (the app's relay) and kubedesk's client commands (`kubedesk why`, …):
 // - `--kubeconfig FILE` reads that file only (it must exist); otherwise every file in KUBECONFIG
 //   (the OS path-list separator), skipping missing ones, else ~/.kube/config;
 // - files merge as clientcmd merges them: the first file to define a cluster, user or context name
@@ -10,29 +10,45 @@
 //   are relative to that file's folder;
 // - `--context` picks the context (else current-context); `--cluster`/`--user` override its parts;
 //   the namespace is `-n`, else the context's, else "default";
+// - kubectl's other global flags override the chosen cluster and user as clientcmd's
+//   ConfigOverrides do (client_config.go getCluster/getAuthInfo): `--server` (which also drops the
+//   kubeconfig's tls-server-name unless `--tls-server-name` is given), `--tls-server-name`,
+//   `--insecure-skip-tls-verify` (which drops the kubeconfig's CA), `--token`, `--as`,
+//   `--as-group` (repeatable) and `--as-uid`;
 // - errors use clientcmd's words ("context was not found for specified context: x");
 // - clientConfigOf describes everything a context asks for — token, tokenFile (the path is kept so
 //   the token can be re-read when it rotates), basic credentials, client certificate, an exec
 //   credential plugin (its command resolved against the kubeconfig's folder when it names a path,
 //   as clientcmd's ResolveLocalPaths does), auth-provider (named, not run), proxy-url,
 //   tls-server-name, insecure-skip-tls-verify and impersonation (as, as-uid, as-groups,
-//   as-user-extra) — for main/remote's ClusterConnection, which runs exec plugins;
-// - resolveClientConfig is the entry of kubedesk's own client commands (why, history, get,
-//   snapshot), whose HTTPS client does none of exec, auth-provider, proxy-url or impersonation:
-//   a context that needs one is refused by name rather than used half-way.
+//   as-user-extra) — for ./connection.ts, which uses every one of them.
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { parse } from 'yaml';
 import { isRecord } from '../../shared/kubernetes/types';
 
-/** The kubectl flags that choose the configuration. */
+/** The kubectl flags that choose the configuration, and those that override parts of it (clientcmd's ConfigOverrides). */
 export interface KubeconfigFlags {
   kubeconfig?: string;
   context?: string;
   cluster?: string;
   user?: string;
   namespace?: string;
+  /** --server/-s */
+  server?: string;
+  /** --tls-server-name */
+  tlsServerName?: string;
+  /** --insecure-skip-tls-verify */
+  insecureSkipTlsVerify?: boolean;
+  /** --token */
+  token?: string;
+  /** --as */
+  as?: string;
+  /** --as-group, each one given */
+  asGroups?: string[];
+  /** --as-uid */
+  asUid?: string;
 }
 
 export interface KubeconfigEnvironment {
@@ -191,22 +207,11 @@ function material(entry: KubeconfigEntry, dataKey: string, fileKey: string): Buf
   }
 }
 
-/** The configuration of the chosen context, ready for an HTTPS client. */
+/** The configuration of the context kubectl's flags and environment choose (loading rules, merge, overrides). */
 export function resolveClientConfig(flags: KubeconfigFlags = {}, environment: KubeconfigEnvironment = {}): ClientConfig {
   const { files, explicit } = kubeconfigFiles(flags, environment);
   const merged = loadKubeconfig(files, explicit);
-  const config = clientConfigOf(merged, flags);
-  refuseWhatCommandsCannotDo(config);
-  return config;
-}
-
-/** kubedesk's client commands speak HTTPS with a token, basic credentials or a client certificate only. */
-function refuseWhatCommandsCannotDo(config: ClientConfig): void {
-  if (config.exec || config.authProvider) {
-    throw new KubeconfigError(`user "${config.userName}" gets its credentials from an ${config.exec ? 'exec' : 'auth-provider'} plugin, which kubedesk's commands do not run; use a context with a token or a client certificate (the kubedesk app's cluster picker runs exec plugins)`);
-  }
-  if (config.proxyUrl) throw new KubeconfigError(`cluster "${config.clusterName}" is reached through proxy-url ${config.proxyUrl}, which kubedesk's commands do not use; use the kubedesk app's cluster picker or kubectl`);
-  if (config.impersonate) throw new KubeconfigError(`user "${config.userName}" impersonates another user (as/as-groups), which kubedesk's commands do not do; use kubectl --as, or a context without impersonation`);
+  return clientConfigOf(merged, flags);
 }
 
 function textList(value: unknown): string[] | undefined {
@@ -264,9 +269,43 @@ function impersonationOf(userName: string, value: Record<string, unknown>): Impe
   return { user, ...(uid ? { uid } : {}), ...(groups.length > 0 ? { groups } : {}), ...(hasExtra ? { extra } : {}) };
 }
 
+/** The cluster entry after --server, --tls-server-name and --insecure-skip-tls-verify (clientcmd's getCluster). */
+function clusterWithOverrides(cluster: KubeconfigEntry, flags: KubeconfigFlags): KubeconfigEntry {
+  if (!flags.server && !flags.tlsServerName && !flags.insecureSkipTlsVerify) return cluster;
+  const value = { ...cluster.value };
+  if (flags.server) value.server = flags.server;
+  // a --server given on the command line drops the kubeconfig's tls-server-name unless --tls-server-name is given too
+  if (flags.server || flags.tlsServerName) {
+    delete value['tls-server-name'];
+    if (flags.tlsServerName) value['tls-server-name'] = flags.tlsServerName;
+  }
+  // --insecure-skip-tls-verify without a CA of its own drops the kubeconfig's CA (else the two would conflict)
+  if (flags.insecureSkipTlsVerify) {
+    value['insecure-skip-tls-verify'] = true;
+    delete value['certificate-authority'];
+    delete value['certificate-authority-data'];
+  }
+  return { value, file: cluster.file };
+}
+
+/** The user entry after --token, --as, --as-group and --as-uid (clientcmd's getAuthInfo); a user made of flags alone when the context names none. */
+function userWithOverrides(user: KubeconfigEntry | undefined, flags: KubeconfigFlags): KubeconfigEntry | undefined {
+  const groups = flags.asGroups ?? [];
+  if (!flags.token && !flags.as && groups.length === 0 && !flags.asUid) return user;
+  const value = { ...(user?.value ?? {}) };
+  if (flags.token) {
+    value.token = flags.token;
+    delete value.tokenFile;
+  }
+  if (flags.as) value.as = flags.as;
+  if (groups.length > 0) value['as-groups'] = [...groups];
+  if (flags.asUid) value['as-uid'] = flags.asUid;
+  return { value, file: user?.file ?? '' };
+}
+
 export function clientConfigOf(merged: MergedKubeconfig, flags: KubeconfigFlags = {}): ClientConfig {
   const contextName = flags.context || merged.currentContext;
-  if (!contextName && !flags.cluster) {
+  if (!contextName && !flags.cluster && !flags.server) {
     if (merged.contexts.size === 0 && merged.clusters.size === 0) throw new KubeconfigError('invalid configuration: no configuration has been provided, try setting KUBECONFIG or --kubeconfig');
     throw new KubeconfigError('current-context is not set; choose a context with --context (kubectl config get-contexts lists them)');
   }
@@ -275,11 +314,14 @@ export function clientConfigOf(merged: MergedKubeconfig, flags: KubeconfigFlags 
   const contextValue = context?.value ?? {};
   const clusterName = flags.cluster || text(contextValue, 'cluster') || '';
   const userName = flags.user || text(contextValue, 'user') || '';
-  const cluster = merged.clusters.get(clusterName);
+  let cluster = merged.clusters.get(clusterName);
   if (!cluster) {
+    // clientcmd: a cluster named by --cluster must exist; --server alone makes one
     if (flags.cluster) throw new KubeconfigError(`no server found for cluster "${clusterName}"`);
-    throw new KubeconfigError(`cluster "${clusterName}" was not found for context "${contextName}"`);
+    if (!flags.server) throw new KubeconfigError(`cluster "${clusterName}" was not found for context "${contextName}"`);
+    cluster = { value: {}, file: '' };
   }
+  cluster = clusterWithOverrides(cluster, flags);
   const server = text(cluster.value, 'server');
   if (!server) throw new KubeconfigError(`no server found for cluster "${clusterName}"`);
   let user: KubeconfigEntry | undefined;
@@ -290,6 +332,7 @@ export function clientConfigOf(merged: MergedKubeconfig, flags: KubeconfigFlags 
       throw new KubeconfigError(`user "${userName}" was not found for context "${contextName}"`);
     }
   }
+  user = userWithOverrides(user, flags);
   const contextNamespace = text(contextValue, 'namespace');
   const namespace = flags.namespace || contextNamespace || 'default';
   let token: string | undefined;

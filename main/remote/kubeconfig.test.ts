@@ -123,9 +123,36 @@ describe('resolveClientConfig', () => {
     expect(() => resolveClientConfig({}, { env })).toThrow('current-context is not set');
   });
 
-  it('refuses credential plugins by name rather than running them', () => {
-    const env = { KUBECONFIG: write('exec', first.replace('user: { token: dev-token }', 'user: { exec: { command: aws, apiVersion: client.authentication.k8s.io/v1 } }')) };
-    expect(() => resolveClientConfig({}, { env })).toThrow('user "dev-user" gets its credentials from an exec plugin');
+  it('describes a credential plugin for the connection to run, as kubectl runs it', () => {
+    const env = { KUBECONFIG: write('exec', first.replace('user: { token: dev-token }', 'user: { exec: { command: aws, apiVersion: client.authentication.k8s.io/v1, interactiveMode: Never } }')) };
+    expect(resolveClientConfig({}, { env }).exec).toMatchObject({ userName: 'dev-user', command: 'aws', interactiveMode: 'Never' });
+  });
+
+  it('applies kubectl’s --server, --tls-server-name, --insecure-skip-tls-verify and --token over the context, as clientcmd’s overrides do', () => {
+    const env = { KUBECONFIG: [write('one', first), write('two', second)].join(delimiter) };
+    write('certs/ca.crt', 'PROD CA');
+    write('certs/client.crt', 'CERT');
+    write('certs/client.key', 'KEY');
+    // --server drops the kubeconfig's tls-server-name unless --tls-server-name is given too
+    expect(resolveClientConfig({ context: 'prod', server: 'https://other.example:7443' }, { env, cwd: dir })).toMatchObject({ server: 'https://other.example:7443', tls: { ca: Buffer.from('PROD CA') } });
+    expect(resolveClientConfig({ context: 'prod', server: 'https://other.example:7443' }, { env, cwd: dir }).tls.serverName).toBeUndefined();
+    expect(resolveClientConfig({ context: 'prod', server: 'https://x.example', tlsServerName: 'api.x' }, { env, cwd: dir }).tls.serverName).toBe('api.x');
+    expect(resolveClientConfig({ context: 'prod', tlsServerName: 'api.y' }, { env, cwd: dir }).tls).toMatchObject({ serverName: 'api.y' });
+    // --insecure-skip-tls-verify drops the kubeconfig's CA rather than conflict with it
+    const insecure = resolveClientConfig({ context: 'dev', insecureSkipTlsVerify: true }, { env });
+    expect(insecure.tls).toEqual({ insecureSkipTlsVerify: true });
+    // --token replaces the user's token; with no user at all, the flags make one
+    expect(resolveClientConfig({ context: 'dev', token: 'flag-token' }, { env }).auth).toEqual({ token: 'flag-token' });
+    expect(resolveClientConfig({ server: 'https://bare.example', token: 't' }, { env: {}, home: dir })).toMatchObject({ server: 'https://bare.example', auth: { token: 't' }, namespace: 'default' });
+  });
+
+  it('impersonates whom --as, --as-group and --as-uid name, over the kubeconfig’s own as fields, and refuses groups without a user as kubectl does', () => {
+    const env = { KUBECONFIG: write('config', first.replace('user: { token: dev-token }', 'user: { token: dev-token, as: jane, as-groups: [devs] }')) };
+    expect(resolveClientConfig({}, { env }).impersonate).toEqual({ user: 'jane', groups: ['devs'] });
+    expect(resolveClientConfig({ as: 'system:serviceaccount:ns:viewer', asGroups: ['a', 'b'], asUid: '7' }, { env }).impersonate).toEqual({ user: 'system:serviceaccount:ns:viewer', uid: '7', groups: ['a', 'b'] });
+    expect(resolveClientConfig({ as: 'bob' }, { env }).impersonate).toEqual({ user: 'bob', groups: ['devs'] });
+    const plain = { KUBECONFIG: write('plain', first) };
+    expect(() => resolveClientConfig({ asGroups: ['admins'] }, { env: plain })).toThrow('requesting uid, groups or user-extra for dev-user without impersonating a user');
   });
 });
 
@@ -212,13 +239,10 @@ contexts:
     expect(() => clientConfigOf(loadKubeconfig([both], true), { context: 'groups-only' })).toThrow('specifying a root certificates file with the insecure flag is not allowed');
   });
 
-  it('refuses, for kubedesk’s commands, what their client does not do: plugins, proxy-url and impersonation', () => {
+  it('gives kubedesk’s commands every part of a context: plugins, proxy-url and impersonation', () => {
     const env = { KUBECONFIG: write('config', everything) };
-    expect(() => resolveClientConfig({ context: 'cloud' }, { env })).toThrow('user "cloud" gets its credentials from an auth-provider plugin');
-    expect(() => resolveClientConfig({ context: 'on-path' }, { env })).toThrow('user "on-path" gets its credentials from an exec plugin');
-    const noPlugin = write('config2', everything.replace(/ {4}exec:\n(?: {6}.*\n)+/, '    token: t\n'));
-    expect(() => resolveClientConfig({ context: 'remote' }, { env: { KUBECONFIG: noPlugin } })).toThrow('is reached through proxy-url socks5h://proxy.example:1080');
-    const noProxy = write('config3', everything.replace(/ {4}exec:\n(?: {6}.*\n)+/, '    token: t\n').replace('    proxy-url: socks5h://proxy.example:1080\n', ''));
-    expect(() => resolveClientConfig({ context: 'remote' }, { env: { KUBECONFIG: noProxy } })).toThrow('user "sso" impersonates another user');
+    expect(resolveClientConfig({ context: 'cloud' }, { env }).authProvider).toBe('oidc');
+    expect(resolveClientConfig({ context: 'on-path' }, { env }).exec).toMatchObject({ command: 'gke-gcloud-auth-plugin' });
+    expect(resolveClientConfig({ context: 'remote' }, { env })).toMatchObject({ proxyUrl: 'socks5h://proxy.example:1080', impersonate: { user: 'jane' } });
   });
 });
