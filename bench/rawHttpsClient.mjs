@@ -26,8 +26,9 @@ export async function openRawHttpsConnection(server, { timeoutMs = 10_000 } = {}
     socket.once('error', reject);
   });
   socket.setNoDelay(true);
-  // the same headers node's https.request sends for lib.mjs request()
-  const fixedHeaders = `Authorization: Bearer ${server.token}\r\nAccept: application/json\r\nHost: ${target.host}\r\nConnection: keep-alive\r\n`;
+  // the same headers, in the same order, as node's https.request sends for lib.mjs request()
+  const leadingHeaders = `Authorization: Bearer ${server.token}\r\nAccept: application/json\r\n`;
+  const trailingHeaders = `Host: ${target.host}\r\nConnection: keep-alive\r\n`;
 
   let pending;
   let buffered = [];
@@ -97,7 +98,7 @@ export async function openRawHttpsConnection(server, { timeoutMs = 10_000 } = {}
       if (pending) return Promise.reject(new Error('a request is already outstanding on this connection'));
       const payload = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
       const bodyHeaders = body === undefined ? '' : `Content-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n`;
-      const bytes = Buffer.from(`${method} ${path} HTTP/1.1\r\n${fixedHeaders}${bodyHeaders}\r\n${payload}`);
+      const bytes = Buffer.from(`${method} ${path} HTTP/1.1\r\n${leadingHeaders}${bodyHeaders}${trailingHeaders}\r\n${payload}`);
       return new Promise((resolveRequest, reject) => {
         const timer = setTimeout(() => {
           fail(new Error(`${method} ${path} timed out after ${timeoutMs} ms`));
