@@ -4,6 +4,7 @@
 // information, not a failure; only a bench that cannot run makes the exit code non-zero.
 //
 //   npm run build && node bench/run.mjs [startup] [creates] [creates-64] [history] [watch] [idle-rss] [snapshot-save] [relay] [ui-models] [--profile] [--json FILE]
+//        [--node-https-client]            # create loads through node's https agent, not the raw TLS client
 //   node bench/run.mjs pods pod-streams      # the Docker benches: only when named (they need Docker
 //                                            # and the e2e test image, and take minutes)
 //   node bench/run.mjs deployment scheduler controllers   # the workload benches (Docker too)
@@ -18,7 +19,7 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { machineLoad, repoRoot, serverNodeFlags } from './lib.mjs';
 import { benchStartup } from './startup.mjs';
-import { benchCreates } from './creates.mjs';
+import { benchCreates, createLoadClient } from './creates.mjs';
 import { benchHistory } from './history.mjs';
 import { benchHistoryDisk } from './historyDisk.mjs';
 import { benchWatchFanout } from './watchFanout.mjs';
@@ -77,6 +78,7 @@ function parseArguments(argv) {
     const argument = argv[index];
     if (argument === '--profile') profile = true;
     else if (argument === '--json') jsonPath = argv[++index];
+    else if (argument === '--node-https-client') createLoadClient.kind = 'node-https';
     else if (argument in BENCHES) selected.push(argument);
     else throw new Error(`unknown argument "${argument}"; benches: ${Object.keys(BENCHES).join(', ')}`);
   }

@@ -41,7 +41,8 @@ export function decodeJson(text: string): unknown {
   } catch (error) {
     throw ApiError.badRequest(`error decoding JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  checkDepth(value);
+  // every level of nesting takes at least one `{` or `[`: a shorter text cannot be too deep
+  if (text.length > MAX_DOCUMENT_DEPTH) checkDepth(value);
   return value;
 }
 
@@ -100,7 +101,8 @@ export interface Negotiated {
 }
 
 export function negotiate(accept: string | undefined): Negotiated {
-  if (!accept) return { shape: 'object' };
+  // what nearly every client sends
+  if (!accept || accept === 'application/json') return { shape: 'object' };
   for (const alternative of accept.split(',')) {
     const [type, ...parameterParts] = alternative.split(';').map((part) => part.trim());
     const parameters = new Map<string, string>();

@@ -75,7 +75,7 @@ export interface HttpServerOptions {
   /** other same-origin routes (the UI) tried before the API, unauthenticated: they do their own checks */
   staticHandler?: (request: IncomingMessage, response: ServerResponse) => boolean;
   /** impersonation and authorization after authentication (auth/requestAuthorization.ts); without it every authenticated user may do anything */
-  authorization?: { admit(request: IncomingMessage, user: UserInfo): UserInfo };
+  authorization?: { admit(request: IncomingMessage, user: UserInfo, url?: URL): UserInfo };
   /**
    * Requests without credentials go on as system:anonymous (upstream --anonymous-auth) for the
    * authorizer to judge; only with `authorization` set. Otherwise they are refused with 401.
@@ -224,7 +224,7 @@ export class HttpServer {
     }
     let user: UserInfo;
     try {
-      user = this.options.authorization ? this.options.authorization.admit(request, authenticated) : authenticated;
+      user = this.options.authorization ? this.options.authorization.admit(request, authenticated, url) : authenticated;
     } catch (error) {
       request.resume();
       writeReply(response, errorReply(error));
@@ -294,7 +294,7 @@ export class HttpServer {
     }
     let user: UserInfo;
     try {
-      user = this.options.authorization ? this.options.authorization.admit(request, authenticated) : authenticated;
+      user = this.options.authorization ? this.options.authorization.admit(request, authenticated, url) : authenticated;
     } catch (error) {
       writeUpgradeRefusal(socket, errorReply(error));
       return;

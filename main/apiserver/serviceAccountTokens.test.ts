@@ -30,6 +30,18 @@ describe('ServiceAccountTokens', () => {
     expect(tokens.verify('not-a-jwt')).toBeUndefined();
   });
 
+  it('judges expiry on every request of a token it verified before, and refuses a token forged from one it knows', () => {
+    const issued = Date.parse('2026-01-01T00:00:00Z');
+    const { token } = tokens.issue(subject, [API_AUDIENCE], 600, issued);
+    expect(tokens.verify(token, issued + 1_000)).toBeDefined();
+    expect(tokens.verify(token, issued + 601_000)).toBeUndefined();
+    expect(tokens.verify(token, issued + 2_000)).toMatchObject({ serviceAccountName: 'default', expiresAt: issued + 600_000 });
+    const [header, , signature] = token.split('.');
+    const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+    const widened = `${header}.${Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 86_400 })).toString('base64url')}.${signature}`;
+    expect(tokens.verify(widened, issued + 601_000)).toBeUndefined();
+  });
+
   it('keeps its key across restarts', () => {
     const token = tokens.issue(subject, [API_AUDIENCE], 600).token;
     expect(ServiceAccountTokens.open(dir).verify(token)).toBeDefined();

@@ -23,8 +23,18 @@ export interface VerifiedToken extends TokenSubject {
   expiresAt: number;
 }
 
+/** Signature-checked tokens remembered (their claims); emptied when full. */
+const VERIFIED_TOKENS_KEPT = 1024;
+
 export class ServiceAccountTokens {
   private readonly publicKey: KeyObject;
+  /**
+   * The claims of tokens whose signature verified, by token text: a pod sends the same token on
+   * every request, and an ES256 verification costs about as much CPU as the rest of a small request
+   * (upstream caches token authentication results too). Expiry, audience and the other checks run
+   * on every call; a token that fails the signature is not remembered.
+   */
+  private readonly verifiedClaims = new Map<string, Record<string, unknown>>();
 
   private constructor(private readonly privateKey: KeyObject) {
     this.publicKey = createPublicKey(privateKey);
@@ -67,13 +77,10 @@ export class ServiceAccountTokens {
 
   /** The token's subject if it is ours, unexpired and for the API audience; undefined otherwise. */
   verify(token: string, now = Date.now()): VerifiedToken | undefined {
-    const parts = token.split('.');
-    if (parts.length !== 3) return undefined;
+    const claims = this.signedClaims(token);
+    if (claims === undefined) return undefined;
     try {
-      const valid = verify('sha256', Buffer.from(`${parts[0]}.${parts[1]}`), { key: this.publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(parts[2], 'base64url'));
-      if (!valid) return undefined;
-      const claims: unknown = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
-      if (!isRecord(claims) || claims.iss !== SERVICE_ACCOUNT_ISSUER || typeof claims.exp !== 'number') return undefined;
+      if (claims.iss !== SERVICE_ACCOUNT_ISSUER || typeof claims.exp !== 'number') return undefined;
       const seconds = Math.floor(now / 1000);
       if (claims.exp < seconds || (typeof claims.nbf === 'number' && claims.nbf > seconds + 60)) return undefined;
       const audiences = Array.isArray(claims.aud) ? claims.aud.filter((a): a is string => typeof a === 'string') : typeof claims.aud === 'string' ? [claims.aud] : [];
@@ -90,6 +97,25 @@ export class ServiceAccountTokens {
       };
       if (isRecord(info.pod)) subject.pod = { name: String(info.pod.name), uid: String(info.pod.uid) };
       return subject;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The claims of a JWT this key signed, or undefined when it is not one. */
+  private signedClaims(token: string): Record<string, unknown> | undefined {
+    const known = this.verifiedClaims.get(token);
+    if (known !== undefined) return known;
+    const parts = token.split('.');
+    if (parts.length !== 3) return undefined;
+    try {
+      const valid = verify('sha256', Buffer.from(`${parts[0]}.${parts[1]}`), { key: this.publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(parts[2], 'base64url'));
+      if (!valid) return undefined;
+      const claims: unknown = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
+      if (!isRecord(claims)) return undefined;
+      if (this.verifiedClaims.size >= VERIFIED_TOKENS_KEPT) this.verifiedClaims.clear();
+      this.verifiedClaims.set(token, claims);
+      return claims;
     } catch {
       return undefined;
     }

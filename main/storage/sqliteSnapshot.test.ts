@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { SqliteStore } from './sqliteStore';
 import { SnapshotFile, SnapshotFileError, type VolumeFile } from './sqliteSnapshot';
 import { SNAPSHOT_FORMAT_VERSION } from './snapshot';
+import { DEFAULT_HISTORY_RETENTION } from './history';
 import type { StoreEvent } from './store';
 
 let directory: string;
@@ -80,6 +81,22 @@ describe('SnapshotFile', () => {
       expect(rows).toHaveLength(manifest.resourceVersion);
     } finally {
       snapshot.close();
+    }
+  });
+
+  it('holds the history of every write recorded before the copy, even those still queued', async () => {
+    const history = store.history(DEFAULT_HISTORY_RETENTION);
+    for (let index = 0; index < 30; index++) {
+      const stored = store.create(key(`cm-${index}`), configMap(`cm-${index}`));
+      history.record({ key: key(`cm-${index}`), object: stored, operation: 'CREATE', removed: false });
+    }
+    const file = path.join(directory, 'history.kdsnap');
+    await store.backupTo(file);
+    const copy = new Database(file, { readonly: true });
+    try {
+      expect(copy.prepare('SELECT count(*) FROM history').pluck().get()).toBe(30);
+    } finally {
+      copy.close();
     }
   });
 

@@ -453,10 +453,13 @@ export class SqliteStore implements Store {
    * That is several times faster than SQLite's online backup, which copies page by page through a
    * second connection. When the checkpoint cannot finish (an open read statement still needs the
    * WAL) or the store is in memory, the online backup does it, writes going on meanwhile: writes
-   * on this connection during that copy are carried into it.
+   * on this connection during that copy are carried into it. History writes still queued are
+   * inserted first.
    */
   async backupTo(destination: string): Promise<void> {
     if (this.disposed) throw new Error('store is disposed');
+    // the history's queued writes belong in the copy too
+    this.historyLog?.flush();
     if (this.db.name !== ':memory:' && this.db.name !== '') {
       const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number; log: number; checkpointed: number }[];
       if (result !== undefined && result.busy === 0 && result.log === result.checkpointed) {

@@ -10,6 +10,16 @@ describe('metav1 times', () => {
     expect(formatMicroTime(time)).toBe(micro);
   });
 
+  it('prints each second right when calls alternate between seconds and fractions of one', () => {
+    const base = Date.UTC(2024, 4, 1, 10, 0, 0);
+    expect(formatTime(base + 999)).toBe('2024-05-01T10:00:00Z');
+    expect(formatTime(base + 1000)).toBe('2024-05-01T10:00:01Z');
+    expect(formatTime(new Date(base + 1500))).toBe('2024-05-01T10:00:01Z');
+    expect(formatTime(base + 10)).toBe('2024-05-01T10:00:00Z');
+    expect(formatTime(-1)).toBe('1969-12-31T23:59:59Z');
+    expect(() => formatTime(Number.NaN)).toThrow(RangeError);
+  });
+
   it.each([
     ['2024-05-01T10:00:00Z', Date.UTC(2024, 4, 1, 10)],
     ['2024-05-01T10:00:00.500000Z', Date.UTC(2024, 4, 1, 10, 0, 0, 500)],

@@ -11,8 +11,11 @@ import { forbidden } from './forbidden';
 import { impersonate, type DistinctHeaders } from './impersonation';
 
 export interface RequestAuthorization {
-  /** The user the request acts as once impersonation and authorization pass; throws the ApiError to answer otherwise. */
-  admit(request: Pick<IncomingMessage, 'method' | 'url' | 'headersDistinct' | 'headers'>, user: UserIdentity): UserIdentity;
+  /**
+   * The user the request acts as once impersonation and authorization pass; throws the ApiError to
+   * answer otherwise. `url` is request.url already parsed (against any base), when the caller has it.
+   */
+  admit(request: Pick<IncomingMessage, 'method' | 'url' | 'headersDistinct' | 'headers'>, user: UserIdentity, url?: URL): UserIdentity;
 }
 
 const UPGRADE_CREATE_SUBRESOURCES = new Set(['exec', 'attach', 'portforward']);
@@ -23,10 +26,10 @@ function isImpersonationHeader(name: string): boolean {
 
 export function requestAuthorization(authorizer: Authorizer): RequestAuthorization {
   return {
-    admit(request, authenticated) {
+    admit(request, authenticated, parsed) {
       // headersDistinct is built on first read: only for requests that carry Impersonate-* headers
       const user = Object.keys(request.headers).some(isImpersonationHeader) ? impersonate(authenticated, request.headersDistinct as DistinctHeaders, authorizer) : authenticated;
-      const url = new URL(request.url ?? '/', 'https://localhost');
+      const url = parsed ?? new URL(request.url ?? '/', 'https://localhost');
       const attributes: Attributes = { user, ...requestInfo(request.method ?? 'GET', url.pathname, url.searchParams) };
       const decision = authorizer.authorize(attributes);
       if (!decision.allowed) throw forbidden(attributes, decision.reason);

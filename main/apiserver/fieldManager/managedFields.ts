@@ -122,8 +122,24 @@ export function sameManagedFields(left: KubeObject, right: KubeObject): boolean 
  */
 export function managerName(fieldManager: string | undefined, userAgent: string | undefined): string {
   if (fieldManager) return fieldManager;
+  const agent = userAgent ?? '';
+  // a few clients send nearly every request: a small memo of their User-Agents, emptied when full
+  if (agent.length > 512) return managerNameOf(agent);
+  let name = managerNames.get(agent);
+  if (name === undefined) {
+    name = managerNameOf(agent);
+    if (managerNames.size >= MANAGER_NAMES_KEPT) managerNames.clear();
+    managerNames.set(agent, name);
+  }
+  return name;
+}
+
+const MANAGER_NAMES_KEPT = 256;
+const managerNames = new Map<string, string>();
+
+function managerNameOf(userAgent: string): string {
   let prefix = '';
-  for (const character of (userAgent ?? '').split('/')[0]) {
+  for (const character of userAgent.split('/')[0]) {
     if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(character)) continue;
     if (Buffer.byteLength(prefix + character) > 128) break;
     prefix += character;
