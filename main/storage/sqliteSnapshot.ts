@@ -200,7 +200,7 @@ export class SnapshotFile {
   }
 
   /**
-   * writeChecksum a few hundred rows at a time, yielding to the event loop in between, so the
+   * writeChecksum a hundred rows at a time, yielding to the event loop in between, so the
    * requests that come meanwhile are not held up behind the whole file.
    */
   static async writeChecksumInSteps(path: string): Promise<void> {
@@ -334,7 +334,7 @@ function revisionOf(db: Database.Database): number {
 
 /**
  * Feeds `hash` what a restore reads (the objects and the volume entries), in key order, rows read
- * as bytes, not strings; yields every few hundred rows (writeChecksumInSteps).
+ * as bytes, not strings; yields every hundred rows (writeChecksumInSteps).
  */
 function* digestSteps(db: Database.Database, hash: Hash): Generator<void> {
   const objects = db.prepare<[], unknown[]>("SELECT CAST(resource || char(0) || namespace || char(0) || name || char(0) AS BLOB), CAST(value AS BLOB) FROM objects ORDER BY resource, namespace, name").raw();
@@ -351,7 +351,7 @@ function* digestSteps(db: Database.Database, hash: Hash): Generator<void> {
   }
 }
 
-const DIGEST_STEP_ROWS = 500;
+const DIGEST_STEP_ROWS = 100;
 
 /** The checksum of what a restore reads (digestSteps), as stored under the `digest` key. */
 function contentDigest(db: Database.Database): string {

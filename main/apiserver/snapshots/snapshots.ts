@@ -208,10 +208,14 @@ export class Snapshots {
       const partial = this.partialPath(name);
       try {
         await this.options.store.backupTo(partial);
+        // the disk writes the copy's pages while the snapshot's own tables are written
+        const copySynced = syncToDisk(partial);
+        copySynced.catch(() => undefined);
         const created = (this.options.clock?.() ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
         const manifest = SnapshotFile.create(partial, { name, created }, (objects) => this.collect(objects));
         // it holds every Secret
         chmodSync(partial, 0o600);
+        await copySynced;
         await syncToDisk(partial);
         renameSync(partial, file);
         await syncToDisk(this.options.directory);
