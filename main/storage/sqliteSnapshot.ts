@@ -1,5 +1,5 @@
 // SnapshotFile: one snapshot as one SQLite file (snapshot.ts says what a snapshot is). The file is
-// the store's own file as SQLite's online backup copied it (objects, log, meta and history tables
+// the store's own file as SqliteStore.backupTo copied it (objects, log, meta and history tables
 // at one revision), plus two tables of its own: `snapshot` (the format version and the manifest)
 // and `snapshot_files` (every file, directory and symbolic link of the local PersistentVolumes).
 // Its application_id marks it as a kubedesk snapshot. A save writes the file in two steps: `create`
