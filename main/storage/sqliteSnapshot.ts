@@ -2,13 +2,14 @@
 // the store's own file as SqliteStore.backupTo copied it (objects, log, meta and history tables
 // at one revision), plus two tables of its own: `snapshot` (the format version and the manifest)
 // and `snapshot_files` (every file, directory and symbolic link of the local PersistentVolumes).
-// Its application_id marks it as a kubedesk snapshot. A save writes the file in two steps: `create`
-// (the copy taken out of WAL mode, the manifest and the volume entries: everything a restore
-// reads) and `writeChecksum` (a SHA-256 of what a restore reads, stored in the file), which the
-// save runs after its reply (snapshots.ts says how a restore or an export waits for it). `seal`
-// does both at once. Opening a file for reading checks it whole before anything is read from it: the SQLite header, the size the header promises (a truncated
-// file is shorter), SQLite's integrity check, the format version (a newer one is refused) and the
-// manifest; every object row must parse. A restore reads nothing it has not checked.
+// Its application_id marks it as a kubedesk snapshot. A save writes the file in two steps:
+// `create` (the copy taken out of WAL mode, the manifest and the volume entries: everything a
+// restore reads) and the checksum (a SHA-256 of what a restore reads, stored in the file), which
+// the save writes after its reply (snapshots.ts says how a restore or an export waits for it);
+// `seal` does both at once. Opening a file for reading checks it whole before anything is read
+// from it: the SQLite header, the size the header promises (a truncated file is shorter), SQLite's
+// integrity check, the format version (a newer one is refused), the manifest and the checksum;
+// every object row must parse. A restore reads nothing it has not checked.
 //
 // This file, sqliteStore.ts and sqliteHistory.ts are the only ones that import better-sqlite3.
 import Database from 'better-sqlite3';
