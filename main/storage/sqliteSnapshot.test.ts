@@ -118,6 +118,25 @@ describe('SnapshotFile', () => {
     expect(digestOf(file)).toBe(digestOf(sealed));
   });
 
+  it('holds its checksum back while the pause it is given lasts', async () => {
+    for (let index = 0; index < 250; index++) store.create(key(`cm-${index}`), configMap(`cm-${index}`));
+    const file = path.join(directory, 'paused.kdsnap');
+    await store.backupTo(file);
+    SnapshotFile.create(file, { name: 'paused', created: '2026-01-02T03:04:05Z' }, () => ({ images: [], volumes: [], files: [] }));
+    let release = () => {};
+    let pause: Promise<void> | undefined = new Promise((resolve) => (release = resolve));
+    const written = SnapshotFile.writeChecksumInSteps(file, () => pause);
+    // three steps of a hundred rows would be done in three turns
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    const db = new Database(file, { readonly: true });
+    expect(db.prepare("SELECT count(*) FROM snapshot WHERE key = 'digest'").pluck().get()).toBe(0);
+    db.close();
+    pause = undefined;
+    release();
+    await written;
+    SnapshotFile.open(file).close();
+  });
+
   it('takes the copy out of WAL mode in its header, so opening it makes no WAL', async () => {
     store.create(key('cm'), configMap('cm'));
     const file = path.join(directory, 'header.kdsnap');

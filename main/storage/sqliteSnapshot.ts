@@ -202,15 +202,19 @@ export class SnapshotFile {
 
   /**
    * writeChecksum a hundred rows at a time, yielding to the event loop in between, so the
-   * requests that come meanwhile are not held up behind the whole file.
+   * requests that come meanwhile are not held up behind the whole file; between two steps it also
+   * waits for what `pause` returns, if anything.
    */
-  static async writeChecksumInSteps(path: string): Promise<void> {
+  static async writeChecksumInSteps(path: string, pause: () => Promise<void> | undefined = () => undefined): Promise<void> {
     const db = new Database(path, { fileMustExist: true });
     try {
       db.pragma('synchronous = OFF');
       const hash = createHash('sha256');
       const steps = digestSteps(db, hash);
-      while (!steps.next().done) await new Promise((resolve) => setImmediate(resolve));
+      while (!steps.next().done) {
+        await new Promise((resolve) => setImmediate(resolve));
+        await pause();
+      }
       putDigest(db, hash.digest('hex'));
     } finally {
       db.close();

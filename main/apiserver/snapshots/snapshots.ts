@@ -147,6 +147,8 @@ export class Snapshots {
   private queue: Promise<unknown> = Promise.resolve();
   /** the checksums being computed after their saves' replies, by file */
   private readonly checksums = new Map<string, Promise<void>>();
+  /** settles when the save running now ends */
+  private saving: Promise<void> | undefined;
 
   constructor(private readonly options: SnapshotsOptions) {}
 
@@ -206,6 +208,8 @@ export class Snapshots {
       if (existsSync(file)) throw new SnapshotError(`snapshot "${name}" already exists`, 'AlreadyExists');
       mkdirSync(this.options.directory, { recursive: true, mode: 0o700 });
       const partial = this.partialPath(name);
+      let saved = () => {};
+      this.saving = new Promise((resolve) => (saved = resolve));
       try {
         await this.options.store.backupTo(partial);
         // the disk writes the copy's pages while the snapshot's own tables are written
@@ -222,6 +226,8 @@ export class Snapshots {
         this.checksumLater(file);
         return { manifest, sizeBytes: statSync(file).size };
       } finally {
+        this.saving = undefined;
+        saved();
         rmSync(partial, { force: true });
       }
     });
@@ -230,7 +236,9 @@ export class Snapshots {
   private checksumLater(file: string): void {
     // a failure (the snapshot deleted meanwhile, kubedesk stopping) leaves the file without a
     // checksum, which checksummed() writes when the snapshot is next used
-    const done: Promise<void> = SnapshotFile.writeChecksumInSteps(file)
+    // a save that comes meanwhile goes first: checksums wait while it runs (a save never waits
+    // for a checksum, so this cannot deadlock)
+    const done: Promise<void> = SnapshotFile.writeChecksumInSteps(file, () => this.saving)
       .catch(() => undefined)
       .finally(() => {
         if (this.checksums.get(file) === done) this.checksums.delete(file);
