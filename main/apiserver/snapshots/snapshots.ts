@@ -13,7 +13,7 @@
 // The PKI, tokens and kubeconfig live outside the store and are never touched.
 import { createReadStream, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, chmodSync, chownSync, symlinkSync, writeFileSync, lchownSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { KubeObject } from '../../../shared/kubernetes/types';
@@ -222,7 +222,7 @@ export class Snapshots {
         await copySynced;
         await syncToDisk(partial);
         renameSync(partial, file);
-        await syncToDisk(this.options.directory);
+        await syncFolderToDisk(this.options.directory);
         this.checksumLater(file);
         return { manifest, sizeBytes: statSync(file).size };
       } finally {
@@ -234,10 +234,10 @@ export class Snapshots {
   }
 
   private checksumLater(file: string): void {
-    // a failure (the snapshot deleted meanwhile, kubedesk stopping) leaves the file without a
-    // checksum, which checksummed() writes when the snapshot is next used
-    // a save that comes meanwhile goes first: checksums wait while it runs (a save never waits
-    // for a checksum, so this cannot deadlock)
+    // A save that comes meanwhile goes first: the checksum waits while it runs (a save never
+    // waits for a checksum, so this cannot deadlock). A failure (the snapshot deleted meanwhile,
+    // kubedesk stopping) leaves the file without a checksum, which checksummed() writes when the
+    // snapshot is next used.
     const done: Promise<void> = SnapshotFile.writeChecksumInSteps(file, () => this.saving)
       .catch(() => undefined)
       .finally(() => {
@@ -462,18 +462,23 @@ function walk(root: string, relative: string, visit: (entry: Omit<VolumeFile, 'v
   // sockets, FIFOs and devices are not data: left out
 }
 
-/**
- * fsync of a file or a folder (a rename is on disk once its folder is synced), on libuv's thread
- * pool. Windows cannot open a folder for syncing: there the rename is left to the file system.
- */
-async function syncToDisk(target: string): Promise<void> {
-  let handle: FileHandle;
+/** fsync of a file, on libuv's thread pool. */
+async function syncToDisk(file: string): Promise<void> {
+  const handle = await open(file, 'r+');
   try {
-    handle = await open(target, 'r');
-  } catch (error) {
-    if (process.platform === 'win32') return;
-    throw error;
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
+}
+
+/**
+ * fsync of a folder: a rename in it is on disk once it is synced. Windows cannot open a folder
+ * for syncing: there the rename is left to the file system.
+ */
+async function syncFolderToDisk(folder: string): Promise<void> {
+  if (process.platform === 'win32') return;
+  const handle = await open(folder, 'r');
   try {
     await handle.sync();
   } finally {
