@@ -113,6 +113,78 @@ describe('SnapshotFile', () => {
     }
   });
 
+  it('is created without its checksum, which the steps version writes as seal does', async () => {
+    for (let index = 0; index < 450; index++) store.create(key(`cm-${index}`), configMap(`cm-${index}`));
+    const sealed = path.join(directory, 'sealed.kdsnap');
+    await saveSnapshot(sealed);
+    const file = path.join(directory, 'stepped.kdsnap');
+    await store.backupTo(file);
+    SnapshotFile.create(file, { name: 'stepped', created: '2026-01-02T03:04:05Z' }, () => ({ images: [], volumes: [], files: [] }));
+    expect(openError(file).message).toMatch(/checksum/);
+    await SnapshotFile.writeChecksumInSteps(file);
+    SnapshotFile.open(file).close();
+    const digestOf = (at: string) => {
+      const db = new Database(at, { readonly: true });
+      try {
+        return db.prepare("SELECT value FROM snapshot WHERE key = 'digest'").pluck().get();
+      } finally {
+        db.close();
+      }
+    };
+    expect(digestOf(file)).toMatch(/^[0-9a-f]{64}$/);
+    expect(digestOf(file)).toBe(digestOf(sealed));
+  });
+
+  it('holds its checksum back while the pause it is given lasts', async () => {
+    for (let index = 0; index < 250; index++) store.create(key(`cm-${index}`), configMap(`cm-${index}`));
+    const file = path.join(directory, 'paused.kdsnap');
+    await store.backupTo(file);
+    SnapshotFile.create(file, { name: 'paused', created: '2026-01-02T03:04:05Z' }, () => ({ images: [], volumes: [], files: [] }));
+    let release = () => {};
+    let pause: Promise<void> | undefined = new Promise((resolve) => (release = resolve));
+    const written = SnapshotFile.writeChecksumInSteps(file, () => pause);
+    // three steps of a hundred rows would be done in three turns
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    const db = new Database(file, { readonly: true });
+    expect(db.prepare("SELECT count(*) FROM snapshot WHERE key = 'digest'").pluck().get()).toBe(0);
+    db.close();
+    pause = undefined;
+    release();
+    await written;
+    SnapshotFile.open(file).close();
+  });
+
+  it('takes the copy out of WAL mode in its header, so opening it makes no WAL', async () => {
+    store.create(key('cm'), configMap('cm'));
+    const file = path.join(directory, 'header.kdsnap');
+    await store.backupTo(file);
+    // the store's file is in WAL mode: SQLite's header bytes 18 and 19 are 2
+    expect([...readFileSync(file).subarray(18, 20)]).toEqual([2, 2]);
+    await saveSnapshot(file);
+    expect([...readFileSync(file).subarray(18, 20)]).toEqual([1, 1]);
+    const snapshot = SnapshotFile.open(file);
+    snapshot.close();
+    const db = new Database(file);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('delete');
+    db.close();
+    expect(() => statSync(`${file}-wal`)).toThrow();
+  });
+
+  it('writes a missing checksum only into a file that checks out', async () => {
+    for (let index = 0; index < 200; index++) store.create(key(`cm-${index}`), configMap(`cm-${index}`, 'x'.repeat(500)));
+    const whole = path.join(directory, 'whole.kdsnap');
+    const cut = path.join(directory, 'cut.kdsnap');
+    for (const file of [whole, cut]) {
+      await store.backupTo(file);
+      SnapshotFile.create(file, { name: 'unsealed', created: '2026-01-02T03:04:05Z' }, () => ({ images: [], volumes: [], files: [] }));
+    }
+    SnapshotFile.writeMissingChecksum(whole);
+    expect(SnapshotFile.open(whole).manifest.objects).toBe(200);
+    truncateSync(cut, Math.floor(statSync(cut).size / 2));
+    expect(() => SnapshotFile.writeMissingChecksum(cut)).toThrow(/truncated/);
+    expect(openError(cut).message).toMatch(/truncated/);
+  });
+
   it('refuses a truncated file and says how short it is', async () => {
     for (let index = 0; index < 200; index++) store.create(key(`cm-${index}`), configMap(`cm-${index}`, 'x'.repeat(500)));
     const file = path.join(directory, 'cut.kdsnap');

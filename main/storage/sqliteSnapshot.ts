@@ -1,16 +1,21 @@
 // SnapshotFile: one snapshot as one SQLite file (snapshot.ts says what a snapshot is). The file is
-// the store's own file as SQLite's online backup copied it (objects, log, meta and history tables
+// the store's own file as SqliteStore.backupTo copied it (objects, log, meta and history tables
 // at one revision), plus two tables of its own: `snapshot` (the format version and the manifest)
 // and `snapshot_files` (every file, directory and symbolic link of the local PersistentVolumes).
-// Its application_id marks it as a kubedesk snapshot. Opening a file for reading checks it whole
-// before anything is read from it: the SQLite header, the size the header promises (a truncated
-// file is shorter), SQLite's integrity check, the format version (a newer one is refused) and the
-// manifest; every object row must parse. A restore reads nothing it has not checked.
+// Its application_id marks it as a kubedesk snapshot. A save writes the file in two steps:
+// `create` (the copy taken out of WAL mode, the manifest and the volume entries: everything a
+// restore reads) and the checksum (a SHA-256 of what a restore reads, stored in the file), which
+// the save writes after its reply (snapshots.ts says how a restore or an export waits for it);
+// `seal` does both at once. Opening a file for reading checks it whole before anything is read
+// from it: the SQLite header, the size the header promises (a truncated file is shorter), SQLite's
+// integrity check, the format version (a newer one is refused), the manifest and the checksum;
+// every object row must parse. A restore reads nothing it has not checked.
 //
 // This file, sqliteStore.ts and sqliteHistory.ts are the only ones that import better-sqlite3.
 import Database from 'better-sqlite3';
-import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readSync, statSync } from 'node:fs';
+import { createHash, type Hash } from 'node:crypto';
+import { open } from 'node:fs/promises';
+import { closeSync, existsSync, fsyncSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { isRecord } from '../../shared/kubernetes/types';
 import { SNAPSHOT_FORMAT_VERSION, type SnapshotManifest, type SnapshotVolume, type StoredObject } from './snapshot';
 
@@ -125,20 +130,36 @@ export class SnapshotFile {
   ) {}
 
   /**
-   * Turns a fresh backup of the store at `path` into a snapshot: its own tables and the manifest.
-   * `collect` is given the copy's pods and PersistentVolumes and says which images they use and
-   * which volume entries to keep; the revision and object count come from the copy itself.
+   * Turns a fresh backup of the store at `path` into a complete snapshot, checksum included, and
+   * syncs it to disk: `create` then `writeChecksum`.
    */
   static seal(
     path: string,
     manifest: Pick<SnapshotManifest, 'name' | 'created'>,
     collect: (objects: StoredObject[]) => { images: string[]; volumes: SnapshotVolume[]; files: Iterable<VolumeFile> },
   ): SnapshotManifest {
+    const complete = SnapshotFile.create(path, manifest, collect);
+    SnapshotFile.writeChecksum(path);
+    return complete;
+  }
+
+  /**
+   * Turns a fresh backup of the store at `path` into a snapshot without its checksum: its own
+   * tables and the manifest. `collect` is given the copy's pods and PersistentVolumes and says
+   * which images they use and which volume entries to keep; the revision and object count come
+   * from the copy itself. The file is not synced: the caller syncs it once it is complete.
+   */
+  static create(
+    path: string,
+    manifest: Pick<SnapshotManifest, 'name' | 'created'>,
+    collect: (objects: StoredObject[]) => { images: string[]; volumes: SnapshotVolume[]; files: Iterable<VolumeFile> },
+  ): SnapshotManifest {
+    // A snapshot is one file: no WAL beside it (see leaveWalMode). A crash while writing leaves a
+    // partial file the caller removes.
+    const patched = leaveWalMode(path);
     const db = new Database(path);
     try {
-      // A snapshot is one file: no WAL beside it. A crash while sealing leaves a partial file the
-      // caller removes; the finished file is synced once when it is closed (syncFile).
-      db.pragma('journal_mode = DELETE');
+      if (!patched) db.pragma('journal_mode = DELETE');
       db.pragma('synchronous = OFF');
       db.pragma(`application_id = ${APPLICATION_ID}`);
       db.exec(SNAPSHOT_SCHEMA);
@@ -160,14 +181,71 @@ export class SnapshotFile {
         for (const file of collected.files) insert.run(file.volume, file.path, file.type, file.mode, file.uid, file.gid, file.data);
         put.run('format', String(SNAPSHOT_FORMAT_VERSION));
         put.run('manifest', JSON.stringify(complete));
-        put.run('digest', contentDigest(db));
       })();
-      db.close();
-      syncFile(path);
       return complete;
     } finally {
-      if (db.open) db.close();
+      db.close();
     }
+  }
+
+  /** Computes the checksum of a snapshot `create` wrote, stores it in the file and syncs the file. */
+  static writeChecksum(path: string): void {
+    const db = new Database(path, { fileMustExist: true });
+    try {
+      db.pragma('synchronous = OFF');
+      putDigest(db, contentDigest(db));
+    } finally {
+      db.close();
+    }
+    syncFile(path);
+  }
+
+  /**
+   * writeChecksum a hundred rows at a time, yielding to the event loop in between, so the
+   * requests that come meanwhile are not held up behind the whole file; between two steps it also
+   * waits for what `pause` returns, if anything.
+   */
+  static async writeChecksumInSteps(path: string, pause: () => Promise<void> | undefined = () => undefined): Promise<void> {
+    const db = new Database(path, { fileMustExist: true });
+    try {
+      db.pragma('synchronous = OFF');
+      const hash = createHash('sha256');
+      const steps = digestSteps(db, hash);
+      while (!steps.next().done) {
+        await new Promise((resolve) => setImmediate(resolve));
+        await pause();
+      }
+      putDigest(db, hash.digest('hex'));
+    } finally {
+      db.close();
+    }
+    const handle = await open(path, 'r+');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
+   * Writes the checksum of a snapshot whose save stopped before it (kubedesk ended between the
+   * save's reply and its checksum): only a file that passes the header, format and integrity
+   * checks gets one, so damage is never blessed with a checksum. Does nothing when the file has
+   * a checksum; throws SnapshotFileError (or SQLite's error) when the file cannot be checked.
+   */
+  static writeMissingChecksum(path: string): void {
+    checkHeader(path);
+    const db = new Database(path, { fileMustExist: true });
+    try {
+      checkFormat(db);
+      if (db.prepare<[], string>("SELECT value FROM snapshot WHERE key = 'digest'").pluck().get() !== undefined) return;
+      checkIntegrity(db);
+      db.pragma('synchronous = OFF');
+      putDigest(db, contentDigest(db));
+    } finally {
+      db.close();
+    }
+    syncFile(path);
   }
 
   /** Opens a snapshot for reading after checking all of it (see the file header); throws SnapshotFileError. */
@@ -230,6 +308,28 @@ function syncFile(path: string): void {
   }
 }
 
+/**
+ * Takes a copy of a store's file out of WAL mode by writing SQLite's header bytes 18 and 19
+ * ("file format write/read version": 2 in WAL mode, 1 in rollback mode), which is all
+ * `PRAGMA journal_mode = DELETE` changes in a file whose WAL is empty; the copy has no WAL beside
+ * it (backupTo copies the main file after a checkpoint that emptied the WAL), so opening it never
+ * creates one. Returns false when the file has a WAL beside it (then SQLite switches it).
+ */
+function leaveWalMode(path: string): boolean {
+  if (existsSync(`${path}-wal`) && statSync(`${path}-wal`).size > 0) return false;
+  const fd = openSync(path, 'r+');
+  try {
+    const header = Buffer.alloc(20);
+    if (readSync(fd, header, 0, 20, 0) < 20 || header.toString('latin1', 0, 16) !== SQLITE_MAGIC) return false;
+    if (header[18] === 2 || header[19] === 2) writeSync(fd, ROLLBACK_VERSIONS, 0, 2, 18);
+    return true;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const ROLLBACK_VERSIONS = Buffer.from([1, 1]);
+
 /** The revision the copy of the store is at: its newest log row, or the compacted revision when compaction emptied the log. */
 function revisionOf(db: Database.Database): number {
   const newest = db.prepare<[], number | null>('SELECT max(revision) FROM log').pluck().get() ?? 0;
@@ -237,17 +337,37 @@ function revisionOf(db: Database.Database): number {
   return Math.max(newest ?? 0, compacted);
 }
 
-/** SHA-256 over what a restore reads (the objects and the volume entries), in key order; rows read as bytes, not strings. */
-function contentDigest(db: Database.Database): string {
-  const hash = createHash('sha256');
+/**
+ * Feeds `hash` what a restore reads (the objects and the volume entries), in key order, rows read
+ * as bytes, not strings; yields every hundred rows (writeChecksumInSteps).
+ */
+function* digestSteps(db: Database.Database, hash: Hash): Generator<void> {
   const objects = db.prepare<[], unknown[]>("SELECT CAST(resource || char(0) || namespace || char(0) || name || char(0) AS BLOB), CAST(value AS BLOB) FROM objects ORDER BY resource, namespace, name").raw();
-  for (const row of objects.iterate()) for (const cell of row) if (Buffer.isBuffer(cell)) hash.update(cell);
+  let rows = 0;
+  for (const row of objects.iterate()) {
+    for (const cell of row) if (Buffer.isBuffer(cell)) hash.update(cell);
+    if (++rows % DIGEST_STEP_ROWS === 0) yield;
+  }
   const files = db.prepare<[], unknown[]>("SELECT CAST(volume || char(0) || path || char(0) || type || char(0) || mode || char(0) || uid || char(0) || gid || char(0) AS BLOB), data FROM snapshot_files ORDER BY volume, path").raw();
   for (const row of files.iterate()) {
     for (const cell of row) if (Buffer.isBuffer(cell)) hash.update(cell);
     hash.update(SEPARATOR);
+    if (++rows % DIGEST_STEP_ROWS === 0) yield;
   }
+}
+
+const DIGEST_STEP_ROWS = 100;
+
+/** The checksum of what a restore reads (digestSteps), as stored under the `digest` key. */
+function contentDigest(db: Database.Database): string {
+  const hash = createHash('sha256');
+  const steps = digestSteps(db, hash);
+  while (!steps.next().done);
   return hash.digest('hex');
+}
+
+function putDigest(db: Database.Database, digest: string): void {
+  db.prepare<[string, string]>('INSERT INTO snapshot (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run('digest', digest);
 }
 
 const SEPARATOR = Buffer.from([0]);
@@ -277,13 +397,17 @@ function checkFormat(db: Database.Database): SnapshotManifest {
   return manifest;
 }
 
-function checkContent(db: Database.Database): SnapshotManifest {
-  const manifest = checkFormat(db);
+function checkIntegrity(db: Database.Database): void {
   const problems = db.prepare<[], string>('PRAGMA integrity_check(5)').pluck().all();
   if (problems.length !== 1 || problems[0] !== 'ok') {
     const summary = problems.join('; ').replace(/\s*\n\s*/g, '; ');
     throw new SnapshotFileError(`the snapshot file is corrupt: ${summary.length > 300 ? `${summary.slice(0, 300)}…` : summary}`, 'Corrupt');
   }
+}
+
+function checkContent(db: Database.Database): SnapshotManifest {
+  const manifest = checkFormat(db);
+  checkIntegrity(db);
   for (const table of ['objects', 'log', 'meta', 'snapshot_files']) if (!hasTable(db, table)) throw new SnapshotFileError(`the snapshot has no ${table} table`, 'Corrupt');
   const count = objectCount(db);
   if (count !== manifest.objects) throw new SnapshotFileError(`the snapshot holds ${count} objects, its manifest says ${manifest.objects}`, 'Corrupt');

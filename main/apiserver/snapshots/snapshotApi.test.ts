@@ -19,6 +19,7 @@ import { OpenApiService } from '../openapi/openapiDocuments';
 import { ResourceRegistry } from '../resourceRegistry';
 import { registerSnapshotApi } from './snapshotApi';
 import { checkVolumeEntries, Snapshots } from './snapshots';
+import { SnapshotFile } from '../../storage/sqliteSnapshot';
 
 let directory: string;
 let store: SqliteStore;
@@ -262,6 +263,29 @@ describe('the snapshot API', () => {
     expect((list.json.items as KubeObject[]).map((item) => item.metadata.name)).toEqual(['first', 'second']);
     expect(await stateOf()).toBe(state);
     expect(existsSync(path.join(directory, 'snapshots', 'third.kdsnap'))).toBe(false);
+  });
+
+  it('writes the checksum of a save that stopped before it when the snapshot is next used, and never into a damaged file', async () => {
+    await create('/api/v1/namespaces/default/configmaps', configMap('kept'));
+    // what a save leaves when kubedesk ends between its reply and its checksum
+    const snapshotsDir = path.join(directory, 'snapshots');
+    mkdirSync(snapshotsDir, { recursive: true });
+    for (const name of ['cut-short', 'damaged']) {
+      const file = path.join(snapshotsDir, `${name}.kdsnap`);
+      await store.backupTo(file);
+      SnapshotFile.create(file, { name, created: '2026-01-02T03:04:05Z' }, () => ({ images: [], volumes: [], files: [] }));
+    }
+    const damaged = path.join(snapshotsDir, 'damaged.kdsnap');
+    writeFileSync(damaged, readFileSync(damaged).subarray(0, Math.floor(statSync(damaged).size / 2)));
+    await request('DELETE', '/api/v1/namespaces/default/configmaps/kept');
+
+    const refused = await request('POST', `${SNAPSHOTS}/damaged/restore`);
+    expect(refused.status).toBe(400);
+    expect(refused.json.message).toMatch(/truncated/);
+    const restored = await request('POST', `${SNAPSHOTS}/cut-short/restore`);
+    expect(restored.status, JSON.stringify(restored.json)).toBe(200);
+    expect(store.get({ resource: 'configmaps', namespace: 'default', name: 'kept' })).toBeDefined();
+    SnapshotFile.open(path.join(snapshotsDir, 'cut-short.kdsnap')).close();
   });
 
   it('lists snapshots as a Table for kubectl', async () => {

@@ -220,7 +220,7 @@ export function registerSnapshotApi(api: ApiServerContext, registry: ResourceReg
         if (request.method !== 'GET') throw ApiError.methodNotAllowed();
         requireClusterAdmin(authorizer, user, 'get', name, 'export');
         // streamed chunked, as every stream reply: the size is in its own header
-        const { stream, size } = snapshots.exportStream(name);
+        const { stream, size } = await snapshots.exportStream(name);
         return { status: 200, headers: { 'Content-Type': 'application/octet-stream', 'X-Snapshot-Size': String(size), 'Content-Disposition': `attachment; filename="${name}.kdsnap"` }, body: '', stream };
       }
       if (subresource === 'import') {

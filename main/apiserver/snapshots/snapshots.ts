@@ -13,6 +13,7 @@
 // The PKI, tokens and kubeconfig live outside the store and are never touched.
 import { createReadStream, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, chmodSync, chownSync, symlinkSync, writeFileSync, lchownSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { KubeObject } from '../../../shared/kubernetes/types';
@@ -144,6 +145,10 @@ export function safeEntryPath(entry: string): boolean {
 export class Snapshots {
   /** one save, restore or import at a time */
   private queue: Promise<unknown> = Promise.resolve();
+  /** the checksums being computed after their saves' replies, by file */
+  private readonly checksums = new Map<string, Promise<void>>();
+  /** settles when the save running now ends */
+  private saving: Promise<void> | undefined;
 
   constructor(private readonly options: SnapshotsOptions) {}
 
@@ -191,24 +196,68 @@ export class Snapshots {
     }
   }
 
+  /**
+   * Saves the store and the volumes' data as snapshot `name`. The reply comes once the file is
+   * complete for a restore and on disk under its name (file and folder synced); its checksum is
+   * computed and stored right after, in steps between other requests. A restore, a preview or an
+   * export of the snapshot waits for it (checksummed).
+   */
   save(name: string): Promise<SnapshotInfo> {
     const file = this.pathOf(name);
     return this.serially(async () => {
       if (existsSync(file)) throw new SnapshotError(`snapshot "${name}" already exists`, 'AlreadyExists');
       mkdirSync(this.options.directory, { recursive: true, mode: 0o700 });
       const partial = this.partialPath(name);
+      let saved = () => {};
+      this.saving = new Promise((resolve) => (saved = resolve));
       try {
         await this.options.store.backupTo(partial);
+        // the disk writes the copy's pages while the snapshot's own tables are written
+        const copySynced = syncToDisk(partial);
+        copySynced.catch(() => undefined);
         const created = (this.options.clock?.() ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-        const manifest = SnapshotFile.seal(partial, { name, created }, (objects) => this.collect(objects));
+        const manifest = SnapshotFile.create(partial, { name, created }, (objects) => this.collect(objects));
         // it holds every Secret
         chmodSync(partial, 0o600);
+        await copySynced;
+        await syncToDisk(partial);
         renameSync(partial, file);
+        await syncFolderToDisk(this.options.directory);
+        this.checksumLater(file);
         return { manifest, sizeBytes: statSync(file).size };
       } finally {
+        this.saving = undefined;
+        saved();
         rmSync(partial, { force: true });
       }
     });
+  }
+
+  private checksumLater(file: string): void {
+    // A save that comes meanwhile goes first: the checksum waits while it runs (a save never
+    // waits for a checksum, so this cannot deadlock). A failure (the snapshot deleted meanwhile,
+    // kubedesk stopping) leaves the file without a checksum, which checksummed() writes when the
+    // snapshot is next used.
+    const done: Promise<void> = SnapshotFile.writeChecksumInSteps(file, () => this.saving)
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.checksums.get(file) === done) this.checksums.delete(file);
+      });
+    this.checksums.set(file, done);
+  }
+
+  /**
+   * The snapshot's checksum is in its file: waits for the one its save is computing, or writes it
+   * for a save that kubedesk ended before its checksum (only into a file that checks out; any
+   * other file is left to open() to refuse).
+   */
+  private async checksummed(file: string): Promise<void> {
+    await this.checksums.get(file);
+    try {
+      SnapshotFile.writeMissingChecksum(file);
+    } catch {
+      // open() names what is wrong with the file
+    }
   }
 
   /** The images of the snapshot's pods and the entries of its PersistentVolumes' directories. */
@@ -240,8 +289,9 @@ export class Snapshots {
   }
 
   /** The snapshot's bytes, after checking the file whole (a damaged snapshot is not handed out). */
-  exportStream(name: string): { stream: Readable; size: number } {
+  async exportStream(name: string): Promise<{ stream: Readable; size: number }> {
     const file = this.existing(name);
+    await this.checksummed(file);
     this.check(file).close();
     return { stream: createReadStream(file), size: statSync(file).size };
   }
@@ -281,7 +331,9 @@ export class Snapshots {
   /** `user` (and `userAgent`) go into the history's revisions of the restore's writes. */
   restore(name: string, options: { ignoreMissingImages?: boolean; user?: string; userAgent?: string } = {}): Promise<RestoreResult> {
     return this.serially(async () => {
-      const snapshot = this.check(this.existing(name));
+      const file = this.existing(name);
+      await this.checksummed(file);
+      const snapshot = this.check(file);
       try {
         const objects = snapshot.objects();
         const volumeNames = new Set(snapshot.manifest.volumes.map((volume) => volume.name));
@@ -321,7 +373,9 @@ export class Snapshots {
    * The file is checked whole as for a restore; missing images are reported, not refused.
    */
   async previewRestore(name: string): Promise<RestorePreview> {
-    const snapshot = this.check(this.existing(name));
+    const file = this.existing(name);
+    await this.checksummed(file);
+    const snapshot = this.check(file);
     try {
       const objects = snapshot.objects();
       const missingImages = await this.missingImages(snapshot.manifest.images);
@@ -406,6 +460,30 @@ function walk(root: string, relative: string, visit: (entry: Omit<VolumeFile, 'v
     visit({ ...base, type: 'file', data: readFileSync(full) });
   }
   // sockets, FIFOs and devices are not data: left out
+}
+
+/** fsync of a file, on libuv's thread pool. */
+async function syncToDisk(file: string): Promise<void> {
+  const handle = await open(file, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * fsync of a folder: a rename in it is on disk once it is synced. Windows cannot open a folder
+ * for syncing: there the rename is left to the file system.
+ */
+async function syncFolderToDisk(folder: string): Promise<void> {
+  if (process.platform === 'win32') return;
+  const handle = await open(folder, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 function emptyDirectory(directory: string): void {
