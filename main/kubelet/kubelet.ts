@@ -307,11 +307,13 @@ export class Kubelet {
       }
       const wasReady = readyStatus(current);
       const now = new Date();
+      // nodeStatus() starts from the current capacity object and changes it: compare with a copy
+      const reportedStatus = withoutHeartbeats(structuredClone(current.status));
       const status = nodeStatus(this.options.identity, this.runtimeInfo, this.runtimeUp, current, now);
       // Upstream's kubelet writes its status only when it changed or nodeStatusReportFrequency has
       // passed; the Lease is the frequent heartbeat (the node lifecycle controller accepts either).
       const reportedAt = this.statusReportedAt;
-      if (reportedAt !== undefined && now.getTime() - reportedAt < (this.options.statusReportMs ?? 5 * 60_000) && jsonEqual(withoutHeartbeats(current.status), withoutHeartbeats(status))) return;
+      if (reportedAt !== undefined && now.getTime() - reportedAt < (this.options.statusReportMs ?? 5 * 60_000) && jsonEqual(reportedStatus, withoutHeartbeats(status))) return;
       try {
         await nodes.updateStatus({ ...current, status });
       } catch (error) {
