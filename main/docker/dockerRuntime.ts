@@ -722,6 +722,7 @@ export class DockerRuntime implements ContainerRuntime {
 
   async removeContainer(id: string): Promise<void> {
     this.statusCache.delete(id);
+    this.cgroups.forget(id);
     this.sandboxPrograms.delete(id);
     try {
       await this.docker.getContainer(id).remove({ force: true, v: true });
@@ -750,6 +751,8 @@ export class DockerRuntime implements ContainerRuntime {
       }),
     );
     for (const id of this.statusCache.keys()) if (!seen.has(id)) this.statusCache.delete(id);
+    // a stopped or removed container's cgroup files are closed (a restart makes a new cgroup)
+    this.cgroups.retain(new Set(containers.filter((container) => container.State === 'running').map((container) => container.Id)));
     return statuses.filter((status): status is ContainerStatus => status !== undefined);
   }
 

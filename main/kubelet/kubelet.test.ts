@@ -85,6 +85,26 @@ describe('Kubelet', () => {
     expect(transport.objectsOf(resources.leases)[0].metadata.name).toBe('node-a');
   });
 
+  it('renews its lease every heartbeat without reading it, and writes an unchanged node status only once per report period', async () => {
+    const { transport } = await startKubelet();
+    const count = (method: string, suffix: string) => transport.requests.filter((request) => request.method === method && request.path.endsWith(suffix)).length;
+    await until(() => count('PUT', '/leases/node-a') >= 5, 'five lease renewals');
+    expect(count('GET', '/leases/node-a')).toBeLessThanOrEqual(1);
+    // the first heartbeat reports the status once; later ones find it unchanged (heartbeat times aside)
+    expect(count('PUT', '/nodes/node-a/status')).toBe(1);
+  });
+
+  it('writes a changed node status at the next heartbeat', async () => {
+    const { transport, runtime } = await startKubelet();
+    const ready = () => (transport.objectsOf(resources.nodes)[0].status as { conditions: { type: string; status: string }[] }).conditions.find((c) => c.type === 'Ready')?.status;
+    const statusWrites = () => transport.requests.filter((request) => request.method === 'PUT' && request.path.endsWith('/nodes/node-a/status')).length;
+    await until(() => statusWrites() >= 1, 'the first status report');
+    runtime.available = false;
+    await until(() => ready() === 'False', 'Ready False');
+    runtime.available = true;
+    await until(() => ready() === 'True', 'Ready True again');
+  });
+
   it('runs a pod: sandbox, container, Running status with the pod IP', async () => {
     const { pod, current, runtime } = await startKubelet();
     pod('web');

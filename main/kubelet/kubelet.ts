@@ -9,6 +9,7 @@ import type { KubeObject } from '../../shared/kubernetes/types';
 import { isRecord } from '../../shared/kubernetes/types';
 import { formatMicroTime } from '../../shared/kubernetes/time';
 import { getCondition } from '../../shared/kubernetes/conditions';
+import { jsonEqual } from '../../shared/kubernetes/json';
 import type { ApiClient } from '../client/apiClient';
 import type { Informer, SharedInformerFactory } from '../client/informer';
 import { resources } from '../client/resources';
@@ -44,6 +45,8 @@ export interface KubeletOptions {
   relistMs?: number;
   /** how often every pod is re-synced even without changes (upstream syncFrequency: 1 min; configMap and secret volumes refresh then) */
   resyncMs?: number;
+  /** how often an unchanged node status is written anyway (upstream nodeStatusReportFrequency: 5 min) */
+  statusReportMs?: number;
 }
 
 export class Kubelet {
@@ -56,6 +59,10 @@ export class Kubelet {
   private runtimeInfo: RuntimeInfo | undefined;
   private runtimeUp = false;
   private nodeUid: string | undefined;
+  /** when this kubelet last wrote its node status */
+  private statusReportedAt: number | undefined;
+  /** the lease as the last renewal left it: the next renewal updates it without reading it first */
+  private lease: KubeObject | undefined;
   private disposed = false;
   readonly volumes: VolumeManager;
 
@@ -299,38 +306,57 @@ export class Kubelet {
         throw error;
       }
       const wasReady = readyStatus(current);
-      const status = nodeStatus(this.options.identity, this.runtimeInfo, this.runtimeUp, current, new Date());
+      const now = new Date();
+      // nodeStatus() starts from the current capacity object and changes it: compare with a copy
+      const reportedStatus = withoutHeartbeats(structuredClone(current.status));
+      const status = nodeStatus(this.options.identity, this.runtimeInfo, this.runtimeUp, current, now);
+      // Upstream's kubelet writes its status only when it changed or nodeStatusReportFrequency has
+      // passed; the Lease is the frequent heartbeat (the node lifecycle controller accepts either).
+      const reportedAt = this.statusReportedAt;
+      if (reportedAt !== undefined && now.getTime() - reportedAt < (this.options.statusReportMs ?? 5 * 60_000) && jsonEqual(reportedStatus, withoutHeartbeats(status))) return;
       try {
         await nodes.updateStatus({ ...current, status });
       } catch (error) {
         if (isConflict(error)) continue;
         throw error;
       }
+      this.statusReportedAt = now.getTime();
       const nowReady = this.runtimeUp ? 'True' : 'False';
       if (wasReady !== nowReady) this.options.recorder.event(current, 'Normal', this.runtimeUp ? 'NodeReady' : 'NodeNotReady', `Node ${this.nodeName} status is now: ${this.runtimeUp ? 'NodeReady' : 'NodeNotReady'}`);
       return;
     }
   }
 
+  /**
+   * Renews the node's Lease (upstream pkg/kubelet/nodelease, the lease controller): an update of the
+   * lease the last renewal returned, read afresh only when there is none or the update conflicted.
+   */
   private async renewLease(): Promise<void> {
     const leases = this.options.client.resource(resources.leases);
     const now = new Date();
     try {
-      const existing = await leases.get('kube-node-lease', this.nodeName);
+      const existing = this.lease ?? (await leases.get('kube-node-lease', this.nodeName));
       const spec = isRecord(existing.spec) ? existing.spec : {};
-      await leases.update({ ...existing, spec: { ...spec, holderIdentity: this.nodeName, leaseDurationSeconds: 40, renewTime: formatMicroTime(now) } });
+      this.lease = undefined;
+      this.lease = await leases.update({ ...existing, spec: { ...spec, holderIdentity: this.nodeName, leaseDurationSeconds: 40, renewTime: formatMicroTime(now) } });
     } catch (error) {
       if (!isNotFound(error)) {
         if (isConflict(error)) return;
         throw error;
       }
       try {
-        await leases.create(leaseObject(this.nodeName, this.nodeUid, now));
+        this.lease = await leases.create(leaseObject(this.nodeName, this.nodeUid, now));
       } catch (createError) {
         if (!isAlreadyExists(createError)) throw createError;
       }
     }
   }
+}
+
+/** A node status without its conditions' heartbeat times: what a report would change. */
+function withoutHeartbeats(status: unknown): unknown {
+  if (!isRecord(status) || !Array.isArray(status.conditions)) return status;
+  return { ...status, conditions: status.conditions.map((condition: unknown) => (isRecord(condition) ? { ...condition, lastHeartbeatTime: undefined } : condition)) };
 }
 
 function readyStatus(node: KubeObject): string | undefined {

@@ -14,6 +14,11 @@ export class PodRuntimeCache {
     private readonly maxAgeMs = 1000,
   ) {}
 
+  /** Counts invalidations: a reader that saw it unchanged since an earlier point knows no one wrote meanwhile. */
+  get generationNow(): number {
+    return this.generation;
+  }
+
   invalidate(): void {
     this.generation++;
     this.snapshot = undefined;

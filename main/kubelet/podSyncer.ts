@@ -121,6 +121,8 @@ export class PodSyncer {
     const state = this.state(uid);
     let observed = initialObserved;
     state.waiting.clear();
+    // every change to the pod's containers below invalidates the cache
+    const generation = this.options.cache.generationNow;
 
     if (!state.volumes) {
       try {
@@ -226,7 +228,9 @@ export class PodSyncer {
       }
     }
 
-    this.options.cache.invalidate();
+    // Relist after a change; a sync that changed nothing (the periodic resync of a running pod)
+    // reads the shared snapshot, at most a second old, as upstream's pod workers read the PLEG cache.
+    if (this.options.cache.generationNow !== generation) this.options.cache.invalidate();
     const fresh = await this.options.cache.get(uid);
     await this.pruneDeadContainers(fresh);
     this.probes.addPod(pod, () => this.states.get(uid)?.lastStatus);

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, readdir, readlink, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, readlink, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -217,6 +217,44 @@ describe('VolumeManager.refresh', () => {
     await expect(stat(path.join(set.cfg.hostPath, 'other'))).rejects.toThrow();
     expect(await readlink(path.join(set.cfg.hostPath, '..data'))).not.toBe(before);
     expect(await read(set, 'info', 'labels')).toBe('app="web"\nversion="v2"');
+  });
+
+  it('writes nothing when the objects, the pod and the token are unchanged', async () => {
+    const vm = manager();
+    const volumes = [
+      { name: 'cfg', configMap: { name: 'cfg' } },
+      { name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
+    ];
+    const set = await vm.setUp(podWith(volumes));
+    const before = await readlink(path.join(set.cfg.hostPath, '..data'));
+    // set up made the directories 0777; a refresh that wrote would make them so again
+    await chmod(set.cfg.hostPath, 0o755);
+    await chmod(set.info.hostPath, 0o755);
+    await vm.refresh(podWith(volumes));
+    expect((await stat(set.cfg.hostPath)).mode & 0o777).toBe(0o755);
+    expect((await stat(set.info.hostPath)).mode & 0o777).toBe(0o755);
+    expect(await readlink(path.join(set.cfg.hostPath, '..data'))).toBe(before);
+
+    await vm.refresh(podWith(volumes, undefined, { app: 'web', version: 'v3' }));
+    expect(await read(set, 'info', 'labels')).toBe('app="web"\nversion="v3"');
+    expect((await stat(set.cfg.hostPath)).mode & 0o777).toBe(0o755);
+  });
+
+  it('lets the refreshes of many pods within a few seconds share one read of a config map, and reads it again after', async () => {
+    const vm = manager();
+    const volumes = [{ name: 'cfg', configMap: { name: 'cfg' } }];
+    const pods = [1, 2, 3].map((index) => ({ ...podWith(volumes), metadata: { name: `web-${index}`, namespace: 'default', uid: `uid-${index}` } }));
+    for (const pod of pods) await vm.setUp(pod);
+    const reads = () => transport.requests.filter((request) => request.method === 'GET' && request.path.endsWith('/configmaps/cfg')).length;
+    const afterSetUp = reads();
+    expect(afterSetUp).toBe(3);
+    await Promise.all(pods.map((pod) => vm.refresh(pod)));
+    expect(reads()).toBe(afterSetUp + 1);
+    await client.resource(resources.configmaps).patch('default', 'cfg', { data: { 'app.conf': 'a=3' } }, 'merge');
+    clock += 5_000;
+    await Promise.all(pods.map((pod) => vm.refresh(pod)));
+    expect(reads()).toBe(afterSetUp + 2);
+    for (const index of [1, 2, 3]) expect(await readFile(path.join(vm.volumeDir(`uid-${index}`, 'configMap', 'cfg'), 'app.conf'), 'utf8')).toBe('a=3');
   });
 
   it('renews a token after 80 % of its lifetime and not before', async () => {

@@ -7,7 +7,14 @@
 //   re-projected by refresh(), so running containers see updates (subPath mounts do not, as upstream);
 // - projected serviceAccountToken files come from the TokenRequest API and are renewed once 80 % of
 //   their lifetime has passed (upstream pkg/kubelet/token/token_manager.go);
-// - failures carry upstream's FailedMount text: `MountVolume.SetUp failed for volume "v" : …`.
+// - failures carry upstream's FailedMount text: `MountVolume.SetUp failed for volume "v" : …`;
+// - the periodic refresh is cheap when nothing changed: the config maps and secrets it reads are
+//   shared by every pod's refresh for a few seconds (upstream's cache-based configmap/secret manager,
+//   pkg/kubelet/util/manager/cache_based_manager.go: one GET per object per resync, not one per pod),
+//   and a volume whose payload is the one this manager last wrote is not written again (upstream's
+//   AtomicWriter compares with the files instead; here the files are compared only when the payload
+//   changed), so an idle pod's resync touches neither the API nor the disk. A first set-up always
+//   reads the objects afresh.
 // Differences from upstream, on purpose: secret volumes live on disk (no tmpfs; the kubelet is not
 // root); an emptyDir with medium Memory becomes a Docker tmpfs only when exactly one container mounts
 // it without subPath (a Docker tmpfs is per container, so a shared one would stop being shared), else
@@ -97,7 +104,18 @@ interface CachedToken {
 interface PodState {
   tokens: Map<string, CachedToken>;
   queue: Promise<unknown>;
+  /** volume directory → the payload last written there by this manager */
+  written: Map<string, Payload>;
 }
+
+/** A config map or secret as a refresh read it: shared by every pod's refresh until it is `objectTtlMs` old. */
+interface CachedObject {
+  fetchedAt: number;
+  object: Promise<KubeObject | undefined>;
+}
+
+/** How long a refresh reuses a config map or secret another pod's refresh read (upstream's cache TTL). */
+const objectTtlMs = 5_000;
 
 const pluginDirs: Record<string, string> = {
   emptyDir: 'kubernetes.io~empty-dir',
@@ -206,6 +224,7 @@ function defaultTokenRequester(client: ApiClient): TokenRequester {
 
 export class VolumeManager {
   private readonly pods = new Map<string, PodState>();
+  private readonly objects = new Map<string, CachedObject>();
   private readonly requestToken: TokenRequester;
   private readonly now: () => number;
 
@@ -255,7 +274,7 @@ export class VolumeManager {
       for (const volume of podSpecOf(pod).volumes ?? []) {
         if (!projectedPlugins.has(pluginOf(volume))) continue;
         try {
-          await this.setUpVolume(pod, volume, state);
+          await this.setUpVolume(pod, volume, state, true);
         } catch (error) {
           failures.push({ volumeName: volume.name, message: `MountVolume.SetUp failed for volume "${volume.name}" : ${errorText(error)}` });
         }
@@ -323,7 +342,7 @@ export class VolumeManager {
     const uid = pod.metadata.uid;
     if (!uid) throw new Error(`pod ${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''} has no uid`);
     let state = this.pods.get(uid);
-    if (!state) this.pods.set(uid, (state = { tokens: new Map(), queue: Promise.resolve() }));
+    if (!state) this.pods.set(uid, (state = { tokens: new Map(), queue: Promise.resolve(), written: new Map() }));
     const current = state;
     const run = current.queue.catch(() => undefined).then(() => work(current));
     current.queue = run;
@@ -354,7 +373,7 @@ export class VolumeManager {
     return resolved;
   }
 
-  private async setUpVolume(pod: KubeObject, volume: Volume, state: PodState): Promise<PodVolume> {
+  private async setUpVolume(pod: KubeObject, volume: Volume, state: PodState, refresh = false): Promise<PodVolume> {
     const uid = pod.metadata.uid ?? '';
     const plugin = pluginOf(volume);
     switch (plugin) {
@@ -379,9 +398,13 @@ export class VolumeManager {
       case 'downwardAPI':
       case 'projected': {
         const dir = this.volumeDir(uid, plugin, volume.name);
-        const payload = await this.payloadFor(pod, volume, plugin, state);
+        const payload = await this.payloadFor(pod, volume, plugin, state, refresh);
+        const written = state.written.get(dir);
+        if (refresh && written && samePayload(written, payload)) return { hostPath: dir, readOnly: true };
+        state.written.delete(dir);
         await this.makeVolumeDir(dir);
         await new AtomicWriter(dir).write(payload);
+        state.written.set(dir, payload);
         return { hostPath: dir, readOnly: true };
       }
       case 'persistentVolumeClaim':
@@ -425,29 +448,29 @@ export class VolumeManager {
     await chmod(dir, 0o777);
   }
 
-  private async payloadFor(pod: KubeObject, volume: Volume, plugin: string, state: PodState): Promise<Payload> {
+  private async payloadFor(pod: KubeObject, volume: Volume, plugin: string, state: PodState, shared: boolean): Promise<Payload> {
     switch (plugin) {
       case 'configMap': {
         const source = volume.configMap ?? {};
         const optional = source.optional === true;
-        const object = await this.fetch(pod, 'configmap', source.name ?? '', optional);
+        const object = await this.fetch(pod, 'configmap', source.name ?? '', optional, shared);
         return configMapPayload(object, source.items, source.defaultMode ?? defaultVolumeMode, optional);
       }
       case 'secret': {
         const source = volume.secret ?? {};
         const optional = source.optional === true;
-        const object = await this.fetch(pod, 'secret', source.secretName ?? '', optional);
+        const object = await this.fetch(pod, 'secret', source.secretName ?? '', optional, shared);
         return secretPayload(object, source.items, source.defaultMode ?? defaultVolumeMode, optional);
       }
       case 'downwardAPI':
         return downwardAPIPayload(pod, volume.downwardAPI?.items, volume.downwardAPI?.defaultMode ?? defaultVolumeMode, this.options.nodeAllocatable);
       default:
-        return this.projectedPayload(pod, volume, state);
+        return this.projectedPayload(pod, volume, state, shared);
     }
   }
 
   /** upstream projected.collectData: every source merged, each failure collected. */
-  private async projectedPayload(pod: KubeObject, volume: Volume, state: PodState): Promise<Payload> {
+  private async projectedPayload(pod: KubeObject, volume: Volume, state: PodState, shared: boolean): Promise<Payload> {
     const defaultMode = volume.projected?.defaultMode ?? defaultVolumeMode;
     const payload: Payload = {};
     const errors: string[] = [];
@@ -455,11 +478,11 @@ export class VolumeManager {
       try {
         if (source.configMap) {
           const optional = source.configMap.optional === true;
-          const object = await this.fetch(pod, 'configmap', source.configMap.name ?? '', optional);
+          const object = await this.fetch(pod, 'configmap', source.configMap.name ?? '', optional, shared);
           Object.assign(payload, configMapPayload(object, source.configMap.items, defaultMode, optional));
         } else if (source.secret) {
           const optional = source.secret.optional === true;
-          const object = await this.fetch(pod, 'secret', source.secret.name ?? '', optional);
+          const object = await this.fetch(pod, 'secret', source.secret.name ?? '', optional, shared);
           Object.assign(payload, secretPayload(object, source.secret.items, defaultMode, optional));
         } else if (source.downwardAPI) {
           Object.assign(payload, downwardAPIPayload(pod, source.downwardAPI.items, defaultMode, this.options.nodeAllocatable));
@@ -476,16 +499,44 @@ export class VolumeManager {
     return payload;
   }
 
-  /** The object, or undefined for an optional one that does not exist. */
-  private async fetch(pod: KubeObject, kind: 'configmap' | 'secret', name: string, optional: boolean): Promise<KubeObject | undefined> {
+  /**
+   * The object, or undefined for an optional one that does not exist. `shared`: a read by another
+   * pod's refresh less than objectTtlMs ago serves (found or not found; other errors are not kept).
+   */
+  private async fetch(pod: KubeObject, kind: 'configmap' | 'secret', name: string, optional: boolean, shared: boolean): Promise<KubeObject | undefined> {
+    const namespace = pod.metadata.namespace;
+    let object: KubeObject | undefined;
+    if (shared) {
+      const key = `${kind}/${namespace ?? ''}/${name}`;
+      const now = this.now();
+      let cached = this.objects.get(key);
+      if (!cached || now - cached.fetchedAt >= objectTtlMs || now < cached.fetchedAt) {
+        for (const [other, entry] of this.objects) if (now - entry.fetchedAt >= objectTtlMs) this.objects.delete(other);
+        const entry: CachedObject = { fetchedAt: now, object: this.get(kind, namespace, name) };
+        entry.object.catch(() => {
+          if (this.objects.get(key) === entry) this.objects.delete(key);
+        });
+        this.objects.set(key, entry);
+        cached = entry;
+      }
+      object = await cached.object;
+    } else {
+      object = await this.get(kind, namespace, name);
+    }
+    if (object) return object;
+    // The root CA config map appears shortly after its namespace; the CA is known here meanwhile.
+    if (kind === 'configmap' && name === rootCAConfigMap) return { metadata: { name, namespace }, data: { 'ca.crt': this.options.caCertPem } };
+    if (optional) return undefined;
+    throw new MountFailure(`${kind} "${name}" not found`);
+  }
+
+  /** GET of a config map or secret; undefined when it does not exist. */
+  private async get(kind: 'configmap' | 'secret', namespace: string | undefined, name: string): Promise<KubeObject | undefined> {
     try {
-      return await this.options.client.resource(kind === 'configmap' ? resources.configmaps : resources.secrets).get(pod.metadata.namespace, name);
+      return await this.options.client.resource(kind === 'configmap' ? resources.configmaps : resources.secrets).get(namespace, name);
     } catch (error) {
-      if (!isNotFound(error)) throw error;
-      // The root CA config map appears shortly after its namespace; the CA is known here meanwhile.
-      if (kind === 'configmap' && name === rootCAConfigMap) return { metadata: { name, namespace: pod.metadata.namespace }, data: { 'ca.crt': this.options.caCertPem } };
-      if (optional) return undefined;
-      throw new MountFailure(`${kind} "${name}" not found`);
+      if (isNotFound(error)) return undefined;
+      throw error;
     }
   }
 
@@ -506,4 +557,16 @@ export class VolumeManager {
       throw new MountFailure(`failed to fetch token: ${errorText(error)}`);
     }
   }
+}
+
+/** Whether two payloads project the same files with the same modes. */
+function samePayload(left: Payload, right: Payload): boolean {
+  const keys = Object.keys(left);
+  if (keys.length !== Object.keys(right).length) return false;
+  for (const key of keys) {
+    const a = left[key];
+    const b = Object.prototype.hasOwnProperty.call(right, key) ? right[key] : undefined;
+    if (!b || a.mode !== b.mode || !a.data.equals(b.data)) return false;
+  }
+  return true;
 }
