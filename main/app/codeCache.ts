@@ -93,7 +93,8 @@ export function loadBundle(bundlePath: string, bundleHash: string, options: Load
   const file = directory === undefined ? undefined : codeCacheFile(directory, bundleHash, process.version, process.arch);
   const cachedData = readCodeCache(file);
   // the file is node's CommonJS wrapper around the module (scripts/build.mjs): the same five names a required file sees
-  const script = new Script(readFileSync(bundlePath, 'utf8'), {
+  // the build writes it as ASCII, which latin1 decodes exactly and several times faster than UTF-8
+  const script = new Script(readFileSync(bundlePath).toString('latin1'), {
     filename: bundlePath,
     cachedData,
     importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
