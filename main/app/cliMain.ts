@@ -39,9 +39,12 @@ try {
   // the command line's own handling reports bad arguments and a data dir it cannot use
 }
 
-// a network that could not start (an unusable data dir) is started again, and reported, by the cluster
-Promise.all([import('./cli'), network.catch(() => undefined)])
-  .then(([{ main }, early]) => main(argv, { phases, network: early, pkiKeys }))
+// The command line's modules run after the network has started (its Docker requests are out by
+// then); a network that could not start (an unusable data dir) is started again, and reported, by
+// the cluster.
+network
+  .catch(() => undefined)
+  .then(async (early) => (await import('./cli')).main(argv, { phases, network: early, pkiKeys }))
   .then(
     (code) => process.exit(code),
     (error: unknown) => {
