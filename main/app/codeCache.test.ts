@@ -1,6 +1,6 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codeCacheDirectory, codeCacheFile, loadBundle, openCodeCache, sealCodeCache } from './codeCache';
 
@@ -21,10 +21,10 @@ function writeBundle(directory: string, body: string): string {
   return path;
 }
 
-async function waitForCacheFile(directory: string): Promise<string> {
+async function waitForCacheFile(directory: string, expected?: string): Promise<string> {
   const deadline = Date.now() + 5_000;
   for (;;) {
-    const file = existsSync(directory) ? readdirSync(directory).find((name) => name.endsWith('.v8cache')) : undefined;
+    const file = existsSync(directory) ? readdirSync(directory).find((name) => name.endsWith('.v8cache') && (expected === undefined || join(directory, name) === expected)) : undefined;
     if (file) return join(directory, file);
     if (Date.now() > deadline) throw new Error(`no cache file in ${directory}`);
     await new Promise((resolveLater) => setTimeout(resolveLater, 10));
@@ -80,6 +80,19 @@ describe('loadBundle', () => {
     expect(loadBundle(bundle, 'abc', { env, writeDelayMs: 0 })).toBe('used');
     expect(readFileSync(join(directory, 'ran-second'), 'utf8')).toBe('object');
     delete process.env.RUN;
+  });
+
+  it("removes the caches of other builds once it has written its own", async () => {
+    const directory = temporaryDirectory();
+    const cacheDirectory = join(directory, 'cache');
+    mkdirSync(cacheDirectory);
+    const earlier = codeCacheFile(cacheDirectory, 'earlier', process.version, process.arch);
+    writeFileSync(earlier, sealCodeCache(Buffer.from('old bytecode')));
+    writeFileSync(join(cacheDirectory, 'unrelated.txt'), 'kept');
+    const bundle = writeBundle(directory, `module.exports = 1;`);
+    loadBundle(bundle, 'current', { env: { KUBEDESK_CODE_CACHE_DIR: cacheDirectory }, writeDelayMs: 0 });
+    const written = await waitForCacheFile(cacheDirectory, codeCacheFile(cacheDirectory, 'current', process.version, process.arch));
+    expect(readdirSync(cacheDirectory).sort()).toEqual([basename(written), 'unrelated.txt'].sort());
   });
 
   it('runs from source when the cache file is corrupt, and replaces it', async () => {

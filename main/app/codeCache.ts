@@ -8,12 +8,13 @@
 // directory (codeCacheDirectory), checked by a SHA-256 of its content before V8 sees it. A start
 // that finds none, or one V8 refuses (other V8 flags), runs from source and writes a new one a few
 // seconds later, once start-up has compiled what it needs (atomically: a temporary file, then a
-// rename). A missing, unreadable, corrupt or unwritable cache only costs the compile time.
+// rename), and removes the caches of other builds. A missing, unreadable, corrupt or unwritable
+// cache only costs the compile time.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { Script, constants } from 'node:vm';
 
 /** How long after a start without a usable cache the new one is written: start-up has compiled what it needs by then. */
@@ -65,6 +66,10 @@ function writeCodeCache(file: string, script: Script): void {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(temporary, sealCodeCache(script.createCachedData()), { mode: 0o644 });
     renameSync(temporary, file);
+    // the caches of earlier builds and Node versions are of no use once this one is written
+    for (const name of readdirSync(dirname(file))) {
+      if (name !== basename(file) && /^kubedesk-.*\.v8cache$/.test(name)) rmSync(join(dirname(file), name), { force: true });
+    }
   } catch {
     // a read-only or full cache directory: the next start compiles from source again
     try {
