@@ -4,7 +4,7 @@
 // clientcmd does), make HTTPS requests with keep-alive agents, and summarise timings. A stopped
 // server's cluster is removed with `kubedesk reset` (its Docker network and kd-netd container).
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -24,6 +24,26 @@ export function sleep(ms) {
 
 export function temporaryDir(prefix) {
   return mkdtempSync(join(tmpdir(), `kubedesk-bench-${prefix}-`));
+}
+
+/**
+ * Points every server of this bench run at a fresh, empty V8 code cache directory
+ * (KUBEDESK_CODE_CACHE_DIR, main/app/codeCache.ts) and fills it with one start: a user's first
+ * start after installing or upgrading runs without the cache, every later one with it, whatever
+ * its data dir. Resolves with that first start's figures (printed apart by the startup bench) once
+ * the server has written the cache, and removes the directory at exit.
+ */
+export async function prepareCodeCache() {
+  const directory = temporaryDir('code-cache');
+  process.env.KUBEDESK_CODE_CACHE_DIR = directory;
+  process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
+  const server = await startServer({ name: 'code-cache' });
+  const cold = { readyMs: server.readyMs, cpuMsAtReady: server.cpuMsAtReady };
+  // the server writes its cache a few seconds after it started
+  const deadline = performance.now() + 30_000;
+  while (!readdirSync(directory).some((file) => file.endsWith('.v8cache')) && performance.now() < deadline) await sleep(50);
+  await server.stop();
+  return { directory, cold, written: readdirSync(directory).some((file) => file.endsWith('.v8cache')) };
 }
 
 /**

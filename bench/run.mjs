@@ -17,7 +17,7 @@ import { cpus } from 'node:os';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { machineLoad, repoRoot, serverNodeFlags } from './lib.mjs';
+import { machineLoad, prepareCodeCache, repoRoot, serverNodeFlags } from './lib.mjs';
 import { benchStartup } from './startup.mjs';
 import { benchCreates, createLoadClient } from './creates.mjs';
 import { benchHistory } from './history.mjs';
@@ -38,8 +38,11 @@ import { benchRelay } from './relay.mjs';
 import { benchClusterSwitch } from './ui/clusterSwitch.mjs';
 import { benchUiModels } from './uiModels.mjs';
 
+/** the V8 code cache every server of the run shares, made by a first start (lib.mjs, prepareCodeCache) */
+let codeCache;
+
 const BENCHES = {
-  startup: () => benchStartup(),
+  startup: () => benchStartup({ codeCache }),
   creates: () => benchCreates(),
   'creates-64': () => benchCreates({ clients: 64 }),
   history: () => benchHistory(),
@@ -122,6 +125,10 @@ async function main() {
   const results = [];
   const rows = [];
   let crashed = 0;
+  process.stdout.write('bench: code cache … ');
+  codeCache = await prepareCodeCache();
+  console.log(`${codeCache.written ? 'written' : 'NOT written'} by a first start (cold: ready in ${codeCache.cold.readyMs.toFixed(0)} ms, ${codeCache.cold.cpuMsAtReady.toFixed(0)} ms CPU)`);
+  machine.coldCodeCache = codeCache.cold;
   for (const name of options.selected) {
     const benchStarted = performance.now();
     const loadBefore = machineLoad();

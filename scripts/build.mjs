@@ -1,11 +1,12 @@
-// Builds dist/: the cluster (main/) bundled by esbuild into one ESM file for fast start-up, with
-// native modules left external; the web UI (renderer/) into dist/renderer, which the cluster
-// serves at /ui/.
+// Builds dist/: the cluster (main/) bundled by esbuild into one CommonJS file run through V8's code
+// cache for fast start-up, with native modules left external; the web UI (renderer/) into
+// dist/renderer, which the cluster serves at /ui/.
 import { build } from 'esbuild';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 
 const schemas = 'main/apiserver/openapi/schemas.generated.json';
 if (!existsSync(schemas)) execFileSync(process.execPath, ['scripts/generateOpenapiSchemas.mjs'], { stdio: 'inherit' });
@@ -65,7 +66,7 @@ const loadOnFirstUse = {
 // The OpenAPI schemas (generated JSON, ~0.8 MB) are copied beside the bundle and parsed from the
 // file when the bundle loads: JSON.parse is several times faster than the same data as an object
 // literal in the source, and the text is garbage once parsed (a string literal in the bundle would
-// stay in memory with its code). The bundles live in dist/, dist/chunks/ and dist/app/.
+// stay in memory with its code). The bundles live in dist/ and dist/app/.
 const generatedJson = {
   name: 'generated-json-from-file',
   setup(bundle) {
@@ -96,29 +97,51 @@ function writeAscii(outputFiles) {
   }
 }
 
-// The cluster: code reached only through import() (certificate making, the components that start
-// after readiness, …) goes into chunks that load when first used, so start-up compiles less.
+// The cluster: one CommonJS file, dist/kubedesk.cjs, run by dist/kubedesk.mjs (main/app/bundleLoader.ts)
+// through V8's code cache (main/app/codeCache.ts), which Node 20 offers only to scripts, not to ES
+// modules. Code reached only through import() (the command line, the components that start after
+// readiness, the relay, certificate parsing, …) stays inside functions that run when first
+// imported, so its top-level code costs nothing until then; with a warm cache neither does compiling it.
 rmSync('dist/chunks', { recursive: true, force: true });
 const cluster = await build({
   write: false,
   entryPoints: { kubedesk: 'main/app/cliMain.ts' },
   outdir: 'dist',
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: 'linked',
+  // import.meta.url (the UI's files, kd-netd's binary and the generated JSON are found next to the bundle) from the file's own path
+  define: { 'import.meta.url': '__importMetaUrl' },
+  banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href; const __kubedeskRequire = require;" },
+  external: ['better-sqlite3', 'electron', 'cpu-features'],
+  plugins: [loadOnFirstUse, generatedJson],
+  metafile: true,
+  logLevel: 'warning',
+});
+assertNoTestCode(cluster, 'dist/kubedesk.cjs');
+// The file holds the function node's CommonJS loader would wrap the module in, so the loader
+// compiles the file's text as it is, without a second multi-megabyte copy to add the wrapper.
+for (const file of cluster.outputFiles) {
+  if (file.path.endsWith('.cjs')) file.contents = Buffer.from(`(function (exports, require, module, __filename, __dirname) {${file.text}\n})`);
+}
+writeAscii(cluster.outputFiles);
+const bundleText = readFileSync('dist/kubedesk.cjs');
+const bundleHash = createHash('sha256').update(bundleText).digest('hex').slice(0, 16);
+await build({
+  entryPoints: { kubedesk: 'main/app/bundleLoader.ts' },
+  outdir: 'dist',
   outExtension: { '.js': '.mjs' },
-  chunkNames: 'chunks/[name]-[hash]',
-  splitting: true,
   bundle: true,
   platform: 'node',
   target: 'node20',
   format: 'esm',
-  sourcemap: 'linked',
-  external: ['better-sqlite3', 'electron', 'cpu-features'],
-  plugins: [loadOnFirstUse, generatedJson],
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url); const __kubedeskRequire = require;" },
-  metafile: true,
+  define: { KUBEDESK_BUNDLE_HASH: JSON.stringify(bundleHash) },
   logLevel: 'warning',
 });
-assertNoTestCode(cluster, 'dist/kubedesk.mjs and its chunks');
-writeAscii(cluster.outputFiles);
+rmSync('dist/kubedesk.mjs.map', { force: true });
 
 // The Electron shell and its preload script are CommonJS, as Electron's main process loads them.
 const shell = await build({

@@ -1,13 +1,14 @@
 // Entry point bundled into dist/kubedesk.mjs: runs the command line and exits with its code.
 // A stray exception in a background task is logged rather than taking the whole cluster down,
 // as the Go apiserver recovers a panicking handler; request handlers already answer with a Status.
-// For `serve`, Docker starts on the cluster network, and a fresh data dir's PKI keys (RSA 2048 by
-// default, 0.1 to 0.4 s of CPU each) start on libuv's threads, before the rest of the bundle
-// (cli.ts and everything it imports, a chunk of its own) loads, so that work and that loading
-// overlap.
+// For `serve`, a fresh data dir's PKI keys (RSA 2048 by default, 0.1 to 0.4 s of CPU each) start
+// on libuv's threads first, before any other module of the bundle runs its top-level code (the
+// bundle runs a module reached only through import() when it is first imported), then Docker starts
+// on the cluster network (dockerode's modules load for that), then the rest (cli.ts and everything
+// it imports) loads, so that work and that loading overlap.
 import { parseArgs } from './cliOptions';
 import { defaultServingKeyType, startPkiKeys, type PkiKeyStart } from '../apiserver/pkiKeys';
-import { startClusterNetwork, type ClusterNetworkStart } from './clusterNetworkStart';
+import type { ClusterNetworkStart } from './clusterNetworkStart';
 import { StartupPhases, startupDebugRequested } from './startupPhases';
 
 process.on('uncaughtException', (error) => {
@@ -19,22 +20,31 @@ process.on('unhandledRejection', (reason) => {
 
 const argv = process.argv.slice(2);
 let phases: StartupPhases | undefined;
-let network: ClusterNetworkStart | undefined;
+let network: Promise<ClusterNetworkStart | undefined> = Promise.resolve(undefined);
 let pkiKeys: PkiKeyStart | undefined;
 try {
   const options = parseArgs(argv);
   if (options.command === 'serve') {
-    phases = new StartupPhases(options.debugStartup || startupDebugRequested());
+    const serveOptions = options;
+    const debug = new StartupPhases(options.debugStartup || startupDebugRequested());
+    phases = debug;
     pkiKeys = startPkiKeys(options.dataDir, options.servingKeyType ?? defaultServingKeyType);
-    network = startClusterNetwork(options.dataDir);
-    phases.mark('container runtime starting');
+    network = import('./clusterNetworkStart').then(({ startClusterNetwork }) => {
+      const started = startClusterNetwork(serveOptions.dataDir);
+      debug.mark('container runtime starting');
+      return started;
+    });
   }
 } catch {
   // the command line's own handling reports bad arguments and a data dir it cannot use
 }
 
-import('./cli')
-  .then(({ main }) => main(argv, { phases, network, pkiKeys }))
+// The command line's modules run after the network has started (its Docker requests are out by
+// then); a network that could not start (an unusable data dir) is started again, and reported, by
+// the cluster.
+network
+  .catch(() => undefined)
+  .then(async (early) => (await import('./cli')).main(argv, { phases, network: early, pkiKeys }))
   .then(
     (code) => process.exit(code),
     (error: unknown) => {

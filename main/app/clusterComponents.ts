@@ -2,8 +2,8 @@
 // scheduler, cluster DNS and the service proxy (kd-netd), NetworkPolicy enforcement,
 // NodePort/LoadBalancer listeners, PortForwards, the Ingress controller and one kubelet per node. They start once the API server
 // is ready, as upstream's kube-controller-manager, kube-scheduler and kubelets start against a
-// serving kube-apiserver whose /readyz does not wait for them. Cluster loads this module then, so
-// their code is compiled after readiness (its own chunk of the bundle).
+// serving kube-apiserver whose /readyz does not wait for them. Cluster imports this module then, so
+// their modules' top-level code runs after readiness.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { SharedInformerFactory } from '../client/informer';

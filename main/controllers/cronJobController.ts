@@ -103,11 +103,13 @@ export function mostRecentScheduleTime(cronJob: KubeObject, now: number, schedul
 export class CronJobController extends QueueController {
   private readonly cronJobs = this.factory.informerFor(resources.cronjobs);
   private readonly jobs = this.factory.informerFor(resources.jobs);
-  private readonly defaultTimeZone: string;
+  private defaultTimeZone: string | undefined;
 
   constructor(client: ApiClient, factory: SharedInformerFactory, options: CronJobControllerOptions = {}) {
     super(client, factory, { name: 'cronjob', component: 'cronjob-controller', workers: 5 }, options);
-    this.defaultTimeZone = options.defaultTimeZone ?? localTimeZone();
+    // the local zone is read when a CronJob without spec.timeZone needs it: reading it loads ICU's
+    // time zone data, megabytes of memory a cluster without CronJobs never needs
+    this.defaultTimeZone = options.defaultTimeZone;
     this.enqueueChanges(this.cronJobs);
     this.enqueueRelated(this.jobs, (job) => {
       const ref = controllerOf(job);
@@ -201,7 +203,7 @@ export class CronJobController extends QueueController {
     let schedule: CronSchedule;
     const scheduleText = typeof spec.schedule === 'string' ? spec.schedule : '';
     try {
-      schedule = parseCronSchedule(scheduleText, timeZone ?? this.defaultTimeZone);
+      schedule = parseCronSchedule(scheduleText, timeZone ?? (this.defaultTimeZone ??= localTimeZone()));
     } catch (error) {
       this.recorder.event(cronJob, 'Warning', 'UnparseableSchedule', `unparseable schedule: "${scheduleText}" : ${error instanceof Error ? error.message : String(error)}`);
       return { updateStatus };
