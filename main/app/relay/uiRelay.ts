@@ -312,7 +312,7 @@ export class UiRelay {
         if (reply.headers['content-length'] === undefined) response.flushHeaders();
         reply.on('error', () => response.destroy());
         reply.on('aborted', () => response.destroy());
-        pipeBatched(reply, response);
+        pipeCorked(reply, response);
       });
       body.sendTo(upstream);
     };
@@ -596,54 +596,35 @@ function switchHeaderName(name: string): string {
   return name === 'sec-websocket-accept' ? 'Sec-WebSocket-Accept' : name === 'sec-websocket-protocol' ? 'Sec-WebSocket-Protocol' : name === 'sec-websocket-extensions' ? 'Sec-WebSocket-Extensions' : name === 'upgrade' ? 'Upgrade' : 'Connection';
 }
 
+/**
+ * Pipes a reply into the response, writing what arrived in one turn of the event loop as one
+ * batch (one writev, one run of TLS records) instead of a syscall per TLS record read.
+ */
 /** How much of a reply may wait for a slow browser before the relay stops reading the cluster. */
 const RELAY_BUFFER_BYTES = 4 * 1024 * 1024;
-/** How much of a reply the relay gathers before sending it on (one writev, one run of TLS records). */
-const RELAY_BATCH_BYTES = 128 * 1024;
 
-/**
- * Pipes a reply into the response in batches: the TLS records read from the cluster (16 KiB each)
- * are written to the corked response and sent on as one writev once RELAY_BATCH_BYTES gathered,
- * what is left when the event loop's turn ends then. The browser decrypts one batch while the
- * relay reads the next; gathering a whole turn's reads instead (up to 2 MiB of a list arrive in
- * one turn) held the first byte back until the relay had read and decrypted most of the reply.
- */
-export function pipeBatched(reply: IncomingMessage, response: ServerResponse): void {
+function pipeCorked(reply: IncomingMessage, response: ServerResponse): void {
   let corked = false;
-  let batched = 0;
-  let scheduled = false;
   const uncork = () => {
-    if (!corked) return;
     corked = false;
-    batched = 0;
     response.uncork();
-  };
-  const endOfTurn = () => {
-    scheduled = false;
-    uncork();
   };
   reply.on('data', (chunk: Buffer) => {
     if (!corked) {
       corked = true;
       response.cork();
-      if (!scheduled) {
-        // a watch event or a reply's tail: sent when this turn's reads are done
-        scheduled = true;
-        setImmediate(endOfTurn);
-      }
+      setImmediate(uncork);
     }
-    response.write(chunk);
-    batched += chunk.length;
-    if (batched >= RELAY_BATCH_BYTES) uncork();
     // a reply goes on while up to RELAY_BUFFER_BYTES wait for the browser: pausing at the socket's
     // 16 KiB mark would turn a 2.5 MB list into a hundred pause/drain round trips
+    response.write(chunk);
     if (response.writableLength > RELAY_BUFFER_BYTES && !reply.isPaused()) {
       reply.pause();
       response.once('drain', () => reply.resume());
     }
   });
   reply.on('end', () => {
-    uncork();
+    if (corked) uncork();
     response.end();
   });
 }
