@@ -603,7 +603,7 @@ function switchHeaderName(name: string): string {
 /** How much of a reply may wait for a slow browser before the relay stops reading the cluster. */
 const RELAY_BUFFER_BYTES = 4 * 1024 * 1024;
 
-function pipeCorked(reply: IncomingMessage, response: ServerResponse): void {
+export function pipeCorked(reply: IncomingMessage, response: ServerResponse): void {
   let corked = false;
   const uncork = () => {
     corked = false;
