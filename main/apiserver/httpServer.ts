@@ -19,6 +19,7 @@ import { rmSync } from 'node:fs';
 import { ApiError } from './apiError';
 import { MAX_BODY_BYTES } from './content';
 import { servingTlsOptions } from './pki';
+import { gzipBody, shouldCompress } from './responseCompression';
 import { certificateIdentity } from './auth/clientCertificates';
 import type { ApiServer } from './apiServer';
 import type { ApiRequest, ApiResponse, ApiStreamReply, ApiWatchReply } from './handlers/request';
@@ -245,7 +246,7 @@ export class HttpServer {
     const reply: ApiResponse = await this.options.api.handle(apiRequest);
     if ('watch' in reply) streamWatch(request, response, reply);
     else if ('stream' in reply) streamBody(response, reply);
-    else writeReply(response, reply);
+    else await writeReply(response, reply, request.headers['accept-encoding']);
   }
 
   private health(path: string, query: URLSearchParams, response: ServerResponse): void {
@@ -340,9 +341,18 @@ function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
   });
 }
 
-function writeReply(response: ServerResponse, reply: { status: number; headers: Record<string, string>; body: string | Buffer }): void {
+/** Writes a whole reply; one over 128 KiB goes out gzipped when the request accepts it (responseCompression.ts). */
+function writeReply(response: ServerResponse, reply: { status: number; headers: Record<string, string>; body: string | Buffer }, acceptEncoding?: string): void | Promise<void> {
   const body = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
-  response.writeHead(reply.status, { ...reply.headers, 'Content-Length': String(body.length), 'Cache-Control': reply.headers['Cache-Control'] ?? 'no-cache, private' });
+  const cacheControl = reply.headers['Cache-Control'] ?? 'no-cache, private';
+  if (acceptEncoding !== undefined && shouldCompress(acceptEncoding, reply.headers, body.length)) {
+    return gzipBody(body).then((compressed) => {
+      if (response.destroyed) return;
+      response.writeHead(reply.status, { ...reply.headers, 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding', 'Content-Length': String(compressed.length), 'Cache-Control': cacheControl });
+      response.end(compressed);
+    });
+  }
+  response.writeHead(reply.status, { ...reply.headers, 'Content-Length': String(body.length), 'Cache-Control': cacheControl });
   response.end(body);
 }
 

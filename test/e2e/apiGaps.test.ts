@@ -6,9 +6,11 @@
 // server-side apply takes list and map types from the OpenAPI tags and refuses duplicate keys with
 // upstream's error; a webhook-admitted write that races another writer is retried rather than
 // refused with a 409; `reinvocationPolicy: IfNeeded` calls a mutating webhook again after a later
-// one changed the object; LoadBalancer Services carry the load-balancer-cleanup finalizer; and an
-// explicit priority that disagrees with the pod's PriorityClass is refused.
+// one changed the object; LoadBalancer Services carry the load-balancer-cleanup finalizer; an
+// explicit priority that disagrees with the pod's PriorityClass is refused; and a reply over
+// 128 KiB is gzipped for a client that accepts gzip, as upstream's API response compression does.
 import { writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { createServer, request as httpsRequest, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -514,5 +516,51 @@ describe('pod priority', () => {
     await ok('delete', 'priorityclass', 'gaps-default');
     await kubectlOk(cluster, ['create', '-f', '-'], pod('no-class-zero', { priority: 0 }));
     expect(await ok('get', 'pod', 'no-class-zero', '-n', namespace, '-o', 'jsonpath={.spec.priority} {.spec.preemptionPolicy}')).toBe('0 PreemptLowerPriority');
+  });
+});
+
+describe('response compression', () => {
+  /** GET with the admin token and these headers, the raw bytes and the reply's headers. */
+  function rawGet(path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+    return new Promise((resolve, reject) => {
+      const outgoing = httpsRequest(new URL(path, cluster.server), { headers: { accept: 'application/json', authorization: `Bearer ${cluster.token}`, ...headers }, ca: cluster.caPem, agent: false, timeout: 15_000 }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+        response.on('error', reject);
+      });
+      outgoing.on('timeout', () => outgoing.destroy(new Error(`GET ${path} timed out`)));
+      outgoing.on('error', reject);
+      outgoing.end();
+    });
+  }
+
+  it('gzips a reply over 128 KiB for a client that accepts gzip, as kubectl does, and not a small one', async () => {
+    const ns = 'apigaps-gzip';
+    await ok('create', 'namespace', ns);
+    // 200 ConfigMaps of ~1 KiB: a list of ~250 KiB
+    const items = Array.from({ length: 200 }, (_, index) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${index}`, namespace: ns }, data: { payload: `${index}-`.padEnd(1024, 'x') } }));
+    await kubectlOk(cluster, ['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+    const path = `/api/v1/namespaces/${ns}/configmaps`;
+    const plain = await rawGet(path, {});
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.length).toBeGreaterThan(128 * 1024);
+    const compressed = await rawGet(path, { 'accept-encoding': 'gzip' });
+    expect(compressed.status).toBe(200);
+    expect(compressed.headers['content-encoding']).toBe('gzip');
+    expect(compressed.headers.vary).toBe('Accept-Encoding');
+    expect(Number(compressed.headers['content-length'])).toBe(compressed.body.length);
+    const list = JSON.parse(gunzipSync(compressed.body).toString('utf8')) as { items: { metadata: { name: string } }[] };
+    // the 200 and the namespace's kube-root-ca.crt
+    expect(list.items.filter((item) => item.metadata.name.startsWith('cm-'))).toHaveLength(200);
+    expect(gunzipSync(compressed.body).equals(plain.body)).toBe(true);
+    // a browser's list of encodings names gzip among others; a small reply goes out as it is
+    expect((await rawGet(path, { 'accept-encoding': 'gzip, deflate, br, zstd' })).headers['content-encoding']).toBe('gzip');
+    const small = await rawGet(`${path}/cm-1`, { 'accept-encoding': 'gzip' });
+    expect(small.headers['content-encoding']).toBeUndefined();
+    // kubectl reads the gzipped list as any other
+    expect((await ok('get', 'configmaps', '-n', ns, '--no-headers')).trim().split('\n').filter((line) => line.startsWith('cm-'))).toHaveLength(200);
+    await ok('delete', 'namespace', ns, '--wait=false');
   });
 });

@@ -94,7 +94,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const REQUEST_HEADERS = ['accept', 'accept-encoding', 'content-type', 'content-length', 'content-encoding'];
 const UPGRADE_HEADERS = ['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-protocol', 'sec-websocket-extensions'];
 /** response headers the relay passes back */
-const RESPONSE_HEADERS = ['content-type', 'content-encoding', 'content-length', 'cache-control', 'warning', 'audit-id'];
+const RESPONSE_HEADERS = ['content-type', 'content-encoding', 'content-length', 'cache-control', 'vary', 'warning', 'audit-id'];
 const SWITCH_HEADERS = ['upgrade', 'connection', 'sec-websocket-accept', 'sec-websocket-protocol', 'sec-websocket-extensions'];
 const USER_AGENT = 'kubedesk-ui';
 const MAX_SETTINGS_BODY_BYTES = 16 * 1024;
