@@ -122,6 +122,11 @@ const cluster = await build({
   logLevel: 'warning',
 });
 assertNoTestCode(cluster, 'dist/kubedesk.cjs');
+// The bundle runs as a vm.Script (the code cache), where a real import() of a module esbuild did
+// not bundle (`import('node:fs')`, an external package) fails at run time with "A dynamic import
+// callback was not specified": such imports must be static imports or require().
+const externalDynamicImports = Object.entries(cluster.metafile.inputs).flatMap(([input, { imports }]) => imports.filter((entry) => entry.kind === 'dynamic-import' && entry.external).map((entry) => `${input} → import('${entry.path}')`));
+if (externalDynamicImports.length > 0) throw new Error(`dist/kubedesk.cjs would import() modules it does not bundle:\n${externalDynamicImports.join('\n')}`);
 // The file holds the function node's CommonJS loader would wrap the module in, so the loader
 // compiles the file's text as it is, without a second multi-megabyte copy to add the wrapper.
 for (const file of cluster.outputFiles) {
