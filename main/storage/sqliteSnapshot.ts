@@ -206,6 +206,9 @@ export class SnapshotFile {
    * waits for what `pause` returns, if anything.
    */
   static async writeChecksumInSteps(path: string, pause: () => Promise<void> | undefined = () => undefined): Promise<void> {
+    // nothing before the caller's turn ends: a save's reply goes out before the first step
+    await new Promise((resolve) => setImmediate(resolve));
+    await pause();
     const db = new Database(path, { fileMustExist: true });
     try {
       db.pragma('synchronous = OFF');

@@ -19,7 +19,7 @@ import { OpenApiService } from '../openapi/openapiDocuments';
 import { ResourceRegistry } from '../resourceRegistry';
 import { registerSnapshotApi } from './snapshotApi';
 import { checkVolumeEntries, Snapshots } from './snapshots';
-import { SnapshotFile } from '../../storage/sqliteSnapshot';
+import { SnapshotFile, SnapshotFileError } from '../../storage/sqliteSnapshot';
 
 let directory: string;
 let store: SqliteStore;
@@ -263,6 +263,20 @@ describe('the snapshot API', () => {
     expect((list.json.items as KubeObject[]).map((item) => item.metadata.name)).toEqual(['first', 'second']);
     expect(await stateOf()).toBe(state);
     expect(existsSync(path.join(directory, 'snapshots', 'third.kdsnap'))).toBe(false);
+  });
+
+  it('replies once the file is complete under its name, then syncs and checksums it; a restore right after waits for that', async () => {
+    await create('/api/v1/namespaces/default/configmaps', configMap('kept'));
+    await create(SNAPSHOTS, { apiVersion: 'snapshots.kubedesk.dev/v1', kind: 'Snapshot', metadata: { name: 'quick' } });
+    const file = path.join(directory, 'snapshots', 'quick.kdsnap');
+    // under its name at once, its checksum still to come (open() checks it)
+    expect(statSync(file).size).toBeGreaterThan(0);
+    expect(() => SnapshotFile.open(file).close()).toThrow(SnapshotFileError);
+    await request('DELETE', '/api/v1/namespaces/default/configmaps/kept');
+    const restored = await request('POST', `${SNAPSHOTS}/quick/restore`);
+    expect(restored.status, JSON.stringify(restored.json)).toBe(200);
+    expect(store.get({ resource: 'configmaps', namespace: 'default', name: 'kept' })).toBeDefined();
+    SnapshotFile.open(file).close();
   });
 
   it('writes the checksum of a save that stopped before it when the snapshot is next used, and never into a damaged file', async () => {

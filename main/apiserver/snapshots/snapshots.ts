@@ -198,9 +198,12 @@ export class Snapshots {
 
   /**
    * Saves the store and the volumes' data as snapshot `name`. The reply comes once the file is
-   * complete for a restore and on disk under its name (file and folder synced); its checksum is
-   * computed and stored right after, in steps between other requests. A restore, a preview or an
-   * export of the snapshot waits for it (checksummed).
+   * complete for a restore and under its name; right after it the file and its folder are synced
+   * and its checksum is computed and stored, in steps between other requests. A restore, a preview
+   * or an export of the snapshot waits for both (checksummed). A power loss in the milliseconds
+   * between the reply and the sync can lose the snapshot, as it can lose the store's own last
+   * commits (SQLite's synchronous=NORMAL in WAL mode); a file left damaged by it is refused as
+   * corrupt, never restored.
    */
   save(name: string): Promise<SnapshotInfo> {
     const file = this.pathOf(name);
@@ -212,18 +215,12 @@ export class Snapshots {
       this.saving = new Promise((resolve) => (saved = resolve));
       try {
         await this.options.store.backupTo(partial);
-        // the disk writes the copy's pages while the snapshot's own tables are written
-        const copySynced = syncToDisk(partial);
-        copySynced.catch(() => undefined);
         const created = (this.options.clock?.() ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
         const manifest = SnapshotFile.create(partial, { name, created }, (objects) => this.collect(objects));
         // it holds every Secret
         chmodSync(partial, 0o600);
-        await copySynced;
-        await syncToDisk(partial);
         renameSync(partial, file);
-        await syncFolderToDisk(this.options.directory);
-        this.checksumLater(file);
+        this.sealLater(file);
         return { manifest, sizeBytes: statSync(file).size };
       } finally {
         this.saving = undefined;
@@ -233,12 +230,15 @@ export class Snapshots {
     });
   }
 
-  private checksumLater(file: string): void {
+  /** After a save's reply: the file and its folder synced, then the checksum written in steps. */
+  private sealLater(file: string): void {
     // A save that comes meanwhile goes first: the checksum waits while it runs (a save never
     // waits for a checksum, so this cannot deadlock). A failure (the snapshot deleted meanwhile,
     // kubedesk stopping) leaves the file without a checksum, which checksummed() writes when the
     // snapshot is next used.
-    const done: Promise<void> = SnapshotFile.writeChecksumInSteps(file, () => this.saving)
+    const synced = syncToDisk(file).then(() => syncFolderToDisk(this.options.directory));
+    const done: Promise<void> = synced
+      .then(() => SnapshotFile.writeChecksumInSteps(file, () => this.saving))
       .catch(() => undefined)
       .finally(() => {
         if (this.checksums.get(file) === done) this.checksums.delete(file);
