@@ -222,12 +222,7 @@ export class SnapshotFile {
     } finally {
       db.close();
     }
-    const handle = await open(path, 'r+');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await syncFileToDisk(path);
   }
 
   /**
@@ -299,6 +294,16 @@ export class SnapshotFile {
 
   close(): void {
     this.db.close();
+  }
+}
+
+/** fsync of a file, on libuv's thread pool. */
+export async function syncFileToDisk(path: string): Promise<void> {
+  const handle = await open(path, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 

@@ -19,7 +19,7 @@ import type { Readable } from 'node:stream';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import { planRestore, podImages, type RestorePlan, type RestorePolicy, type SnapshotManifest, type SnapshotVolume, type StoredObject, type StoreWrite } from '../../storage/snapshot';
-import { SnapshotFile, SnapshotFileError, type VolumeFile } from '../../storage/sqliteSnapshot';
+import { SnapshotFile, SnapshotFileError, syncFileToDisk, type VolumeFile } from '../../storage/sqliteSnapshot';
 import type { WriteRecorder } from '../../storage/history';
 import { SNAPSHOT_NAME_MESSAGE, validSnapshotName } from '../../../shared/snapshots';
 
@@ -236,7 +236,7 @@ export class Snapshots {
     // waits for a checksum, so this cannot deadlock). A failure (the snapshot deleted meanwhile,
     // kubedesk stopping) leaves the file without a checksum, which checksummed() writes when the
     // snapshot is next used.
-    const synced = syncToDisk(file).then(() => syncFolderToDisk(this.options.directory));
+    const synced = syncFileToDisk(file).then(() => syncFolderToDisk(this.options.directory));
     const done: Promise<void> = synced
       .then(() => SnapshotFile.writeChecksumInSteps(file, () => this.saving))
       .catch(() => undefined)
@@ -460,16 +460,6 @@ function walk(root: string, relative: string, visit: (entry: Omit<VolumeFile, 'v
     visit({ ...base, type: 'file', data: readFileSync(full) });
   }
   // sockets, FIFOs and devices are not data: left out
-}
-
-/** fsync of a file, on libuv's thread pool. */
-async function syncToDisk(file: string): Promise<void> {
-  const handle = await open(file, 'r+');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /**
