@@ -88,6 +88,8 @@ describe('kubedesk snapshot against a server', () => {
     const exportMissing = await run('export', 'nosuch', path.join(server.directory, 'out.kdsnap'));
     expect(exportMissing).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): snapshots.snapshots.kubedesk.dev "nosuch" not found\n' });
     expect(existsSync(path.join(server.directory, 'out.kdsnap'))).toBe(false);
+    // nor a partial file: its stream is closed before the command returns
+    expect(existsSync(path.join(server.directory, 'out.kdsnap.partial'))).toBe(false);
   });
 
   it('exits 2 with the usage for a malformed command line', async () => {

@@ -153,10 +153,15 @@ async function run(client: ApiClient, options: SnapshotOptions, cluster: Cluster
     case 'export': {
       const file = options.file ?? '';
       const partial = `${file}.partial`;
+      const out = createWriteStream(partial, { mode: 0o600 });
+      // a refused export never pipes into it: its own errors (the folder gone) are the request's
+      out.on('error', () => undefined);
       try {
-        await cluster.transport(0).download(itemPath(name, 'export'), createWriteStream(partial, { mode: 0o600 }));
+        await cluster.transport(0).download(itemPath(name, 'export'), out);
         renameSync(partial, file);
       } catch (error) {
+        // the stream opens its file asynchronously: close it before removing what it made
+        if (!out.closed) await new Promise<void>((resolve) => out.destroy().once('close', () => resolve()));
         rmSync(partial, { force: true });
         throw error;
       }
