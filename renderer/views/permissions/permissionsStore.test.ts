@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeClient } from '../../api/kubeClient';
+import { KubeApiError, type KubeClient } from '../../api/kubeClient';
 import { PermissionsStore } from './permissionsStore';
 
 const VIEW_RULES = {
@@ -92,5 +92,44 @@ describe('the permissions store', () => {
     store.invalidate(['default']);
     expect(store.can(list).state).toBe('unknown');
     expect(posts.filter((path) => path.endsWith('selfsubjectrulesreviews'))).toHaveLength(3);
+  });
+});
+
+describe('who the user is', () => {
+  /** A client whose SelfSubjectReviews answer with `answers` in turn (an Error is thrown). */
+  function identityClient(answers: Array<unknown>) {
+    let asked = 0;
+    const create = async (path: string): Promise<unknown> => {
+      if (!path.endsWith('selfsubjectreviews')) throw new Error(`unexpected POST ${path}`);
+      const answer = answers[Math.min(asked++, answers.length - 1)];
+      if (answer instanceof Error) throw answer;
+      return answer;
+    };
+    return { client: { create } as unknown as KubeClient, asked: () => asked };
+  }
+  const alice = { status: { userInfo: { username: 'alice', groups: ['system:authenticated'] } } };
+
+  it('asks again after a review that got no answer, so a transient failure does not hide the user for good', async () => {
+    const { client, asked } = identityClient([new TypeError('Failed to fetch'), alice]);
+    const store = new PermissionsStore(client, { identityRetryMs: 5, cluster: () => ({ name: 'c', readOnly: false }) });
+    expect(store.identity()).toBeUndefined();
+    await settled(() => asked() === 1 && !store.identity());
+    // what the views do: read it again when told something changed
+    store.subscribe(() => store.identity());
+    await settled(() => store.identity()?.username === 'alice');
+    expect(asked()).toBe(2);
+    store.dispose();
+  });
+
+  it('does not ask again a server that does not serve the review or refuses it', async () => {
+    const { client, asked } = identityClient([new KubeApiError(404, 'NotFound', 'the server could not find the requested resource')]);
+    const store = new PermissionsStore(client, { identityRetryMs: 1, cluster: () => ({ name: 'c', readOnly: false }) });
+    store.subscribe(() => store.identity());
+    store.identity();
+    await settled(() => asked() === 1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(store.identity()).toBeUndefined();
+    expect(asked()).toBe(1);
+    store.dispose();
   });
 });

@@ -6,7 +6,7 @@
 // subscribers when the answer arrives. Answers are kept a minute; a namespace change, a cluster
 // change (a new client, so a new store) and a refused request ask again. The read-only switch of
 // the current cluster (clusters.ts) refuses every write first.
-import type { KubeClient } from '../../api/kubeClient';
+import { KubeApiError, type KubeClient } from '../../api/kubeClient';
 import { currentCluster, subscribeClusters } from './clusters';
 import { ACCESS_REVIEW_PATH, ALLOWED, RULES_REVIEW_PATH, SELF_SUBJECT_REVIEW_BODY, SELF_SUBJECT_REVIEW_PATH, UNKNOWN, accessReviewBody, checkKey, decideFromRules, deniedReason, isWrite, namesMatter, parseAccessReview, parseRulesReview, parseSelfSubjectReview, readOnlyReason, rulesReviewBody, type Identity, type PermissionCheck, type RulesReview, type Verdict } from './permissionsModel';
 
@@ -16,6 +16,8 @@ export interface PermissionsOptions {
   now?(): number;
   /** the cluster this store's client talks to (default: the window's current cluster) */
   cluster?(): { name: string; readOnly: boolean };
+  /** how long after a failed SelfSubjectReview (no answer, a 5xx) it is asked again (default 2 s) */
+  identityRetryMs?: number;
 }
 
 interface Entry<T> {
@@ -25,6 +27,7 @@ interface Entry<T> {
 }
 
 const TTL_MS = 60_000;
+const IDENTITY_RETRY_MS = 2_000;
 
 export class PermissionsStore {
   private readonly rules = new Map<string, Entry<RulesReview>>();
@@ -37,6 +40,7 @@ export class PermissionsStore {
   private readonly now: () => number;
   private readonly cluster: () => { name: string; readOnly: boolean };
   private readonly releaseClusters: () => void;
+  private readonly identityRetryMs: number;
 
   constructor(
     private readonly client: KubeClient,
@@ -45,6 +49,7 @@ export class PermissionsStore {
     this.ttlMs = options.ttlMs ?? TTL_MS;
     this.now = options.now ?? Date.now;
     this.cluster = options.cluster ?? currentCluster;
+    this.identityRetryMs = options.identityRetryMs ?? IDENTITY_RETRY_MS;
     this.releaseClusters = subscribeClusters(() => this.changed());
   }
 
@@ -129,9 +134,18 @@ export class PermissionsStore {
         this.identityEntry = { value: parseSelfSubjectReview(body) ?? null, at: this.now(), loading: false };
         this.changed();
       },
-      () => {
-        this.identityEntry = { value: null, at: this.now(), loading: false };
+      (error: unknown) => {
+        const failed: Entry<Identity | null> = { value: null, at: this.now(), loading: false };
+        this.identityEntry = failed;
         this.changed();
+        // a server without the API (404) or that refuses it has no answer to give; a request that
+        // got no answer (a network change, a relay or cluster busy starting) is asked again
+        if (error instanceof KubeApiError && error.code >= 400 && error.code < 500) return;
+        setTimeout(() => {
+          if (this.identityEntry !== failed) return;
+          this.identityEntry = { at: 0, loading: false };
+          this.changed();
+        }, this.identityRetryMs);
       },
     );
   }
