@@ -60,8 +60,11 @@ export async function gotoThroughNetworkChanges(page: Page, url: string, attempt
       if (!page.url().startsWith('chrome-error://')) return true;
       if (attempt >= attempts) return false;
     } catch (error) {
-      // the abort shows as ERR_NETWORK_CHANGED, or as the navigation replaced by Chromium's error page
-      const networkChanged = error instanceof Error && (error.message.includes('ERR_NETWORK_CHANGED') || error.message.includes('interrupted by another navigation to "chrome-error://'));
+      // the abort shows as ERR_NETWORK_CHANGED, or as the navigation replaced by Chromium's error
+      // page; a sign-in link's own redirect to the same address, still in flight after an aborted
+      // first try, replaces it as well
+      const message = error instanceof Error ? error.message : '';
+      const networkChanged = message.includes('ERR_NETWORK_CHANGED') || message.includes('interrupted by another navigation to "chrome-error://') || message.includes(`interrupted by another navigation to "${url}"`);
       if (!networkChanged) throw error;
       if (attempt >= attempts) return false;
     }
