@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bufferStatValue, CgroupStatsReader, leadingNumber, parseBlkio, parseIoStat, parseNetDev, statValue } from './cgroupStats';
+import { bufferStatValue, CgroupStatsReader, leadingNumber, parseBlkio, parseIoStat, parseNetDev } from './cgroupStats';
 
 const ID = 'a'.repeat(64);
 const NET_DEV = `Inter-|   Receive                                                |  Transmit
@@ -127,6 +127,7 @@ describe('cgroup file parsers', () => {
   });
 
   it('reads key value lines, 0 for a missing key', () => {
+    const statValue = (text: string, key: string) => bufferStatValue(Buffer.from(text), Buffer.byteLength(text), key);
     expect(statValue('a 1\nusage_usec 77\n', 'usage_usec')).toBe(77);
     expect(statValue('a 1\n', 'usage_usec')).toBe(0);
   });

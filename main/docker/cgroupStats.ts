@@ -282,17 +282,6 @@ function digitsAt(buffer: Buffer, start: number, length: number): number {
   return index === start ? 0 : value;
 }
 
-/** A `key value` line of memory.stat or cpu.stat; 0 when absent. */
-export function statValue(text: string, key: string): number {
-  const prefix = `${key} `;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(prefix)) continue;
-    const value = Number(line.slice(prefix.length));
-    return Number.isFinite(value) ? value : 0;
-  }
-  return 0;
-}
-
 /** cgroup v1 blkio.throttle.io_service_bytes_recursive: `MAJ:MIN Read N` lines, summed over devices. */
 export function parseBlkio(text: string): { fsReadBytes: number; fsWriteBytes: number } {
   let read = 0;
