@@ -176,7 +176,7 @@ export class SnapshotFile {
         volumes: collected.volumes,
       };
       const insert = db.prepare<[string, string, string, number, number, number, Buffer | null]>('INSERT INTO snapshot_files (volume, path, type, mode, uid, gid, data) VALUES (?, ?, ?, ?, ?, ?, ?)');
-      const put = db.prepare<[string, string]>('INSERT INTO snapshot (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+      const put = db.prepare<[string, string]>(PUT_SNAPSHOT_VALUE);
       db.transaction(() => {
         for (const file of collected.files) insert.run(file.volume, file.path, file.type, file.mode, file.uid, file.gid, file.data);
         put.run('format', String(SNAPSHOT_FORMAT_VERSION));
@@ -298,8 +298,20 @@ export class SnapshotFile {
 }
 
 /** fsync of a file, on libuv's thread pool. */
-export async function syncFileToDisk(path: string): Promise<void> {
-  const handle = await open(path, 'r+');
+export function syncFileToDisk(path: string): Promise<void> {
+  return syncToDisk(path, 'r+');
+}
+
+/**
+ * fsync of a folder: a rename in it is on disk once it is synced. Windows cannot open a folder
+ * for syncing: there the rename is left to the file system.
+ */
+export function syncFolderToDisk(folder: string): Promise<void> {
+  return process.platform === 'win32' ? Promise.resolve() : syncToDisk(folder, 'r');
+}
+
+async function syncToDisk(path: string, flags: string): Promise<void> {
+  const handle = await open(path, flags);
   try {
     await handle.sync();
   } finally {
@@ -374,8 +386,11 @@ function contentDigest(db: Database.Database): string {
   return hash.digest('hex');
 }
 
+/** A row of the `snapshot` table (format, manifest, digest), written or replaced. */
+const PUT_SNAPSHOT_VALUE = 'INSERT INTO snapshot (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value';
+
 function putDigest(db: Database.Database, digest: string): void {
-  db.prepare<[string, string]>('INSERT INTO snapshot (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run('digest', digest);
+  db.prepare<[string, string]>(PUT_SNAPSHOT_VALUE).run('digest', digest);
 }
 
 const SEPARATOR = Buffer.from([0]);

@@ -13,13 +13,12 @@
 // The PKI, tokens and kubeconfig live outside the store and are never touched.
 import { createReadStream, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, chmodSync, chownSync, symlinkSync, writeFileSync, lchownSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { KubeObject } from '../../../shared/kubernetes/types';
 import { isRecord } from '../../../shared/kubernetes/types';
 import { planRestore, podImages, type RestorePlan, type RestorePolicy, type SnapshotManifest, type SnapshotVolume, type StoredObject, type StoreWrite } from '../../storage/snapshot';
-import { SnapshotFile, SnapshotFileError, syncFileToDisk, type VolumeFile } from '../../storage/sqliteSnapshot';
+import { SnapshotFile, SnapshotFileError, syncFileToDisk, syncFolderToDisk, type VolumeFile } from '../../storage/sqliteSnapshot';
 import type { WriteRecorder } from '../../storage/history';
 import { SNAPSHOT_NAME_MESSAGE, validSnapshotName } from '../../../shared/snapshots';
 
@@ -200,7 +199,7 @@ export class Snapshots {
    * Saves the store and the volumes' data as snapshot `name`. The reply comes once the file is
    * complete for a restore and under its name; right after it the file and its folder are synced
    * and its checksum is computed and stored, in steps between other requests. A restore, a preview
-   * or an export of the snapshot waits for both (checksummed). A power loss in the milliseconds
+   * or an export of the snapshot waits for both (openSaved). A power loss in the milliseconds
    * between the reply and the sync can lose the snapshot, as it can lose the store's own last
    * commits (SQLite's synchronous=NORMAL in WAL mode); a file left damaged by it is refused as
    * corrupt, never restored.
@@ -234,7 +233,7 @@ export class Snapshots {
   private sealLater(file: string): void {
     // A save that comes meanwhile goes first: the checksum waits while it runs (a save never
     // waits for a checksum, so this cannot deadlock). A failure (the snapshot deleted meanwhile,
-    // kubedesk stopping) leaves the file without a checksum, which checksummed() writes when the
+    // kubedesk stopping) leaves the file without a checksum, which openSaved() writes when the
     // snapshot is next used.
     const synced = syncFileToDisk(file).then(() => syncFolderToDisk(this.options.directory));
     const done: Promise<void> = synced
@@ -247,17 +246,20 @@ export class Snapshots {
   }
 
   /**
-   * The snapshot's checksum is in its file: waits for the one its save is computing, or writes it
-   * for a save that kubedesk ended before its checksum (only into a file that checks out; any
-   * other file is left to open() to refuse).
+   * A saved snapshot opened for reading (restore, preview, export). Its checksum is in its file
+   * first: the one its save is computing is waited for, or one is written for a save that kubedesk
+   * ended before its checksum (only into a file that checks out; any other file is left to the
+   * check to refuse). Then the whole file is checked.
    */
-  private async checksummed(file: string): Promise<void> {
+  private async openSaved(name: string): Promise<SnapshotFile> {
+    const file = this.existing(name);
     await this.checksums.get(file);
     try {
       SnapshotFile.writeMissingChecksum(file);
     } catch {
-      // open() names what is wrong with the file
+      // the check names what is wrong with the file
     }
+    return this.check(file);
   }
 
   /** The images of the snapshot's pods and the entries of its PersistentVolumes' directories. */
@@ -290,9 +292,8 @@ export class Snapshots {
 
   /** The snapshot's bytes, after checking the file whole (a damaged snapshot is not handed out). */
   async exportStream(name: string): Promise<{ stream: Readable; size: number }> {
-    const file = this.existing(name);
-    await this.checksummed(file);
-    this.check(file).close();
+    (await this.openSaved(name)).close();
+    const file = this.pathOf(name);
     return { stream: createReadStream(file), size: statSync(file).size };
   }
 
@@ -331,9 +332,7 @@ export class Snapshots {
   /** `user` (and `userAgent`) go into the history's revisions of the restore's writes. */
   restore(name: string, options: { ignoreMissingImages?: boolean; user?: string; userAgent?: string } = {}): Promise<RestoreResult> {
     return this.serially(async () => {
-      const file = this.existing(name);
-      await this.checksummed(file);
-      const snapshot = this.check(file);
+      const snapshot = await this.openSaved(name);
       try {
         const objects = snapshot.objects();
         const volumeNames = new Set(snapshot.manifest.volumes.map((volume) => volume.name));
@@ -373,9 +372,7 @@ export class Snapshots {
    * The file is checked whole as for a restore; missing images are reported, not refused.
    */
   async previewRestore(name: string): Promise<RestorePreview> {
-    const file = this.existing(name);
-    await this.checksummed(file);
-    const snapshot = this.check(file);
+    const snapshot = await this.openSaved(name);
     try {
       const objects = snapshot.objects();
       const missingImages = await this.missingImages(snapshot.manifest.images);
@@ -460,20 +457,6 @@ function walk(root: string, relative: string, visit: (entry: Omit<VolumeFile, 'v
     visit({ ...base, type: 'file', data: readFileSync(full) });
   }
   // sockets, FIFOs and devices are not data: left out
-}
-
-/**
- * fsync of a folder: a rename in it is on disk once it is synced. Windows cannot open a folder
- * for syncing: there the rename is left to the file system.
- */
-async function syncFolderToDisk(folder: string): Promise<void> {
-  if (process.platform === 'win32') return;
-  const handle = await open(folder, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 function emptyDirectory(directory: string): void {
