@@ -103,16 +103,14 @@ function writeAscii(outputFiles) {
 // readiness, the relay, certificate parsing, …) stays inside functions that run when first
 // imported, so its top-level code costs nothing until then; with a warm cache neither does compiling it.
 rmSync('dist/chunks', { recursive: true, force: true });
-const cluster = await build({
+// What both CommonJS bundles of main/ (the cluster, the Electron shell) are built with.
+const mainCommonJs = {
   write: false,
-  entryPoints: { kubedesk: 'main/app/cliMain.ts' },
-  outdir: 'dist',
   outExtension: { '.js': '.cjs' },
   bundle: true,
   platform: 'node',
   target: 'node20',
   format: 'cjs',
-  sourcemap: 'linked',
   // import.meta.url (the UI's files, kd-netd's binary and the generated JSON are found next to the bundle) from the file's own path
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href; const __kubedeskRequire = require;" },
@@ -120,7 +118,8 @@ const cluster = await build({
   plugins: [loadOnFirstUse, generatedJson],
   metafile: true,
   logLevel: 'warning',
-});
+};
+const cluster = await build({ ...mainCommonJs, entryPoints: { kubedesk: 'main/app/cliMain.ts' }, outdir: 'dist', sourcemap: 'linked' });
 assertNoTestCode(cluster, 'dist/kubedesk.cjs');
 // The bundle runs as a vm.Script (the code cache), where a real import() of a module esbuild did
 // not bundle (`import('node:fs')`, an external package) fails at run time with "A dynamic import
@@ -149,23 +148,7 @@ await build({
 rmSync('dist/kubedesk.mjs.map', { force: true });
 
 // The Electron shell and its preload script are CommonJS, as Electron's main process loads them.
-const shell = await build({
-  write: false,
-  entryPoints: { electronMain: 'main/app/electronMain.ts' },
-  outdir: 'dist/app',
-  outExtension: { '.js': '.cjs' },
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  // import.meta.url (kd-netd's binary is found next to the bundle) from the CommonJS file's own path
-  define: { 'import.meta.url': '__importMetaUrl' },
-  banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href; const __kubedeskRequire = require;" },
-  external: ['better-sqlite3', 'electron', 'cpu-features'],
-  plugins: [loadOnFirstUse, generatedJson],
-  metafile: true,
-  logLevel: 'warning',
-});
+const shell = await build({ ...mainCommonJs, entryPoints: { electronMain: 'main/app/electronMain.ts' }, outdir: 'dist/app' });
 assertNoTestCode(shell, 'dist/app/electronMain.cjs');
 writeAscii(shell.outputFiles);
 
